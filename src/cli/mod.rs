@@ -1,0 +1,332 @@
+//! The command line: argument parsing, file reading and output. The only IO edge of the device
+//! knowledge; every answer comes from `crate::devices`.
+
+mod output;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::devices::{self, config, ConfigFile, DeviceTable, MacroFormat, TargetList};
+use crate::diagnostics::{suggest, with_did_you_mean, Code, Diagnostic, DiagnosticSink, Severity};
+use output::Reporter;
+
+/// Exit codes: the contract with build systems.
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_INVALID: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "sycl-analyzer",
+    version,
+    about = "DPC++ device knowledge without the compiler: targets, predefined macros, aspect traits"
+)]
+struct Cli {
+    /// Device-config YAML applied on top of the embedded default table, as DPC++'s
+    /// -fsycl-device-config-file= (repeatable; later files win).
+    #[arg(long = "config", value_name = "FILE", global = true)]
+    configs: Vec<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the targets of the device table (embedded default plus --config files).
+    Targets {
+        #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+        format: TextFormat,
+    },
+    /// List the known aspects with their enum values.
+    Aspects {
+        #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+        format: TextFormat,
+    },
+    /// Answer a question about targets.
+    #[command(subcommand)]
+    Query(Query),
+    /// Work with device-config files.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum Query {
+    /// Is each -fsycl-targets name valid, and what does it resolve to?
+    Target {
+        /// Target names (a comma-separated list counts as several names).
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<String>,
+        #[arg(long, value_enum, default_value_t = TextFormat::Json)]
+        format: TextFormat,
+    },
+    /// The macros the compiler predefines for a -fsycl-targets list.
+    Macros {
+        /// Comma-separated -fsycl-targets value; empty or absent means the implicit spir64.
+        #[arg(long, default_value = "", value_name = "LIST")]
+        targets: String,
+        #[arg(long, value_enum, default_value_t = MacroOutput::Json)]
+        format: MacroOutput,
+    },
+    /// any_device_has<A> and all_devices_have<A> for a -fsycl-targets list.
+    Traits {
+        /// Comma-separated -fsycl-targets value; empty or absent means the implicit spir64.
+        #[arg(long, default_value = "", value_name = "LIST")]
+        targets: String,
+        /// Only these aspects (repeatable); every aspect by default.
+        #[arg(long = "aspect", value_name = "ASPECT")]
+        aspects: Vec<String>,
+        #[arg(long, value_enum, default_value_t = TextFormat::Json)]
+        format: TextFormat,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ConfigCommand {
+    /// Check device-config files and report every problem with its position.
+    Check {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+        format: TextFormat,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TextFormat {
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum MacroOutput {
+    Json,
+    Flags,
+    Header,
+    Cmake,
+}
+
+/// Runs the CLI and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+        }
+    };
+    let mut reporter = Reporter::new(std::io::stderr().is_terminal());
+    match run(cli, &mut reporter) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            EXIT_USAGE
+        }
+    }
+}
+
+fn read_file(path: &PathBuf) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
+}
+
+fn load_config(path: &PathBuf, reporter: &mut Reporter) -> Result<ConfigFile, String> {
+    let bytes = read_file(path)?;
+    let name: Arc<str> = Arc::from(path.display().to_string());
+    reporter.add_source(&name, &String::from_utf8_lossy(&bytes));
+    Ok(config::load_bytes(name, &bytes))
+}
+
+fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
+    if let Command::Config(ConfigCommand::Check { files, format }) = &cli.command {
+        let mut diagnostics = Vec::new();
+        let mut summaries = Vec::new();
+        for path in files {
+            let cfg = load_config(path, reporter)?;
+            summaries.push(output::config_summary(&cfg));
+            diagnostics.extend(cfg.diagnostics);
+        }
+        match format {
+            TextFormat::Json => output::print_json(&output::diagnostics_json(&diagnostics)),
+            TextFormat::Text => {
+                reporter.report(&diagnostics);
+                for s in summaries {
+                    println!("{s}");
+                }
+            }
+        }
+        return Ok(exit_code(&diagnostics));
+    }
+
+    let mut config_diagnostics = Vec::new();
+    let mut configs = Vec::new();
+    for path in &cli.configs {
+        let cfg = load_config(path, reporter)?;
+        config_diagnostics.extend(cfg.diagnostics.iter().cloned());
+        configs.push(cfg);
+    }
+    reporter.report(&config_diagnostics);
+    let table = DeviceTable::with_overlays(&configs);
+    let config_code = exit_code(&config_diagnostics);
+
+    let code = match cli.command {
+        Command::Targets { format } => {
+            match format {
+                TextFormat::Json => output::print_json(&output::targets_json(&table)),
+                TextFormat::Text => print!("{}", output::targets_text(&table)),
+            }
+            EXIT_OK
+        }
+        Command::Aspects { format } => {
+            match format {
+                TextFormat::Json => output::print_json(&output::aspects_json()),
+                TextFormat::Text => print!("{}", output::aspects_text()),
+            }
+            EXIT_OK
+        }
+        Command::Query(Query::Target { names, format }) => {
+            let names: Vec<&str> = names.iter().flat_map(|n| n.split(',')).collect();
+            let results: Vec<_> = names.iter().map(|n| devices::resolve(n, &table)).collect();
+            match format {
+                TextFormat::Json => {
+                    output::print_json(&output::query_target_json(&results, &table))
+                }
+                TextFormat::Text => print!("{}", output::query_target_text(&results, &table)),
+            }
+            if results.iter().any(Result::is_err) {
+                EXIT_INVALID
+            } else {
+                EXIT_OK
+            }
+        }
+        Command::Query(Query::Macros { targets, format }) => {
+            let Some(list) = target_list(&targets, &table, reporter, format == MacroOutput::Json)
+            else {
+                return Ok(EXIT_INVALID);
+            };
+            let macros = devices::predefined_macros(&list.targets, &table);
+            let rendered = match format {
+                MacroOutput::Json => {
+                    output::print_json(&output::macros_json(&list, &macros));
+                    None
+                }
+                MacroOutput::Flags => Some(MacroFormat::Flags),
+                MacroOutput::Header => Some(MacroFormat::Header),
+                MacroOutput::Cmake => Some(MacroFormat::Cmake),
+            };
+            if let Some(f) = rendered {
+                print!("{}", devices::render_macros(&macros, &list.targets, f));
+            }
+            EXIT_OK
+        }
+        Command::Query(Query::Traits {
+            targets,
+            aspects,
+            format,
+        }) => {
+            let json = format == TextFormat::Json;
+            let Some(list) = target_list(&targets, &table, reporter, json) else {
+                return Ok(EXIT_INVALID);
+            };
+            let Some(selected) = aspect_filter(&aspects, reporter, json) else {
+                return Ok(EXIT_INVALID);
+            };
+            let sets = devices::trait_sets(&list.targets, &table);
+            match format {
+                TextFormat::Json => {
+                    output::print_json(&output::traits_json(&list, &sets, &selected))
+                }
+                TextFormat::Text => print!("{}", output::traits_text(&list, &sets, &selected)),
+            }
+            EXIT_OK
+        }
+        Command::Config(_) => unreachable!("handled above"),
+    };
+    Ok(code.max(config_code))
+}
+
+fn exit_code(diagnostics: &[Diagnostic]) -> i32 {
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        EXIT_INVALID
+    } else {
+        EXIT_OK
+    }
+}
+
+/// Parses `--targets`; on invalid names reports them (as JSON diagnostics on stdout when the
+/// output is JSON) and returns `None`, as the driver stops at an invalid target.
+fn target_list(
+    list: &str,
+    table: &DeviceTable,
+    reporter: &mut Reporter,
+    json: bool,
+) -> Option<TargetList> {
+    let parsed = devices::parse_target_list(list, table);
+    if parsed.invalid.is_empty() {
+        return Some(parsed);
+    }
+    let file: Arc<str> = Arc::from("--targets");
+    reporter.add_source(&file, list);
+    let mut sink = DiagnosticSink::new(file, list);
+    for e in &parsed.invalid {
+        sink.push(
+            e.range,
+            Severity::Error,
+            Code::InvalidTarget,
+            with_did_you_mean(e.message.clone(), &e.suggestions),
+            e.suggestions.clone(),
+        );
+    }
+    let diagnostics = sink.finish();
+    if json {
+        output::print_json(&output::diagnostics_json(&diagnostics));
+    }
+    reporter.report(&diagnostics);
+    None
+}
+
+/// Resolves `--aspect` names; every aspect when none is given.
+fn aspect_filter(
+    names: &[String],
+    reporter: &mut Reporter,
+    json: bool,
+) -> Option<Vec<devices::AspectId>> {
+    let reg = devices::registry();
+    if names.is_empty() {
+        return Some(reg.iter().map(|(id, _)| id).collect());
+    }
+    let joined = names.join(",");
+    let file: Arc<str> = Arc::from("--aspect");
+    let mut sink = DiagnosticSink::new(file.clone(), &joined);
+    let mut ids = Vec::new();
+    let mut offset = 0;
+    for name in names {
+        match reg.by_name(name) {
+            Some(id) => ids.push(id),
+            None => {
+                let suggestions = suggest(name, reg.names(), 3);
+                sink.push(
+                    crate::text::TextRange::new(offset, offset + name.len()),
+                    Severity::Error,
+                    Code::UnknownAspect,
+                    with_did_you_mean(format!("unknown aspect '{name}'"), &suggestions),
+                    suggestions,
+                );
+            }
+        }
+        offset += name.len() + 1;
+    }
+    let diagnostics = sink.finish();
+    if diagnostics.is_empty() {
+        return Some(ids);
+    }
+    reporter.add_source(&file, &joined);
+    if json {
+        output::print_json(&output::diagnostics_json(&diagnostics));
+    }
+    reporter.report(&diagnostics);
+    None
+}

@@ -1,0 +1,349 @@
+//! What the CLI prints: compiler-style diagnostics on stderr, JSON or text answers on stdout.
+//! The JSON shapes are an interface documented in protocol.md.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor, Config, DisplayStyle};
+use serde_json::{json, Map, Value};
+
+use crate::devices::{
+    registry, AspectId, ConfigFile, DeviceTable, InvalidTarget, ResolvedTarget, TargetList,
+    TraitSets,
+};
+use crate::diagnostics::{Diagnostic, Severity};
+
+/// Renders diagnostics compiler-style (`file:line:col: error[code]: message`) on stderr.
+pub struct Reporter {
+    files: SimpleFiles<String, String>,
+    ids: HashMap<String, usize>,
+    color: bool,
+}
+
+impl Reporter {
+    pub fn new(color: bool) -> Self {
+        Self {
+            files: SimpleFiles::new(),
+            ids: HashMap::new(),
+            color,
+        }
+    }
+
+    pub fn add_source(&mut self, name: &str, text: &str) {
+        let id = self.files.add(name.to_string(), text.to_string());
+        self.ids.insert(name.to_string(), id);
+    }
+
+    pub fn report(&mut self, diagnostics: &[Diagnostic]) {
+        let choice = if self.color {
+            termcolor::ColorChoice::Auto
+        } else {
+            termcolor::ColorChoice::Never
+        };
+        let mut stderr = termcolor::StandardStream::stderr(choice);
+        let config = Config {
+            display_style: DisplayStyle::Medium,
+            ..Config::default()
+        };
+        for d in diagnostics {
+            let severity = match d.severity {
+                Severity::Error => ReportSeverity::Error,
+                Severity::Warning => ReportSeverity::Warning,
+                Severity::Note => ReportSeverity::Note,
+            };
+            let mut report = Report::new(severity)
+                .with_code(d.code.as_str())
+                .with_message(&d.message);
+            match self.ids.get(&*d.file) {
+                Some(&id) => {
+                    report =
+                        report.with_labels(vec![Label::primary(id, d.range.start..d.range.end)])
+                }
+                None => report = report.with_notes(vec![format!("in {}", d.file)]),
+            }
+            let _ = term::emit_to_write_style(&mut stderr, &config, &self.files, &report);
+        }
+    }
+}
+
+pub fn print_json(value: &Value) {
+    println!(
+        "{}",
+        serde_json::to_string_pretty(value).expect("JSON values always serialize")
+    );
+}
+
+pub fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
+    json!({ "diagnostics": diagnostics })
+}
+
+fn aspect_names(set: crate::devices::AspectSet) -> Vec<&'static str> {
+    let reg = registry();
+    set.iter().map(|id| reg.name(id)).collect()
+}
+
+fn target_json(name: &str, table: &DeviceTable) -> Value {
+    let info = table.get(name).expect("listed from the table");
+    let resolved = crate::devices::resolve(name, table).ok();
+    json!({
+        "name": name,
+        "kind": resolved.as_ref().map(|r| r.kind),
+        "macro": resolved.as_ref().and_then(|r| r.macro_name.clone()),
+        "aliases": crate::devices::targets::driver_names().aliases(name),
+        "aspects": aspect_names(info.aspects),
+        "may_support_other_aspects": info.may_support_other_aspects,
+        "sub_group_sizes": info.sub_group_sizes,
+        "aot_toolchain": info.aot_toolchain,
+        "aot_toolchain_options": info.aot_toolchain_options,
+        "source": &*info.source,
+    })
+}
+
+pub fn targets_json(table: &DeviceTable) -> Value {
+    Value::Array(table.iter().map(|(n, _)| target_json(n, table)).collect())
+}
+
+pub fn targets_text(table: &DeviceTable) -> String {
+    let mut rows = vec![[
+        "TARGET".to_string(),
+        "ASPECTS".into(),
+        "OTHER".into(),
+        "SUB-GROUPS".into(),
+        "AOT".into(),
+        "ALIASES".into(),
+    ]];
+    let names = crate::devices::targets::driver_names();
+    for (name, info) in table.iter() {
+        let sg: Vec<String> = info.sub_group_sizes.iter().map(u32::to_string).collect();
+        let aot = match (&info.aot_toolchain, &info.aot_toolchain_options) {
+            (Some(t), Some(o)) => format!("{t} {o}"),
+            (Some(t), None) => t.clone(),
+            (None, Some(o)) => o.clone(),
+            (None, None) => "-".into(),
+        };
+        rows.push([
+            name.to_string(),
+            info.aspects.len().to_string(),
+            if info.may_support_other_aspects {
+                "may"
+            } else {
+                "no"
+            }
+            .into(),
+            if sg.is_empty() {
+                "-".into()
+            } else {
+                sg.join(",")
+            },
+            aot,
+            names.aliases(name).join(","),
+        ]);
+    }
+    let mut out = table_text(&rows);
+    let _ = writeln!(
+        out,
+        "{} targets; ASPECTS counts the aspects every device of the target has, OTHER tells whether a device may have more.",
+        table.len()
+    );
+    out
+}
+
+fn table_text<const N: usize>(rows: &[[String; N]]) -> String {
+    let mut widths = [0usize; N];
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 == N {
+                line.push_str(cell);
+            } else {
+                let _ = write!(line, "{cell:<width$}  ", width = widths[i]);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+pub fn aspects_json() -> Value {
+    Value::Array(
+        registry()
+            .iter()
+            .map(|(_, a)| {
+                let mut v = json!({ "name": a.name, "value": a.value, "deprecated": a.deprecated.is_some() });
+                if let Some(m) = &a.deprecated {
+                    v["message"] = json!(m);
+                }
+                v
+            })
+            .collect(),
+    )
+}
+
+pub fn aspects_text() -> String {
+    let mut rows = vec![["VALUE".to_string(), "ASPECT".into(), "NOTE".into()]];
+    for (_, a) in registry().iter() {
+        rows.push([
+            a.value.to_string(),
+            a.name.clone(),
+            a.deprecated
+                .as_ref()
+                .map(|m| format!("deprecated: {m}"))
+                .unwrap_or_default(),
+        ]);
+    }
+    table_text(&rows)
+}
+
+fn resolved_json(r: &ResolvedTarget, table: &DeviceTable) -> Value {
+    let info = r.entry.as_deref().and_then(|e| table.get(e));
+    json!({
+        "input": r.input,
+        "valid": true,
+        "canonical": r.canonical,
+        "kind": r.kind,
+        "macro": r.macro_name,
+        "has_entry": info.is_some(),
+        "aot_toolchain": info.and_then(|i| i.aot_toolchain.clone()),
+        "aot_toolchain_options": info.and_then(|i| i.aot_toolchain_options.clone()),
+    })
+}
+
+pub fn query_target_json(
+    results: &[Result<ResolvedTarget, InvalidTarget>],
+    table: &DeviceTable,
+) -> Value {
+    Value::Array(
+        results
+            .iter()
+            .map(|r| match r {
+                Ok(t) => resolved_json(t, table),
+                Err(e) => json!({
+                    "input": e.input,
+                    "valid": false,
+                    "error": e.message,
+                    "suggestions": e.suggestions,
+                }),
+            })
+            .collect(),
+    )
+}
+
+pub fn query_target_text(
+    results: &[Result<ResolvedTarget, InvalidTarget>],
+    table: &DeviceTable,
+) -> String {
+    let mut out = String::new();
+    for r in results {
+        match r {
+            Ok(t) => {
+                let info = t.entry.as_deref().and_then(|e| table.get(e));
+                let _ = write!(out, "{}: valid", t.input);
+                if t.canonical != t.input {
+                    let _ = write!(out, ", alias of {}", t.canonical);
+                }
+                let _ = write!(
+                    out,
+                    ", macro {}",
+                    t.macro_name.as_deref().unwrap_or("(none)")
+                );
+                match info {
+                    Some(i) => {
+                        let _ = write!(
+                            out,
+                            ", {} aspects{}",
+                            i.aspects.len(),
+                            if i.may_support_other_aspects {
+                                " (devices may have more)"
+                            } else {
+                                ""
+                            }
+                        );
+                        if let (Some(tc), Some(o)) = (&i.aot_toolchain, &i.aot_toolchain_options) {
+                            let _ = write!(out, ", AOT {tc} {o}");
+                        }
+                    }
+                    None => out
+                        .push_str(", no device-table entry (any aspect possible, none guaranteed)"),
+                }
+                out.push('\n');
+            }
+            Err(e) => {
+                let _ = write!(out, "{}: {}", e.input, e.message);
+                if !e.suggestions.is_empty() {
+                    let _ = write!(out, " (did you mean {}?)", e.suggestions.join(", "));
+                }
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn canonical_names(list: &TargetList) -> Vec<&str> {
+    list.targets.iter().map(|t| t.canonical.as_str()).collect()
+}
+
+pub fn macros_json(list: &TargetList, macros: &[(String, String)]) -> Value {
+    let map: Map<String, Value> = macros
+        .iter()
+        .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+        .collect();
+    json!({ "targets": canonical_names(list), "macros": map })
+}
+
+pub fn traits_json(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) -> Value {
+    let reg = registry();
+    let mut any = Map::new();
+    let mut all = Map::new();
+    for &id in aspects {
+        any.insert(reg.name(id).to_string(), json!(sets.any_device_has(id)));
+        all.insert(reg.name(id).to_string(), json!(sets.all_devices_have(id)));
+    }
+    json!({ "targets": canonical_names(list), "any_device_has": any, "all_devices_have": all })
+}
+
+pub fn traits_text(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) -> String {
+    let reg = registry();
+    let mut rows = vec![[
+        "ASPECT".to_string(),
+        "any_device_has".into(),
+        "all_devices_have".into(),
+    ]];
+    for &id in aspects {
+        rows.push([
+            reg.name(id).to_string(),
+            sets.any_device_has(id).to_string(),
+            sets.all_devices_have(id).to_string(),
+        ]);
+    }
+    format!(
+        "-fsycl-targets={}\n{}",
+        canonical_names(list).join(","),
+        table_text(&rows)
+    )
+}
+
+pub fn config_summary(cfg: &ConfigFile) -> String {
+    let errors = cfg.diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = cfg.diagnostics.len() - errors;
+    match &cfg.entries {
+        Some(e) => format!(
+            "{}: {} target(s) apply, {errors} error(s), {warnings} warning(s)",
+            cfg.file,
+            e.len()
+        ),
+        None => format!(
+            "{}: not usable, {errors} error(s), {warnings} warning(s)",
+            cfg.file
+        ),
+    }
+}

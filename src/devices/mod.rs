@@ -1,0 +1,17 @@
+//! Device knowledge: aspects, the device table and its YAML overlays, `-fsycl-targets` names,
+//! predefined macros and aspect traits. Pure: no IO, no protocol types.
+
+pub mod aspects;
+pub mod config;
+pub mod macros;
+pub mod table;
+pub mod targets;
+pub mod yaml;
+
+pub use aspects::{registry, AspectId, AspectInfo, AspectRegistry, AspectSet};
+pub use config::{ConfigFile, TargetEntry, TargetInfo};
+pub use macros::{predefined_macros, render_macros, trait_sets, MacroFormat, TraitSets};
+pub use table::{ConfigSet, DeviceTable};
+pub use targets::{
+    parse_target_list, resolve, InvalidTarget, ResolvedTarget, TargetKind, TargetList,
+};

@@ -1,0 +1,223 @@
+//! Problems found in user input, with stable codes and exact positions.
+//!
+//! Domain data only: the CLI renders these as compiler-style text or JSON, the language server
+//! (later) converts them to its protocol's types.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::text::{LineCol, LineIndex, TextRange};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Note,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident => $text:literal,)*) => {
+        /// Stable diagnostic codes: tools match on the string, so never rename one.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Code { $($variant,)* }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    YamlSyntax => "yaml-syntax",
+    InvalidUtf8 => "invalid-utf8",
+    EmptyConfig => "empty-config",
+    MultipleDocuments => "multiple-documents",
+    WrongType => "wrong-type",
+    UnknownKey => "unknown-key",
+    MissingKey => "missing-key",
+    UnknownAspect => "unknown-aspect",
+    DeprecatedAspect => "deprecated-aspect",
+    DuplicateAspect => "duplicate-aspect",
+    DuplicateTarget => "duplicate-target",
+    InvalidSubGroupSize => "invalid-sub-group-size",
+    AliasTargetName => "alias-target-name",
+    InvalidTarget => "invalid-target",
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub file: Arc<str>,
+    #[serde(skip)]
+    pub range: TextRange,
+    #[serde(flatten)]
+    pub pos: LineCol,
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Collects diagnostics for one text, resolving positions as they are pushed.
+pub struct DiagnosticSink<'a> {
+    file: Arc<str>,
+    text: &'a str,
+    index: LineIndex,
+    out: Vec<Diagnostic>,
+}
+
+impl<'a> DiagnosticSink<'a> {
+    pub fn new(file: Arc<str>, text: &'a str) -> Self {
+        Self {
+            file,
+            text,
+            index: LineIndex::new(text),
+            out: Vec::new(),
+        }
+    }
+
+    pub fn push(
+        &mut self,
+        range: TextRange,
+        severity: Severity,
+        code: Code,
+        message: impl Into<String>,
+        suggestions: Vec<String>,
+    ) {
+        self.out.push(Diagnostic {
+            file: self.file.clone(),
+            range,
+            pos: self.index.line_col(self.text, range),
+            severity,
+            code,
+            message: message.into(),
+            suggestions,
+        });
+    }
+
+    pub fn error(&mut self, range: TextRange, code: Code, message: impl Into<String>) {
+        self.push(range, Severity::Error, code, message, Vec::new());
+    }
+
+    pub fn warning(&mut self, range: TextRange, code: Code, message: impl Into<String>) {
+        self.push(range, Severity::Warning, code, message, Vec::new());
+    }
+
+    /// 1-based line of a byte offset of this sink's text.
+    pub fn line_of(&self, offset: usize) -> u32 {
+        self.index.position(self.text, offset).0 + 1
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.out.iter().filter(|d| d.is_error()).count()
+    }
+
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.out
+    }
+}
+
+/// Appends " (did you mean 'a' or 'b'?)" when there are suggestions.
+pub fn with_did_you_mean(message: String, suggestions: &[String]) -> String {
+    match suggestions {
+        [] => message,
+        [one] => format!("{message}; did you mean '{one}'?"),
+        many => {
+            let quoted: Vec<String> = many.iter().map(|s| format!("'{s}'")).collect();
+            format!("{message}; did you mean one of {}?", quoted.join(", "))
+        }
+    }
+}
+
+/// Up to `max` candidates close to `input`, best first. Case is ignored when measuring, so
+/// `INTEL_GPU_PVC` suggests `intel_gpu_pvc`.
+pub fn suggest<'c>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+    max: usize,
+) -> Vec<String> {
+    let needle = input.to_ascii_lowercase();
+    let limit = (needle.chars().count() / 3).clamp(1, 4);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter(|c| *c != input)
+        .filter_map(|c| {
+            let d = strsim::damerau_levenshtein(&needle, &c.to_ascii_lowercase());
+            (d <= limit).then_some((d, c))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored
+        .into_iter()
+        .take(max)
+        .map(|(_, c)| c.to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let mut seen = std::collections::HashSet::new();
+        for c in Code::ALL {
+            assert!(seen.insert(c.as_str()), "duplicate code {}", c.as_str());
+            assert!(c
+                .as_str()
+                .chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'));
+        }
+    }
+
+    #[test]
+    fn suggestions_are_ranked_and_limited() {
+        let cands = ["fp16", "fp64", "gpu", "cpu", "atomic64"];
+        assert_eq!(suggest("fp61", cands, 3), vec!["fp16", "fp64"]);
+        assert_eq!(suggest("FP16", cands, 3), vec!["fp16"]);
+        assert!(suggest("completely_unrelated", cands, 3).is_empty());
+        assert_eq!(suggest("gpu", cands, 1), vec!["cpu"]);
+    }
+
+    #[test]
+    fn did_you_mean_wording() {
+        assert_eq!(with_did_you_mean("x".into(), &[]), "x");
+        assert_eq!(
+            with_did_you_mean("x".into(), &["a".into()]),
+            "x; did you mean 'a'?"
+        );
+        assert_eq!(
+            with_did_you_mean("x".into(), &["a".into(), "b".into()]),
+            "x; did you mean one of 'a', 'b'?"
+        );
+    }
+}

@@ -1,0 +1,7 @@
+//! sycl-analyzer: the DPC++ compiler's device knowledge and optional-feature checks, without
+//! the compiler. See ARCHITECTURE.md for the layers.
+
+pub mod cli;
+pub mod devices;
+pub mod diagnostics;
+pub mod text;
