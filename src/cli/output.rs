@@ -58,14 +58,28 @@ impl Reporter {
                 .with_message(&d.message);
             match self.ids.get(&*d.file) {
                 Some(&id) => {
-                    report =
-                        report.with_labels(vec![Label::primary(id, d.range.start..d.range.end)])
+                    let source = self.files.get(id).map(|f| f.source().as_str()).unwrap_or("");
+                    let range = on_boundaries(source, d.range);
+                    report = report.with_labels(vec![Label::primary(id, range)]);
                 }
                 None => report = report.with_notes(vec![format!("in {}", d.file)]),
             }
             let _ = term::emit_to_write_style(&mut stderr, &config, &self.files, &report);
         }
     }
+}
+
+/// A range widened to char boundaries of the (lossily decoded) source it is shown against.
+fn on_boundaries(source: &str, range: crate::text::TextRange) -> std::ops::Range<usize> {
+    let mut start = range.start.min(source.len());
+    let mut end = range.end.clamp(start, source.len());
+    while !source.is_char_boundary(start) {
+        start -= 1;
+    }
+    while !source.is_char_boundary(end) {
+        end += 1;
+    }
+    start..end
 }
 
 pub fn print_json(value: &Value) {

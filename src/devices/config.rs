@@ -81,15 +81,19 @@ pub fn load_bytes(file: Arc<str>, bytes: &[u8]) -> ConfigFile {
             let lossy = String::from_utf8_lossy(bytes);
             let at = e.valid_up_to();
             let mut sink = DiagnosticSink::new(file.clone(), &lossy);
+            // Positions come from the lossy text, whose prefix up to the bad byte is the
+            // file's; the range itself is kept in the file's bytes.
             sink.error(
                 char_range_at(&lossy, at),
                 Code::InvalidUtf8,
                 format!("file is not UTF-8 text (invalid byte 0x{:02x})", bytes[at]),
             );
+            let mut diagnostics = sink.finish();
+            diagnostics[0].range = TextRange::new(at, at + e.error_len().unwrap_or(bytes.len() - at));
             ConfigFile {
                 file,
                 entries: None,
-                diagnostics: sink.finish(),
+                diagnostics,
             }
         }
     }
