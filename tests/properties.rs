@@ -4,14 +4,25 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use sycl_analyzer::devices::config;
-use sycl_analyzer::devices::{parse_target_list, predefined_macros, registry, trait_sets, DeviceTable};
+use sycl_analyzer::devices::{
+    parse_target_list, predefined_macros, registry, trait_sets, DeviceTable,
+};
 
 /// Every valid spelling: table entries, aliases and generic triples.
 fn spellings() -> Vec<String> {
-    let mut names: Vec<String> = DeviceTable::builtin().iter().map(|(n, _)| n.to_string()).collect();
+    let mut names: Vec<String> = DeviceTable::builtin()
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
     names.extend(
-        ["intel_gpu_12_60_7", "intel_gpu_rpl_s", "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa", "spir64_gen-unknown-unknown"]
-            .map(String::from),
+        [
+            "intel_gpu_12_60_7",
+            "intel_gpu_rpl_s",
+            "nvptx64-nvidia-cuda",
+            "amdgcn-amd-amdhsa",
+            "spir64_gen-unknown-unknown",
+        ]
+        .map(String::from),
     );
     names
 }
@@ -38,7 +49,11 @@ fn user_table() -> impl Strategy<Value = DeviceTable> {
             unique.sort();
             unique.dedup();
             // Some entries replace known targets, some add new ones.
-            let name = if i % 2 == 0 { target } else { format!("user_dev_{i}") };
+            let name = if i % 2 == 0 {
+                target
+            } else {
+                format!("user_dev_{i}")
+            };
             yaml.push_str(&format!(
                 "{name}:\n  aspects: [{}]\n  may_support_other_aspects: {may}\n",
                 unique.join(", ")

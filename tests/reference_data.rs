@@ -11,12 +11,19 @@ use sycl_analyzer::devices::{
 };
 
 fn reference(name: &str) -> String {
-    let vendored = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference").join(name);
+    let vendored = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/reference")
+        .join(name);
     let text = std::fs::read_to_string(&vendored).unwrap();
     // When the shared reference sits beside the checkout, the vendored copy must not drift.
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference").join(name);
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference")
+        .join(name);
     if let Ok(upstream) = std::fs::read_to_string(shared) {
-        assert_eq!(text, upstream, "tests/reference/{name} differs from shared/reference");
+        assert_eq!(
+            text, upstream,
+            "tests/reference/{name} differs from shared/reference"
+        );
     }
     text
 }
@@ -46,7 +53,10 @@ fn int(node: &Node) -> i64 {
 }
 
 fn names(nodes: &[Node]) -> BTreeSet<String> {
-    nodes.iter().map(|n| n.as_str().unwrap().to_string()).collect()
+    nodes
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
 }
 
 #[test]
@@ -68,7 +78,10 @@ fn aspect_registry_matches_reference() {
     }
     assert_eq!(seen, reg.len());
     let counts = field(&root, "counts").unwrap();
-    assert_eq!(reg.current().len() as i64, int(field(counts, "non_deprecated").unwrap()));
+    assert_eq!(
+        reg.current().len() as i64,
+        int(field(counts, "non_deprecated").unwrap())
+    );
     assert_eq!(
         (reg.len() - reg.current().len()) as i64,
         int(field(counts, "deprecated").unwrap())
@@ -147,7 +160,11 @@ fn every_intel_spelling_resolves_to_its_reference_macro() {
         for input in std::iter::once(&canonical).chain(&aliases) {
             let t = resolve(input, table).unwrap();
             assert_eq!(t.canonical, canonical, "{input}");
-            assert_eq!(t.macro_name.as_deref(), Some(macro_name.as_str()), "{input}");
+            assert_eq!(
+                t.macro_name.as_deref(),
+                Some(macro_name.as_str()),
+                "{input}"
+            );
             assert!(t.entry.is_some(), "{input} has a device-table entry");
             let info = table.get(&canonical).unwrap();
             let device = canonical.strip_prefix("intel_gpu_").unwrap();
@@ -230,16 +247,56 @@ const PVC: &[&str] = &[
 #[test]
 fn worked_examples_of_section_3a() {
     let cases = [
-        Expect { list: "", any_aspect: true, any: Some(&[]), all: &[] },
-        Expect { list: "spir64,spir64_gen", any_aspect: true, any: Some(&[]), all: &[] },
-        Expect { list: "spir64_gen", any_aspect: true, any: Some(&[]), all: &[] },
-        Expect { list: "intel_gpu_pvc", any_aspect: false, any: Some(PVC), all: PVC },
-        Expect { list: "spir64,intel_gpu_pvc", any_aspect: true, any: Some(&[]), all: &[] },
-        Expect { list: "amd_gpu_gfx1200", any_aspect: false, any: Some(&[]), all: &[] },
-        Expect { list: "intel_gpu_pvc,amd_gpu_gfx906", any_aspect: false, any: None, all: &["fp16", "fp64"] },
+        Expect {
+            list: "",
+            any_aspect: true,
+            any: Some(&[]),
+            all: &[],
+        },
+        Expect {
+            list: "spir64,spir64_gen",
+            any_aspect: true,
+            any: Some(&[]),
+            all: &[],
+        },
+        Expect {
+            list: "spir64_gen",
+            any_aspect: true,
+            any: Some(&[]),
+            all: &[],
+        },
+        Expect {
+            list: "intel_gpu_pvc",
+            any_aspect: false,
+            any: Some(PVC),
+            all: PVC,
+        },
+        Expect {
+            list: "spir64,intel_gpu_pvc",
+            any_aspect: true,
+            any: Some(&[]),
+            all: &[],
+        },
+        Expect {
+            list: "amd_gpu_gfx1200",
+            any_aspect: false,
+            any: Some(&[]),
+            all: &[],
+        },
+        Expect {
+            list: "intel_gpu_pvc,amd_gpu_gfx906",
+            any_aspect: false,
+            any: None,
+            all: &["fp16", "fp64"],
+        },
         // Driver differs: it binds a default sm_50 and defines ALL_DEVICES_HAVE_*; the seed
         // gives a target with no entry A_all = {}.
-        Expect { list: "nvptx64-nvidia-cuda", any_aspect: true, any: Some(&[]), all: &[] },
+        Expect {
+            list: "nvptx64-nvidia-cuda",
+            any_aspect: true,
+            any: Some(&[]),
+            all: &[],
+        },
     ];
     let table = DeviceTable::builtin();
     let reg = registry();
@@ -253,7 +310,11 @@ fn worked_examples_of_section_3a() {
         let block = |prefix: &str| -> Vec<String> {
             macros
                 .iter()
-                .filter_map(|m| m.strip_prefix(prefix)?.strip_suffix("__").map(str::to_string))
+                .filter_map(|m| {
+                    m.strip_prefix(prefix)?
+                        .strip_suffix("__")
+                        .map(str::to_string)
+                })
                 .filter(|m| m != "ANY_ASPECT")
                 .collect()
         };
@@ -295,7 +356,9 @@ fn every_cuda_target_gives_any_aspect_and_its_unique_list_as_all() {
         assert!(sets.any_aspect, "{name}");
         assert_eq!(sets.all, info.aspects, "{name}");
         // Set semantics: the aspect the upstream list names twice is still guaranteed.
-        let twice = reg.by_name("ext_oneapi_bindless_images_sample_2d_usm").unwrap();
+        let twice = reg
+            .by_name("ext_oneapi_bindless_images_sample_2d_usm")
+            .unwrap();
         assert!(sets.all_devices_have(twice), "{name}");
     }
 }
@@ -316,10 +379,26 @@ fn cpu_aot_target_guarantees_the_26_cpu_aspects() {
 fn concrete_sets_of_section_5() {
     let table = DeviceTable::builtin();
     for (input, macro_name, ocloc) in [
-        ("intel_gpu_9_0_9", "__SYCL_TARGET_INTEL_GPU_SKL__", Some("-device skl")),
-        ("intel_gpu_pvc_vg", "__SYCL_TARGET_INTEL_GPU_PVC_VG__", Some("-device pvc_vg")),
-        ("intel_gpu_arl_s", "__SYCL_TARGET_INTEL_GPU_MTL_U__", Some("-device mtl_u")),
-        ("nvidia_gpu_sm_90a", "__SYCL_TARGET_NVIDIA_GPU_SM_90A__", None),
+        (
+            "intel_gpu_9_0_9",
+            "__SYCL_TARGET_INTEL_GPU_SKL__",
+            Some("-device skl"),
+        ),
+        (
+            "intel_gpu_pvc_vg",
+            "__SYCL_TARGET_INTEL_GPU_PVC_VG__",
+            Some("-device pvc_vg"),
+        ),
+        (
+            "intel_gpu_arl_s",
+            "__SYCL_TARGET_INTEL_GPU_MTL_U__",
+            Some("-device mtl_u"),
+        ),
+        (
+            "nvidia_gpu_sm_90a",
+            "__SYCL_TARGET_NVIDIA_GPU_SM_90A__",
+            None,
+        ),
         ("amd_gpu_gfx90a", "__SYCL_TARGET_AMD_GPU_GFX90A__", None),
         ("spir64_x86_64", "__SYCL_TARGET_INTEL_X86_64__", None),
     ] {
@@ -328,7 +407,12 @@ fn concrete_sets_of_section_5() {
         let info = table.get(t.entry.as_deref().unwrap()).unwrap();
         assert_eq!(info.aot_toolchain_options.as_deref(), ocloc, "{input}");
     }
-    for input in ["spir64", "spir64_gen", "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa"] {
+    for input in [
+        "spir64",
+        "spir64_gen",
+        "nvptx64-nvidia-cuda",
+        "amdgcn-amd-amdhsa",
+    ] {
         assert_eq!(resolve(input, table).unwrap().macro_name, None, "{input}");
     }
     let e = resolve("intel_gpu_bad", table).unwrap_err();

@@ -154,7 +154,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             TextFormat::Text => {
                 reporter.report(&diagnostics);
                 for s in summaries {
-                    println!("{s}");
+                    output::out(&format!("{s}\n"));
                 }
             }
         }
@@ -176,14 +176,14 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         Command::Targets { format } => {
             match format {
                 TextFormat::Json => output::print_json(&output::targets_json(&table)),
-                TextFormat::Text => print!("{}", output::targets_text(&table)),
+                TextFormat::Text => output::out(&output::targets_text(&table)),
             }
             EXIT_OK
         }
         Command::Aspects { format } => {
             match format {
                 TextFormat::Json => output::print_json(&output::aspects_json()),
-                TextFormat::Text => print!("{}", output::aspects_text()),
+                TextFormat::Text => output::out(&output::aspects_text()),
             }
             EXIT_OK
         }
@@ -194,7 +194,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 TextFormat::Json => {
                     output::print_json(&output::query_target_json(&results, &table))
                 }
-                TextFormat::Text => print!("{}", output::query_target_text(&results, &table)),
+                TextFormat::Text => output::out(&output::query_target_text(&results, &table)),
             }
             if results.iter().any(Result::is_err) {
                 EXIT_INVALID
@@ -218,7 +218,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 MacroOutput::Cmake => Some(MacroFormat::Cmake),
             };
             if let Some(f) = rendered {
-                print!("{}", devices::render_macros(&macros, &list.targets, f));
+                output::out(&devices::render_macros(&macros, &list.targets, f));
             }
             EXIT_OK
         }
@@ -239,7 +239,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 TextFormat::Json => {
                     output::print_json(&output::traits_json(&list, &sets, &selected))
                 }
-                TextFormat::Text => print!("{}", output::traits_text(&list, &sets, &selected)),
+                TextFormat::Text => output::out(&output::traits_text(&list, &sets, &selected)),
             }
             EXIT_OK
         }

@@ -58,7 +58,11 @@ impl Reporter {
                 .with_message(&d.message);
             match self.ids.get(&*d.file) {
                 Some(&id) => {
-                    let source = self.files.get(id).map(|f| f.source().as_str()).unwrap_or("");
+                    let source = self
+                        .files
+                        .get(id)
+                        .map(|f| f.source().as_str())
+                        .unwrap_or("");
                     let range = on_boundaries(source, d.range);
                     report = report.with_labels(vec![Label::primary(id, range)]);
                 }
@@ -82,11 +86,19 @@ fn on_boundaries(source: &str, range: crate::text::TextRange) -> std::ops::Range
     start..end
 }
 
+/// Writes an answer to stdout. A closed pipe (`| head`) is not an error worth a panic.
+pub fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|_| stdout.flush());
+}
+
 pub fn print_json(value: &Value) {
-    println!(
-        "{}",
-        serde_json::to_string_pretty(value).expect("JSON values always serialize")
-    );
+    let mut text = serde_json::to_string_pretty(value).expect("JSON values always serialize");
+    text.push('\n');
+    out(&text);
 }
 
 pub fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {

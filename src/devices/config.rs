@@ -89,7 +89,8 @@ pub fn load_bytes(file: Arc<str>, bytes: &[u8]) -> ConfigFile {
                 format!("file is not UTF-8 text (invalid byte 0x{:02x})", bytes[at]),
             );
             let mut diagnostics = sink.finish();
-            diagnostics[0].range = TextRange::new(at, at + e.error_len().unwrap_or(bytes.len() - at));
+            diagnostics[0].range =
+                TextRange::new(at, at + e.error_len().unwrap_or(bytes.len() - at));
             ConfigFile {
                 file,
                 entries: None,

@@ -1,0 +1,107 @@
+//! Runs every example of protocol.md against the real binary: the documented interface is the
+//! one that exists.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+struct Example {
+    line: usize,
+    args: Vec<String>,
+    status: i32,
+    lang: String,
+    expected: String,
+}
+
+fn examples() -> Vec<Example> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("protocol.md")).unwrap();
+    // Fenced blocks as (line, language, body).
+    let mut blocks = Vec::new();
+    let mut lines = doc.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        if let Some(lang) = line.strip_prefix("```") {
+            let body: Vec<&str> = lines
+                .by_ref()
+                .map(|(_, l)| l)
+                .take_while(|l| !l.starts_with("```"))
+                .collect();
+            blocks.push((n + 1, lang.to_string(), body.join("\n")));
+        }
+    }
+    let mut out = Vec::new();
+    for pair in blocks.windows(2) {
+        let (line, lang, body) = &pair[0];
+        if lang != "console" {
+            continue;
+        }
+        let mut body_lines = body.lines();
+        let command = body_lines.next().unwrap();
+        let args = command.strip_prefix("$ sycl-analyzer ").unwrap_or_else(|| {
+            panic!("protocol.md:{line}: a console block starts with '$ sycl-analyzer'")
+        });
+        let status = body_lines
+            .find_map(|l| l.strip_prefix("# exit status: "))
+            .map_or(0, |s| s.parse().unwrap());
+        let (_, next_lang, next_body) = &pair[1];
+        assert!(
+            next_lang == "json" || next_lang == "text",
+            "protocol.md:{line}: the block after a command holds its output"
+        );
+        out.push(Example {
+            line: *line,
+            args: args.split_whitespace().map(String::from).collect(),
+            status,
+            lang: next_lang.clone(),
+            expected: next_body.clone(),
+        });
+    }
+    out
+}
+
+#[test]
+fn every_protocol_example_matches_the_binary() {
+    let examples = examples();
+    assert!(
+        examples.len() >= 10,
+        "found only {} examples",
+        examples.len()
+    );
+    for ex in examples {
+        let output = Command::cargo_bin("sycl-analyzer")
+            .unwrap()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(&ex.args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(ex.status),
+            "protocol.md:{}: exit status of {:?}",
+            ex.line,
+            ex.args
+        );
+        if ex.lang == "json" {
+            let expected: serde_json::Value = serde_json::from_str(&ex.expected)
+                .unwrap_or_else(|e| panic!("protocol.md:{}: bad JSON: {e}", ex.line));
+            let actual: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            // Compared as pretty text, so key order (the macro order) counts too.
+            assert_eq!(
+                serde_json::to_string_pretty(&actual).unwrap(),
+                serde_json::to_string_pretty(&expected).unwrap(),
+                "protocol.md:{}: output of {:?}",
+                ex.line,
+                ex.args
+            );
+        } else {
+            assert_eq!(
+                stdout.trim_end(),
+                ex.expected,
+                "protocol.md:{}: output of {:?}",
+                ex.line,
+                ex.args
+            );
+        }
+    }
+}
