@@ -1,0 +1,353 @@
+//! The real binary: exit codes, compiler-style diagnostics, every output format, broken inputs.
+
+use std::io::Write;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::NamedTempFile;
+
+fn bin() -> Command {
+    Command::cargo_bin("sycl-analyzer").unwrap()
+}
+
+fn yaml_file(content: &[u8]) -> NamedTempFile {
+    let mut f = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    f.write_all(content).unwrap();
+    f
+}
+
+fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).unwrap()
+}
+
+#[test]
+fn readme_main_command_answers() {
+    let out = bin()
+        .args([
+            "query",
+            "macros",
+            "--targets",
+            "intel_gpu_pvc,nvidia_gpu_sm_80",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert_eq!(
+        v["targets"],
+        serde_json::json!(["intel_gpu_pvc", "nvidia_gpu_sm_80"])
+    );
+    assert_eq!(v["macros"]["__SYCL_TARGET_NVIDIA_GPU_SM_80__"], "1");
+    assert_eq!(v["macros"]["__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__"], "1");
+    assert_eq!(v["macros"]["__SYCL_ALL_DEVICES_HAVE_fp64__"], "1");
+    assert!(v["macros"]
+        .get("__SYCL_ALL_DEVICES_HAVE_ext_intel_esimd__")
+        .is_none());
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    bin().assert().code(2);
+    bin()
+        .args(["query", "macros", "--format", "xml"])
+        .assert()
+        .code(2);
+    bin().args(["frobnicate"]).assert().code(2);
+    bin()
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("query"));
+}
+
+#[test]
+fn unreadable_config_is_an_io_error() {
+    bin()
+        .args(["--config", "/nonexistent/dev.yaml", "targets"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot read '/nonexistent/dev.yaml'",
+        ));
+    bin()
+        .args(["config", "check", "/nonexistent/dev.yaml"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn invalid_target_is_reported_compiler_style_with_its_column() {
+    bin()
+        .args(["query", "macros", "--targets", "spir64,intel_gpu_pvcc", "--format", "flags"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--targets:1:8: error[invalid-target]: SYCL target is invalid: 'intel_gpu_pvcc'; did you mean",
+        ));
+}
+
+#[test]
+fn query_target_text_and_exit_codes() {
+    bin()
+        .args(["query", "target", "intel_gpu_rpl_s,amd_gpu_gfx90a", "--format", "text"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "intel_gpu_rpl_s: valid, alias of intel_gpu_adl_s, macro __SYCL_TARGET_INTEL_GPU_ADL_S__",
+        ))
+        .stdout(predicate::str::contains("amd_gpu_gfx90a: valid, macro __SYCL_TARGET_AMD_GPU_GFX90A__"));
+    bin()
+        .args(["query", "target", "Intel_gpu_pvc", "--format", "text"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "Intel_gpu_pvc: SYCL target is invalid: 'Intel_gpu_pvc' (did you mean intel_gpu_pvc",
+        ));
+}
+
+#[test]
+fn user_config_adds_and_overrides_targets_from_any_position() {
+    let f = yaml_file(b"intel_gpu_pvc:\n  aspects: [fp16]\nmy_accel:\n  aspects: [accelerator]\n");
+    let path = f.path().to_str().unwrap();
+    let out = bin()
+        .args([
+            "query",
+            "traits",
+            "--targets",
+            "intel_gpu_pvc,my_accel",
+            "--config",
+            path,
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert_eq!(
+        v["any_device_has"]["fp64"], false,
+        "pvc override drops fp64"
+    );
+    assert_eq!(v["any_device_has"]["accelerator"], true);
+    assert_eq!(v["all_devices_have"]["fp16"], false);
+    // The user target shows in the table with its source.
+    let out = bin()
+        .args(["--config", path, "targets", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let table = json(&out);
+    let mine = table
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "my_accel")
+        .unwrap();
+    assert_eq!(mine["source"], path);
+    assert_eq!(mine["kind"], "configured");
+    assert_eq!(table.as_array().unwrap().len(), 102);
+}
+
+#[test]
+fn broken_config_keeps_the_default_table_and_exits_1() {
+    let f = yaml_file(b"intel_gpu_pvc:\n  aspects: [fp16\n");
+    let out = bin()
+        .args(["--config", f.path().to_str().unwrap(), "query", "traits"])
+        .args(["--targets", "intel_gpu_pvc", "--aspect", "fp64"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            ":3:1: error[yaml-syntax]: invalid YAML",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    // The embedded pvc entry (with fp64) is still in force.
+    assert_eq!(json(&out)["all_devices_have"]["fp64"], true);
+}
+
+/// Each broken input with the exact position of its diagnostic.
+#[test]
+fn config_check_positions_for_broken_inputs() {
+    let cases: &[(&[u8], &str, [u64; 4])] = &[
+        (b"t:\n  aspects: [fp16\n", "yaml-syntax", [3, 1, 3, 1]),
+        (b"t:\n  aspects: 7\n", "wrong-type", [2, 12, 2, 13]),
+        (
+            b"t:\n  aspects: [fp16, fp6]\n",
+            "unknown-aspect",
+            [2, 19, 2, 22],
+        ),
+        (b"t:\n  aspects: [999]\n", "unknown-aspect", [2, 13, 2, 16]),
+        (
+            b"t:\n  aspects: []\n  aot_toolchain: ocloc\n",
+            "unknown-key",
+            [3, 3, 3, 16],
+        ),
+        (
+            b"t:\n  aspects: []\nt:\n  aspects: []\n",
+            "duplicate-target",
+            [3, 1, 3, 2],
+        ),
+        (
+            b"t:\n  aspects: []\n  sub-group-sizes: [-8]\n",
+            "invalid-sub-group-size",
+            [3, 21, 3, 23],
+        ),
+        (b"", "empty-config", [1, 1, 1, 1]),
+        (
+            b"\x7fELF\x02\x01\x01\x00\xff\xfe",
+            "invalid-utf8",
+            [1, 9, 1, 10],
+        ),
+        (b"\x00\x00\x00", "yaml-syntax", [1, 1, 1, 2]),
+    ];
+    for (content, code, [line, column, end_line, end_column]) in cases {
+        let f = yaml_file(content);
+        let out = bin()
+            .args([
+                "config",
+                "check",
+                "--format",
+                "json",
+                f.path().to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let v = json(&out.stdout);
+        let d = &v["diagnostics"][0];
+        assert_eq!(d["code"], *code, "{content:?}: {v}");
+        assert_eq!(
+            [&d["line"], &d["column"], &d["end_line"], &d["end_column"]],
+            [line, column, end_line, end_column],
+            "{content:?}: {v}"
+        );
+        let is_error = d["severity"] == "error";
+        assert_eq!(
+            out.status.code(),
+            Some(if is_error { 1 } else { 0 }),
+            "{content:?}"
+        );
+    }
+}
+
+#[test]
+fn config_check_text_prints_summary_and_compiler_style_diagnostics() {
+    let f = yaml_file(b"good:\n  aspects: [gpu]\nbad:\n  aspects: [gpuu]\n");
+    let path = f.path().to_str().unwrap();
+    bin()
+        .args(["config", "check", path])
+        .assert()
+        .code(1)
+        .stdout(format!(
+            "{path}: 1 target(s) apply, 1 error(s), 0 warning(s)\n"
+        ))
+        .stderr(predicate::str::contains(format!(
+            "{path}:4:13: error[unknown-aspect]: unknown aspect 'gpuu'; did you mean 'gpu'?"
+        )));
+}
+
+#[test]
+fn unknown_aspect_filter_is_reported() {
+    bin()
+        .args(["query", "traits", "--aspect", "fp16", "--aspect", "atomic46"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "--aspect:1:6: error[unknown-aspect]: unknown aspect 'atomic46'; did you mean 'atomic64'?",
+        ));
+}
+
+#[test]
+fn traits_text_table() {
+    bin()
+        .args(["query", "traits", "--targets", "spir64", "--aspect", "fp64", "--format", "text"])
+        .assert()
+        .success()
+        .stdout("-fsycl-targets=spir64\nASPECT  any_device_has  all_devices_have\nfp64    true            false\n");
+}
+
+#[test]
+fn header_output_compiles_as_c() {
+    let out = bin()
+        .args([
+            "query",
+            "macros",
+            "--targets",
+            "intel_gpu_acm_g10",
+            "--format",
+            "header",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let header = String::from_utf8(out).unwrap();
+    assert!(header.contains("#define __SYCL_TARGET_INTEL_GPU_ACM_G10__ 1\n"));
+    assert!(header.contains("#define __SYCL_ALL_DEVICES_HAVE_fp16__ 1\n"));
+    assert!(!header.contains("fp64"), "acm_g10 has no fp64");
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("m.h"), &header).unwrap();
+        std::fs::write(
+            dir.path().join("t.c"),
+            "#include \"m.h\"\n#if !__SYCL_TARGET_INTEL_GPU_ACM_G10__ || defined(__SYCL_ALL_DEVICES_HAVE_fp64__)\n#error wrong\n#endif\nint main(void){return 0;}\n",
+        )
+        .unwrap();
+        let status = std::process::Command::new("cc")
+            .current_dir(dir.path())
+            .args(["-fsyntax-only", "t.c"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+#[test]
+fn aspects_and_targets_listings() {
+    let out = bin()
+        .args(["aspects", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&out);
+    assert_eq!(v.as_array().unwrap().len(), 101);
+    let host = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "host")
+        .unwrap();
+    assert_eq!(host["deprecated"], true);
+    assert_eq!(host["value"], 0);
+    bin()
+        .arg("targets")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("intel_gpu_pvc"))
+        .stdout(predicate::str::contains("101 targets"));
+}
+
+#[test]
+fn closed_stdout_does_not_panic() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
+        .args(["targets", "--format", "json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}
