@@ -50,6 +50,7 @@ codes! {
     MultipleDocuments => "multiple-documents",
     WrongType => "wrong-type",
     UnknownKey => "unknown-key",
+    DuplicateKey => "duplicate-key",
     MissingKey => "missing-key",
     UnknownAspect => "unknown-aspect",
     DeprecatedAspect => "deprecated-aspect",

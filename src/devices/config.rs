@@ -258,7 +258,7 @@ fn read_entry(
         if seen_keys.contains(&field) {
             sink.warning(
                 k.range,
-                Code::UnknownKey,
+                Code::DuplicateKey,
                 format!("field '{field}' is given twice; the last one wins"),
             );
         }
@@ -606,6 +606,14 @@ mod tests {
     fn columns_count_characters_after_non_ascii() {
         let cfg = load_test("gpu_é:\n  aspects: [fp16]\n  ünknown: 1\n");
         assert_eq!(positions(&cfg), [("unknown-key", 3, 3, 3, 10)]);
+    }
+
+    #[test]
+    fn a_field_given_twice_warns_and_the_last_wins() {
+        let cfg = load_test("t:\n  aspects: [fp16]\n  aspects: [fp64]\n");
+        assert_eq!(positions(&cfg), [("duplicate-key", 3, 3, 3, 10)]);
+        let e = &cfg.entries.unwrap()[0];
+        assert_eq!(registry().sorted_names(e.info.aspects), ["fp64"]);
     }
 
     #[test]

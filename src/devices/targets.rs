@@ -127,8 +127,8 @@ impl DriverNames {
                 other => return Err(format!("unknown section {other:?} in targets.yaml")),
             }
         }
-        let duplicates: HashSet<&String> = names.alias_of.keys().collect();
-        if names.device.keys().any(|n| duplicates.contains(n)) {
+        let aliases: HashSet<&String> = names.alias_of.keys().collect();
+        if names.device.keys().any(|n| aliases.contains(n)) {
             return Err("a name is both canonical and an alias".into());
         }
         Ok(names)
@@ -230,11 +230,12 @@ pub fn resolve(input: &str, table: &DeviceTable) -> Result<ResolvedTarget, Inval
         .or_else(|| names.generic_of_triple(input));
     if let Some(name) = generic_name {
         let g = names.generic(name).expect("generic name exists");
+        // A bare triple has no entry upstream, but a user may give it one under its own name.
         return Ok(with_entry(
             name,
             TargetKind::Generic,
             g.macro_name.clone(),
-            g.entry.as_deref(),
+            g.entry.as_deref().or(Some(name)),
         ));
     }
     if table.get(input).is_some() {
@@ -353,6 +354,17 @@ mod tests {
         let t = resolve("nvptx64-nvidia-cuda", builtin()).unwrap();
         assert_eq!((t.macro_name, t.entry), (None, None));
         assert!(resolve("spir64-nvidia-cuda", builtin()).is_err());
+    }
+
+    #[test]
+    fn a_user_entry_gives_a_bare_triple_its_aspects() {
+        let cfg = crate::devices::config::load(
+            std::sync::Arc::from("u.yaml"),
+            "nvptx64-nvidia-cuda:\n  aspects: [fp64]\n",
+        );
+        let table = DeviceTable::with_overlays([&cfg]);
+        let t = resolve("nvptx64-nvidia-cuda", &table).unwrap();
+        assert_eq!(t.entry.as_deref(), Some("nvptx64-nvidia-cuda"));
     }
 
     #[test]
