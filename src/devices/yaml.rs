@@ -15,6 +15,9 @@ use crate::text::TextRange;
 
 /// Guards against alias expansion bombs ("billion laughs").
 const MAX_NODES: usize = 1_000_000;
+/// The tree is built recursively; deeper nesting than any config needs is refused before it
+/// can exhaust the stack.
+const MAX_DEPTH: usize = 128;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
@@ -68,6 +71,7 @@ pub fn parse(text: &str) -> Result<Vec<Node>, SyntaxError> {
         offsets: &offsets,
         anchors: HashMap::new(),
         nodes: 0,
+        depth: 0,
     };
     let mut parser = Parser::new_from_str(text);
     let mut docs = Vec::new();
@@ -114,10 +118,29 @@ struct Builder<'o> {
     offsets: &'o CharOffsets,
     anchors: HashMap<usize, Node>,
     nodes: usize,
+    depth: usize,
 }
 
 impl Builder<'_> {
     fn node<'a>(
+        &mut self,
+        event: Event<'a>,
+        span: Span,
+        events: &mut impl Iterator<Item = EventResult<'a>>,
+    ) -> Result<Node, SyntaxError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(SyntaxError {
+                offset: self.offsets.byte(span.start.index()),
+                message: format!("nesting deeper than {MAX_DEPTH} levels"),
+            });
+        }
+        self.depth += 1;
+        let node = self.node_inner(event, span, events);
+        self.depth -= 1;
+        node
+    }
+
+    fn node_inner<'a>(
         &mut self,
         event: Event<'a>,
         span: Span,
@@ -364,6 +387,26 @@ mod tests {
         }
         let err = parse(&bomb).unwrap_err();
         assert!(err.message.contains("alias expansion"), "{}", err.message);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        for depth in [200, 100_000] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            // The parser has a recursion limit of its own; either refusal will do.
+            let err = parse(&text).unwrap_err();
+            assert!(
+                err.message.contains("nesting") || err.message.contains("recursion"),
+                "{}",
+                err.message
+            );
+            assert!(err.offset <= MAX_DEPTH);
+        }
+        let text = "a:\n".to_string()
+            + &(1..150)
+                .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+                .collect::<String>();
+        assert!(parse(&text).is_err());
     }
 
     #[test]
