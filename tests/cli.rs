@@ -351,3 +351,22 @@ fn closed_stdout_does_not_panic() {
     let out = child.wait_with_output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+#[test]
+fn config_check_also_checks_config_option_files() {
+    bin()
+        .args([
+            "--config",
+            "config/examples/my-devices.yaml",
+            "config",
+            "check",
+        ])
+        .arg("config/examples/broken.yaml")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .assert()
+        .code(1)
+        .stdout(
+            "config/examples/my-devices.yaml: 2 target(s) apply, 0 error(s), 0 warning(s)\n\
+             config/examples/broken.yaml: 1 target(s) apply, 2 error(s), 2 warning(s)\n",
+        );
+}

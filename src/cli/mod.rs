@@ -144,7 +144,8 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
     if let Command::Config(ConfigCommand::Check { files, format }) = &cli.command {
         let mut diagnostics = Vec::new();
         let mut summaries = Vec::new();
-        for path in files {
+        // `--config` files are checked too, first, as they would apply.
+        for path in cli.configs.iter().chain(files) {
             let cfg = load_config(path, reporter)?;
             summaries.push(output::config_summary(&cfg));
             diagnostics.extend(cfg.diagnostics);
