@@ -20,21 +20,19 @@ fn json(out: &[u8]) -> serde_json::Value {
     serde_json::from_slice(out).unwrap()
 }
 
+/// Runs a command that must succeed and returns its JSON answer.
+fn json_of(cmd: &mut Command) -> serde_json::Value {
+    json(&cmd.assert().success().get_output().stdout)
+}
+
 #[test]
 fn readme_main_command_answers() {
-    let out = bin()
-        .args([
-            "query",
-            "macros",
-            "--targets",
-            "intel_gpu_pvc,nvidia_gpu_sm_80",
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v = json(&out);
+    let v = json_of(&mut bin().args([
+        "query",
+        "macros",
+        "--targets",
+        "intel_gpu_pvc,nvidia_gpu_sm_80",
+    ]));
     assert_eq!(
         v["targets"],
         serde_json::json!(["intel_gpu_pvc", "nvidia_gpu_sm_80"])
@@ -112,21 +110,14 @@ fn query_target_text_and_exit_codes() {
 fn user_config_adds_and_overrides_targets_from_any_position() {
     let f = yaml_file(b"intel_gpu_pvc:\n  aspects: [fp16]\nmy_accel:\n  aspects: [accelerator]\n");
     let path = f.path().to_str().unwrap();
-    let out = bin()
-        .args([
-            "query",
-            "traits",
-            "--targets",
-            "intel_gpu_pvc,my_accel",
-            "--config",
-            path,
-        ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v = json(&out);
+    let v = json_of(&mut bin().args([
+        "query",
+        "traits",
+        "--targets",
+        "intel_gpu_pvc,my_accel",
+        "--config",
+        path,
+    ]));
     assert_eq!(
         v["any_device_has"]["fp64"], false,
         "pvc override drops fp64"
@@ -134,14 +125,7 @@ fn user_config_adds_and_overrides_targets_from_any_position() {
     assert_eq!(v["any_device_has"]["accelerator"], true);
     assert_eq!(v["all_devices_have"]["fp16"], false);
     // The user target shows in the table with its source.
-    let out = bin()
-        .args(["--config", path, "targets", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let table = json(&out);
+    let table = json_of(&mut bin().args(["--config", path, "targets", "--format", "json"]));
     let mine = table
         .as_array()
         .unwrap()
@@ -314,14 +298,7 @@ fn header_output_compiles_as_c() {
 
 #[test]
 fn aspects_and_targets_listings() {
-    let out = bin()
-        .args(["aspects", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let v = json(&out);
+    let v = json_of(&mut bin().args(["aspects", "--format", "json"]));
     assert_eq!(v.as_array().unwrap().len(), 101);
     let host = v
         .as_array()

@@ -163,54 +163,21 @@ impl Builder<'_> {
                     anchor,
                 )
             }
-            Event::SequenceStart(anchor, _) => {
-                let mut items = Vec::new();
-                let mut last = end;
-                loop {
-                    let (ev, sp) = next(events, self.offsets)?;
-                    if ev == Event::SequenceEnd {
-                        if flow {
-                            last = last.max(self.offsets.byte(sp.end.index()));
-                        }
-                        break;
-                    }
-                    let item = self.node(ev, sp, events)?;
-                    last = last.max(item.range.end);
-                    items.push(item);
-                }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                let is_map = matches!(event, Event::MappingStart(..));
+                let (children, last) = self.children(events, flow, end)?;
+                let value = if is_map {
+                    // The parser guarantees a value event after every key event.
+                    let mut it = children.into_iter();
+                    Value::Map(std::iter::from_fn(|| Some((it.next()?, it.next()?))).collect())
+                } else {
+                    Value::Seq(children)
+                };
                 self.count(1, start)?;
-                let range = TextRange::new(start, last.max(start));
                 (
                     Node {
-                        range,
-                        value: Value::Seq(items),
-                    },
-                    anchor,
-                )
-            }
-            Event::MappingStart(anchor, _) => {
-                let mut pairs = Vec::new();
-                let mut last = end;
-                loop {
-                    let (ev, sp) = next(events, self.offsets)?;
-                    if ev == Event::MappingEnd {
-                        if flow {
-                            last = last.max(self.offsets.byte(sp.end.index()));
-                        }
-                        break;
-                    }
-                    let key = self.node(ev, sp, events)?;
-                    let (ev, sp) = next(events, self.offsets)?;
-                    let value = self.node(ev, sp, events)?;
-                    last = last.max(value.range.end);
-                    pairs.push((key, value));
-                }
-                self.count(1, start)?;
-                let range = TextRange::new(start, last.max(start));
-                (
-                    Node {
-                        range,
-                        value: Value::Map(pairs),
+                        range: TextRange::new(start, last.max(start)),
+                        value,
                     },
                     anchor,
                 )
@@ -238,6 +205,28 @@ impl Builder<'_> {
             self.anchors.insert(anchor, node.clone());
         }
         Ok(node)
+    }
+
+    /// The nodes of a collection up to its end event, and where the collection ends.
+    fn children<'a>(
+        &mut self,
+        events: &mut impl Iterator<Item = EventResult<'a>>,
+        flow: bool,
+        mut last: usize,
+    ) -> Result<(Vec<Node>, usize), SyntaxError> {
+        let mut nodes = Vec::new();
+        loop {
+            let (ev, sp) = next(events, self.offsets)?;
+            if matches!(ev, Event::SequenceEnd | Event::MappingEnd) {
+                if flow {
+                    last = last.max(self.offsets.byte(sp.end.index()));
+                }
+                return Ok((nodes, last));
+            }
+            let node = self.node(ev, sp, events)?;
+            last = last.max(node.range.end);
+            nodes.push(node);
+        }
     }
 
     fn count(&mut self, n: usize, at: usize) -> Result<(), SyntaxError> {
