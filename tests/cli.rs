@@ -27,7 +27,7 @@ fn json_of(cmd: &mut Command) -> serde_json::Value {
 
 #[test]
 fn readme_main_command_answers() {
-    let v = json_of(&mut bin().args([
+    let v = json_of(bin().args([
         "query",
         "macros",
         "--targets",
@@ -110,7 +110,7 @@ fn query_target_text_and_exit_codes() {
 fn user_config_adds_and_overrides_targets_from_any_position() {
     let f = yaml_file(b"intel_gpu_pvc:\n  aspects: [fp16]\nmy_accel:\n  aspects: [accelerator]\n");
     let path = f.path().to_str().unwrap();
-    let v = json_of(&mut bin().args([
+    let v = json_of(bin().args([
         "query",
         "traits",
         "--targets",
@@ -125,7 +125,7 @@ fn user_config_adds_and_overrides_targets_from_any_position() {
     assert_eq!(v["any_device_has"]["accelerator"], true);
     assert_eq!(v["all_devices_have"]["fp16"], false);
     // The user target shows in the table with its source.
-    let table = json_of(&mut bin().args(["--config", path, "targets", "--format", "json"]));
+    let table = json_of(bin().args(["--config", path, "targets", "--format", "json"]));
     let mine = table
         .as_array()
         .unwrap()
@@ -298,7 +298,7 @@ fn header_output_compiles_as_c() {
 
 #[test]
 fn aspects_and_targets_listings() {
-    let v = json_of(&mut bin().args(["aspects", "--format", "json"]));
+    let v = json_of(bin().args(["aspects", "--format", "json"]));
     assert_eq!(v.as_array().unwrap().len(), 101);
     let host = v
         .as_array()
