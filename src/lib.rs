@@ -3,5 +3,6 @@
 
 pub mod cli;
 pub mod devices;
+pub mod syntax;
 pub mod diagnostics;
 pub mod text;

@@ -1,0 +1,1283 @@
+//! Walks a tree-sitter-cpp tree and records [`FileFacts`]. Every construct it does not know is
+//! walked into, ERROR nodes included, so a broken region costs only what is inside it.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::facts::*;
+use super::prepare::{properties_in, AttrKind, Prepared};
+use crate::text::{LineIndex, TextRange};
+
+/// Calls whose last argument is a kernel.
+const KERNEL_INVOCATIONS: [&str; 6] = [
+    "parallel_for",
+    "single_task",
+    "parallel_for_work_group",
+    "nd_launch",
+    "launch",
+    "launch_grouped",
+];
+
+/// Member and free calls whose callable argument runs only on devices with the given aspects.
+const GUARDED_CALLS: [&str; 2] = ["if_device_has", "else_if_device_has"];
+
+#[derive(Clone, Copy, Debug)]
+enum Owner {
+    Function(usize),
+    Class(usize),
+    Alias(usize),
+}
+
+#[derive(Clone, Debug)]
+enum Local {
+    Type(String),
+    Lambda(usize),
+}
+
+pub struct Extractor<'a> {
+    src: &'a str,
+    index: LineIndex,
+    facts: FileFacts,
+    /// Where attributes and `SYCL_EXTERNAL` may stand for each declaration: from the end of
+    /// what precedes it to the start of its body.
+    heads: Vec<(TextRange, Owner)>,
+    scope: Vec<String>,
+    /// Classes of `scope`, innermost last.
+    classes: Vec<String>,
+    locals: Vec<HashMap<String, Local>>,
+    template_depth: usize,
+}
+
+impl<'a> Extractor<'a> {
+    pub fn run(prepared: &'a Prepared, root: Node) -> FileFacts {
+        let mut ex = Extractor {
+            src: &prepared.text,
+            index: LineIndex::new(&prepared.text),
+            facts: FileFacts::default(),
+            heads: Vec::new(),
+            scope: Vec::new(),
+            classes: Vec::new(),
+            locals: Vec::new(),
+            template_depth: 0,
+        };
+        ex.visit(root, None);
+        ex.attach(prepared);
+        ex.facts
+    }
+
+    fn text(&self, n: Node) -> &'a str {
+        &self.src[n.byte_range()]
+    }
+
+    pub fn span_of(&self, range: TextRange) -> Span {
+        Span {
+            range,
+            pos: self.index.line_col(self.src, range),
+        }
+    }
+
+    fn span(&self, n: Node) -> Span {
+        self.span_of(TextRange::new(n.start_byte(), n.end_byte()))
+    }
+
+    fn visit_children(&mut self, n: Node, cur: Option<usize>) {
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.children(&mut cursor).collect();
+        for c in children {
+            self.visit(c, cur);
+        }
+    }
+
+    fn visit(&mut self, n: Node, cur: Option<usize>) {
+        if n.is_error() || n.is_missing() {
+            self.facts.syntax_errors += 1;
+        }
+        match n.kind() {
+            "comment" | "string_literal" | "raw_string_literal" | "char_literal" => {}
+            "namespace_definition" => {
+                let name = n
+                    .child_by_field_name("name")
+                    .map(|x| self.text(x).to_string());
+                let parts: Vec<String> = name
+                    .iter()
+                    .flat_map(|s| s.split("::"))
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                let depth = self.scope.len();
+                self.scope.extend(parts);
+                if let Some(body) = n.child_by_field_name("body") {
+                    self.visit_children(body, cur);
+                }
+                self.scope.truncate(depth);
+            }
+            "class_specifier" | "struct_specifier" | "union_specifier" => self.class(n, cur),
+            "template_declaration" => {
+                self.template_depth += 1;
+                self.visit_children(n, cur);
+                self.template_depth -= 1;
+            }
+            "function_definition" => {
+                if !self.function(n, cur) {
+                    self.visit_children(n, cur);
+                }
+            }
+            "declaration" | "field_declaration" => self.declaration(n, cur),
+            "alias_declaration" => self.alias(n),
+            "type_definition" => self.typedef(n),
+            "lambda_expression" => {
+                let idx = self.lambda(n, cur);
+                if let Some(c) = cur {
+                    self.push_call(c, CallTarget::Lambda(idx), 0, n, Vec::new(), Vec::new());
+                }
+            }
+            "call_expression" => self.call(n, cur),
+            "new_expression" | "compound_literal_expression" => {
+                if let (Some(c), Some(t)) = (cur, n.child_by_field_name("type")) {
+                    self.mention(c, t);
+                    let args = n
+                        .child_by_field_name("arguments")
+                        .or_else(|| n.child_by_field_name("value"))
+                        .map_or(0, |a| a.named_child_count());
+                    let type_name = normalize(self.text(t));
+                    self.push_call(c, CallTarget::Construct { type_name }, args, t, Vec::new(), Vec::new());
+                }
+                self.visit_children_except(n, cur, "type");
+            }
+            "type_descriptor" | "cast_expression" => {
+                if let (Some(c), Some(t)) = (cur, n.child_by_field_name("type")) {
+                    self.mention(c, t);
+                }
+                self.visit_children_except(n, cur, "type");
+            }
+            // Constant contexts: no code is emitted for them.
+            "sizeof_expression" | "alignof_expression" | "static_assert_declaration"
+            | "template_parameter_list" | "enumerator_list" => {}
+            "if_statement" => self.if_statement(n, cur),
+            "number_literal" => {
+                if let Some(c) = cur {
+                    if let Some(lit) = self.double_literal(n) {
+                        if literal_computes_in_double(n, self.src) {
+                            self.facts.functions[c].literals.push(lit);
+                        }
+                    }
+                }
+            }
+            _ => self.visit_children(n, cur),
+        }
+    }
+
+    fn visit_children_except(&mut self, n: Node, cur: Option<usize>, field: &str) {
+        let skip = n.child_by_field_name(field).map(|x| x.id());
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.children(&mut cursor).collect();
+        for c in children {
+            if Some(c.id()) != skip {
+                self.visit(c, cur);
+            }
+        }
+    }
+
+    fn head_start(&self, n: Node) -> usize {
+        let mut prev = n.prev_sibling();
+        while let Some(p) = prev {
+            if p.kind() != "comment" {
+                return p.end_byte();
+            }
+            prev = p.prev_sibling();
+        }
+        n.parent().map_or(0, |p| p.start_byte())
+    }
+
+    // ---- declarations -------------------------------------------------------------------
+
+    fn class(&mut self, n: Node, cur: Option<usize>) {
+        let Some(body) = n.child_by_field_name("body") else {
+            if let (Some(c), Some(name)) = (cur, n.child_by_field_name("name")) {
+                self.mention(c, name);
+            }
+            return;
+        };
+        let name = n
+            .child_by_field_name("name")
+            .map(|x| last_component(self.text(x)))
+            .unwrap_or_else(|| "<anonymous>".to_string());
+        let idx = self.facts.classes.len();
+        self.facts.classes.push(Class {
+            name: name.clone(),
+            scope: self.scope.clone(),
+            uses_aspects: Vec::new(),
+            members_by_value: Vec::new(),
+            kernel_properties: None,
+            span: self.span(n),
+        });
+        self.heads.push((
+            TextRange::new(self.head_start(n).min(n.start_byte()), body.start_byte()),
+            Owner::Class(idx),
+        ));
+        let mut cursor = n.walk();
+        for c in n.named_children(&mut cursor) {
+            if c.kind() == "base_class_clause" {
+                let mut cc = c.walk();
+                for b in c.named_children(&mut cc) {
+                    if matches!(b.kind(), "type_identifier" | "qualified_identifier" | "template_type") {
+                        let t = normalize(self.text(b));
+                        self.facts.classes[idx].members_by_value.push(t);
+                    }
+                }
+            }
+        }
+        self.scope.push(name.clone());
+        self.classes.push(name);
+        let mut cursor = body.walk();
+        let members: Vec<Node> = body.named_children(&mut cursor).collect();
+        for m in members {
+            if m.kind() == "field_declaration" && find_function_declarator(m).is_none() {
+                self.field(idx, m, cur);
+            } else {
+                self.visit(m, None);
+            }
+        }
+        self.classes.pop();
+        self.scope.pop();
+    }
+
+    fn field(&mut self, class: usize, m: Node, cur: Option<usize>) {
+        let Some(ty) = m.child_by_field_name("type") else {
+            return;
+        };
+        if matches!(ty.kind(), "class_specifier" | "struct_specifier" | "union_specifier") {
+            self.visit(ty, cur);
+        }
+        let type_text = type_name(self.src, ty);
+        let mut cursor = m.walk();
+        let by_value = m
+            .children_by_field_name("declarator", &mut cursor)
+            .any(|d| !is_indirect(d));
+        if by_value {
+            self.facts.classes[class].members_by_value.push(type_text);
+        }
+    }
+
+    fn alias(&mut self, n: Node) {
+        let (Some(name), Some(ty)) = (n.child_by_field_name("name"), n.child_by_field_name("type"))
+        else {
+            return;
+        };
+        let target = ty
+            .child_by_field_name("type")
+            .map(|t| type_name(self.src, t))
+            .unwrap_or_else(|| normalize(self.text(ty)));
+        let idx = self.facts.aliases.len();
+        self.facts.aliases.push(Alias {
+            name: self.text(name).to_string(),
+            scope: self.scope.clone(),
+            target,
+            uses_aspects: Vec::new(),
+        });
+        self.heads.push((
+            TextRange::new(self.head_start(n).min(n.start_byte()), n.end_byte()),
+            Owner::Alias(idx),
+        ));
+    }
+
+    fn typedef(&mut self, n: Node) {
+        let Some(ty) = n.child_by_field_name("type") else {
+            return;
+        };
+        let target = type_name(self.src, ty);
+        let mut cursor = n.walk();
+        let declarators: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
+        for d in declarators {
+            if d.kind() != "type_identifier" {
+                continue;
+            }
+            let idx = self.facts.aliases.len();
+            self.facts.aliases.push(Alias {
+                name: self.text(d).to_string(),
+                scope: self.scope.clone(),
+                target: target.clone(),
+                uses_aspects: Vec::new(),
+            });
+            self.heads.push((
+                TextRange::new(self.head_start(n).min(n.start_byte()), n.end_byte()),
+                Owner::Alias(idx),
+            ));
+        }
+    }
+
+    /// A declaration: a function prototype, or variables (locals inside a function).
+    fn declaration(&mut self, n: Node, cur: Option<usize>) {
+        if find_function_declarator(n).is_some() && self.function(n, cur) {
+            return;
+        }
+        let ty = n.child_by_field_name("type");
+        if let Some(t) = ty {
+            if matches!(t.kind(), "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier") {
+                self.visit(t, cur);
+            }
+        }
+        let Some(c) = cur else {
+            // Globals: their initializers are host code unless used from a kernel; skip.
+            return;
+        };
+        let type_text = ty.map(|t| type_name(self.src, t));
+        let is_double = type_text.as_deref().is_some_and(is_double_type);
+        let constexpr = has_child_text(n, self.src, "constexpr");
+        let mut cursor = n.walk();
+        let declarators: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
+        let mut mentioned = false;
+        for d in declarators {
+            let (inner, value) = if d.kind() == "init_declarator" {
+                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+            } else {
+                (Some(d), None)
+            };
+            let var = inner.and_then(|i| declared_name(i, self.src));
+            let indirect = inner.is_some_and(is_indirect);
+            if let (Some(t), false) = (ty, mentioned) {
+                // A pointer or reference to a user type is opaque to the device compiler; to
+                // a builtin type it nearly always means arithmetic on it.
+                if !indirect || matches!(t.kind(), "primitive_type" | "sized_type_specifier") {
+                    self.mention(c, t);
+                    mentioned = true;
+                }
+            }
+            if let (Some(t), Some(v)) = (ty, var.clone()) {
+                let lambda = value.filter(|v| v.kind() == "lambda_expression");
+                match lambda {
+                    Some(l) => {
+                        let idx = self.lambda(l, cur);
+                        self.bind(v, Local::Lambda(idx));
+                        continue;
+                    }
+                    None => {
+                        let tn = normalize(self.text(t));
+                        if tn != "auto" {
+                            self.bind(v, Local::Type(tn.clone()));
+                        }
+                        if !indirect && is_class_like(t) {
+                            let args = value
+                                .filter(|v| matches!(v.kind(), "argument_list" | "initializer_list"))
+                                .map_or(0, |a| a.named_child_count());
+                            self.push_call(c, CallTarget::Construct { type_name: tn }, args, t, Vec::new(), Vec::new());
+                        }
+                    }
+                }
+            }
+            if let Some(v) = value {
+                if constexpr {
+                    continue;
+                }
+                // `float f = 2.0;` converts at compile time; only a double variable computes
+                // in double, and its type is already the use.
+                if v.kind() == "number_literal" && !is_double {
+                    continue;
+                }
+                self.visit(v, cur);
+            }
+        }
+    }
+
+    fn bind(&mut self, name: String, local: Local) {
+        if let Some(scope) = self.locals.last_mut() {
+            scope.insert(name, local);
+        }
+    }
+
+    fn local(&self, name: &str) -> Option<&Local> {
+        self.locals.last().and_then(|s| s.get(name))
+    }
+
+    /// A function definition or prototype. Returns false when `n` declares no function.
+    fn function(&mut self, n: Node, cur: Option<usize>) -> bool {
+        let Some(fd) = find_function_declarator(n) else {
+            return false;
+        };
+        let Some(name_node) = fd.child_by_field_name("declarator") else {
+            return false;
+        };
+        let (qualifier, name) = split_name(self.src, name_node);
+        if name.is_empty() {
+            return false;
+        }
+        let body = n.child_by_field_name("body");
+        let mut scope = self.scope.clone();
+        scope.extend(qualifier.iter().cloned());
+        let class = if qualifier.is_empty() {
+            self.classes.last().cloned()
+        } else {
+            qualifier.last().cloned()
+        };
+        let (params, defaulted, variadic) = self.params(fd);
+        let is_const = {
+            let mut c = fd.walk();
+            let x = fd
+                .children(&mut c)
+                .any(|ch| ch.kind() == "type_qualifier" && self.text(ch) == "const");
+            x
+        };
+        let idx = self.facts.functions.len();
+        self.facts.functions.push(Function {
+            name,
+            scope,
+            class,
+            params,
+            defaulted_params: defaulted,
+            variadic,
+            is_const,
+            is_definition: body.is_some(),
+            is_lambda: false,
+            is_template: self.template_depth > 0,
+            sycl_external: false,
+            name_span: self.span(name_node),
+            span: self.span(n),
+            device_has: None,
+            uses_aspects: Vec::new(),
+            reqd_sub_group_size: None,
+            types: Vec::new(),
+            literals: Vec::new(),
+            calls: Vec::new(),
+            launches: Vec::new(),
+            arch_checks: Vec::new(),
+        });
+        let head_end = body.map_or(n.end_byte(), |b| b.start_byte());
+        self.heads.push((
+            TextRange::new(self.head_start(n).min(n.start_byte()), head_end),
+            Owner::Function(idx),
+        ));
+        if let Some(ret) = n.child_by_field_name("type") {
+            if !is_indirect(n.child_by_field_name("declarator").unwrap_or(fd)) || is_builtin(ret) {
+                self.mention(idx, ret);
+            }
+        }
+        self.param_mentions(idx, fd);
+        // A functor's `get(properties_tag)` declares its kernel's properties.
+        if self.facts.functions[idx].name == "get"
+            && self.facts.functions[idx].params.iter().any(|p| p.contains("properties_tag"))
+        {
+            if let (Some(b), Some(class_name)) = (body, self.classes.last().cloned()) {
+                let found = properties_in(self.src, b.start_byte(), b.end_byte());
+                if let Some(class) = self
+                    .facts
+                    .classes
+                    .iter_mut()
+                    .rev()
+                    .find(|c| c.name == class_name)
+                {
+                    let span = found.first().map(|a| a.range).unwrap_or(TextRange::new(b.start_byte(), b.start_byte()));
+                    let aspects: Vec<AspectRef> = found
+                        .iter()
+                        .flat_map(|a| a.args.iter())
+                        .map(|(t, r)| aspect_ref(t, Span { range: *r, pos: self.index.line_col(self.src, *r) }))
+                        .collect();
+                    if !found.is_empty() {
+                        class.kernel_properties = Some(DeviceHas {
+                            aspects,
+                            form: DeclForm::Property,
+                            span: Span { range: span, pos: self.index.line_col(self.src, span) },
+                        });
+                    }
+                }
+            }
+            return true;
+        }
+        if let Some(b) = body {
+            self.locals.push(HashMap::new());
+            self.visit(b, Some(idx));
+            self.locals.pop();
+        }
+        let _ = cur;
+        true
+    }
+
+    fn params(&self, fd: Node) -> (Vec<String>, usize, bool) {
+        let mut params = Vec::new();
+        let mut defaulted = 0;
+        let mut variadic = false;
+        let Some(list) = fd.child_by_field_name("parameters") else {
+            return (params, 0, false);
+        };
+        let mut cursor = list.walk();
+        for p in list.children(&mut cursor) {
+            match p.kind() {
+                "parameter_declaration" | "optional_parameter_declaration" => {
+                    if p.kind() == "optional_parameter_declaration" {
+                        defaulted += 1;
+                    }
+                    let text = param_type_text(self.src, p);
+                    if text == "void" && params.is_empty() {
+                        continue;
+                    }
+                    params.push(text);
+                }
+                "variadic_parameter_declaration" | "..." => variadic = true,
+                _ => {}
+            }
+        }
+        (params, defaulted, variadic)
+    }
+
+    fn param_mentions(&mut self, idx: usize, fd: Node) {
+        let Some(list) = fd.child_by_field_name("parameters") else {
+            return;
+        };
+        let mut cursor = list.walk();
+        let params: Vec<Node> = list.named_children(&mut cursor).collect();
+        for p in params {
+            let Some(t) = p.child_by_field_name("type") else {
+                continue;
+            };
+            let indirect = p.child_by_field_name("declarator").is_some_and(is_indirect);
+            if !indirect || is_builtin(t) {
+                self.mention(idx, t);
+            }
+            if let (Some(d), Some(name)) = (
+                p.child_by_field_name("declarator"),
+                p.child_by_field_name("declarator").and_then(|d| declared_name(d, self.src)),
+            ) {
+                let _ = d;
+                let tn = normalize(self.text(t));
+                if tn != "auto" {
+                    if let Some(scope) = self.locals.last_mut() {
+                        scope.insert(name, Local::Type(tn));
+                    }
+                }
+            }
+        }
+    }
+
+    fn lambda(&mut self, n: Node, _cur: Option<usize>) -> usize {
+        let captures = n.child_by_field_name("captures").unwrap_or(n);
+        let fd = n.child_by_field_name("declarator");
+        let (params, defaulted, variadic) = fd.map_or((Vec::new(), 0, false), |d| self.params(d));
+        let body = n.child_by_field_name("body");
+        let idx = self.facts.functions.len();
+        self.facts.functions.push(Function {
+            name: "<lambda>".into(),
+            scope: self.scope.clone(),
+            class: None,
+            params,
+            defaulted_params: defaulted,
+            variadic,
+            is_const: true,
+            is_definition: true,
+            is_lambda: true,
+            is_template: self.template_depth > 0,
+            sycl_external: false,
+            name_span: self.span(captures),
+            span: self.span(n),
+            device_has: None,
+            uses_aspects: Vec::new(),
+            reqd_sub_group_size: None,
+            types: Vec::new(),
+            literals: Vec::new(),
+            calls: Vec::new(),
+            launches: Vec::new(),
+            arch_checks: Vec::new(),
+        });
+        self.heads.push((
+            TextRange::new(n.start_byte(), body.map_or(n.end_byte(), |b| b.start_byte())),
+            Owner::Function(idx),
+        ));
+        // Captured locals keep their types inside the lambda.
+        let outer = self.locals.last().cloned().unwrap_or_default();
+        self.locals.push(outer);
+        if let Some(d) = fd {
+            self.param_mentions(idx, d);
+        }
+        if let Some(b) = body {
+            self.visit(b, Some(idx));
+        }
+        self.locals.pop();
+        idx
+    }
+
+    // ---- expressions --------------------------------------------------------------------
+
+    fn push_call(
+        &mut self,
+        cur: usize,
+        target: CallTarget,
+        args: usize,
+        at: Node,
+        guarded: Vec<AspectRef>,
+        literal_args: Vec<DoubleLiteral>,
+    ) {
+        let span = self.span(at);
+        self.facts.functions[cur].calls.push(Call {
+            target,
+            args,
+            span,
+            guarded,
+            literal_args,
+        });
+    }
+
+    fn call(&mut self, n: Node, cur: Option<usize>) {
+        let (Some(func), args) = (n.child_by_field_name("function"), n.child_by_field_name("arguments")) else {
+            return self.visit_children(n, cur);
+        };
+        let Some(c) = cur else {
+            // Host code: look only for kernels and nested lambdas.
+            return self.host_call(n, func, args);
+        };
+        let arg_nodes: Vec<Node> = args
+            .map(|a| {
+                let mut cursor = a.walk();
+                a.named_children(&mut cursor)
+                    .filter(|x| x.kind() != "comment")
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (receiver, name, template_args) = callee_parts(self.src, func);
+        let Some(name) = name else {
+            // An indirect call or an immediately invoked lambda.
+            if func.kind() == "lambda_expression" {
+                let idx = self.lambda(func, cur);
+                self.push_call(c, CallTarget::Lambda(idx), arg_nodes.len(), func, Vec::new(), Vec::new());
+            } else {
+                self.visit(func, cur);
+            }
+            return self.visit_args(&arg_nodes, cur);
+        };
+        if let Some(t) = template_args {
+            let mut cursor = t.walk();
+            let targs: Vec<Node> = t.named_children(&mut cursor).collect();
+            for a in targs {
+                if a.kind() == "type_descriptor" {
+                    if let Some(tt) = a.child_by_field_name("type") {
+                        self.mention(c, tt);
+                    }
+                }
+            }
+        }
+        if name.starts_with("if_architecture_is") || name.starts_with("else_if_architecture_is") {
+            let span = self.span(func);
+            self.facts.functions[c].arch_checks.push(span);
+        }
+        if KERNEL_INVOCATIONS.contains(&name.as_str()) {
+            if let Some(last) = arg_nodes.last() {
+                if let Some(kernel) = self.kernel_ref(*last, cur) {
+                    let span = self.span(func);
+                    self.facts.functions[c].launches.push(KernelLaunch { kernel, via: name, span });
+                    if let Some(r) = receiver {
+                        self.visit(r, cur);
+                    }
+                    return self.visit_args(&arg_nodes[..arg_nodes.len() - 1], cur);
+                }
+            }
+        }
+        let guarded: Vec<AspectRef> = if GUARDED_CALLS.contains(&name.as_str()) {
+            template_args
+                .map(|t| {
+                    let mut cursor = t.walk();
+                    t.named_children(&mut cursor)
+                        .map(|a| aspect_ref(self.text(a), self.span(a)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let is_guard = GUARDED_CALLS.contains(&name.as_str()) || name == "otherwise";
+        let literal_args: Vec<DoubleLiteral> = arg_nodes
+            .iter()
+            .filter_map(|a| self.double_literal(unwrap_sign(*a)))
+            .collect();
+        let target = match receiver {
+            Some(r) => {
+                let receiver_type = (r.kind() == "identifier")
+                    .then(|| match self.local(self.text(r)) {
+                        Some(Local::Type(t)) => Some(t.clone()),
+                        _ => None,
+                    })
+                    .flatten();
+                CallTarget::Member { name: name.clone(), receiver_type }
+            }
+            None => match self.local(&name).cloned() {
+                Some(Local::Lambda(idx)) => CallTarget::Lambda(idx),
+                Some(Local::Type(t)) => CallTarget::Member {
+                    name: "operator()".into(),
+                    receiver_type: Some(t),
+                },
+                None => {
+                    let (qualifier, _) = split_name(self.src, func);
+                    CallTarget::Named { name: name.clone(), qualifier }
+                }
+            },
+        };
+        if !is_guard {
+            self.push_call(c, target, arg_nodes.len(), func, Vec::new(), literal_args);
+        }
+        if let Some(r) = receiver {
+            self.visit(r, cur);
+        }
+        for a in &arg_nodes {
+            if is_guard && a.kind() == "lambda_expression" {
+                let idx = self.lambda(*a, cur);
+                self.push_call(c, CallTarget::Lambda(idx), 0, *a, guarded.clone(), Vec::new());
+            } else if a.kind() == "number_literal" {
+                // Classified with the call (`literal_args`).
+            } else {
+                self.visit(*a, cur);
+            }
+        }
+    }
+
+    fn visit_args(&mut self, args: &[Node], cur: Option<usize>) {
+        for a in args {
+            self.visit(*a, cur);
+        }
+    }
+
+    /// Calls in host code: only kernel launches matter, and lambdas that may contain them.
+    fn host_call(&mut self, n: Node, func: Node, args: Option<Node>) {
+        let (_, name, _) = callee_parts(self.src, func);
+        let arg_nodes: Vec<Node> = args
+            .map(|a| {
+                let mut cursor = a.walk();
+                a.named_children(&mut cursor)
+                    .filter(|x| x.kind() != "comment")
+                    .collect()
+            })
+            .unwrap_or_default();
+        if let (Some(name), Some(last)) = (name.as_deref(), arg_nodes.last()) {
+            if KERNEL_INVOCATIONS.contains(&name) {
+                if let Some(kernel) = self.kernel_ref(*last, None) {
+                    let span = self.span(func);
+                    // Host launches are recorded on a pseudo owner: the innermost function is
+                    // unknown here, so they go to the file-level list via a synthetic function.
+                    let host = self.host_function();
+                    self.facts.functions[host].launches.push(KernelLaunch {
+                        kernel,
+                        via: name.to_string(),
+                        span,
+                    });
+                    self.visit(func, None);
+                    return self.visit_args(&arg_nodes[..arg_nodes.len() - 1], None);
+                }
+            }
+        }
+        let _ = n;
+        self.visit(func, None);
+        self.visit_args(&arg_nodes, None);
+    }
+
+    /// A function standing for "host code of this file", owner of launches found outside any
+    /// function (global initializers). Created on first use.
+    fn host_function(&mut self) -> usize {
+        if let Some(i) = self.facts.functions.iter().position(|f| f.name == "<host>") {
+            return i;
+        }
+        self.facts.functions.push(Function {
+            name: "<host>".into(),
+            scope: Vec::new(),
+            class: None,
+            params: Vec::new(),
+            defaulted_params: 0,
+            variadic: false,
+            is_const: false,
+            is_definition: false,
+            is_lambda: false,
+            is_template: false,
+            sycl_external: false,
+            name_span: Span::default(),
+            span: Span::default(),
+            device_has: None,
+            uses_aspects: Vec::new(),
+            reqd_sub_group_size: None,
+            types: Vec::new(),
+            literals: Vec::new(),
+            calls: Vec::new(),
+            launches: Vec::new(),
+            arch_checks: Vec::new(),
+        });
+        self.facts.functions.len() - 1
+    }
+
+    fn kernel_ref(&mut self, arg: Node, cur: Option<usize>) -> Option<KernelRef> {
+        match arg.kind() {
+            "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg, cur))),
+            "identifier" => match self.local(self.text(arg)).cloned() {
+                Some(Local::Lambda(idx)) => Some(KernelRef::Lambda(idx)),
+                Some(Local::Type(t)) => Some(KernelRef::Functor(t)),
+                None => None,
+            },
+            "compound_literal_expression" => arg
+                .child_by_field_name("type")
+                .map(|t| KernelRef::Functor(normalize(self.text(t)))),
+            "call_expression" => {
+                let f = arg.child_by_field_name("function")?;
+                matches!(f.kind(), "identifier" | "qualified_identifier" | "template_function")
+                    .then(|| KernelRef::Functor(last_component(self.text(f))))
+            }
+            _ => None,
+        }
+    }
+
+    fn if_statement(&mut self, n: Node, cur: Option<usize>) {
+        let is_constexpr = has_child_text(n, self.src, "constexpr");
+        let cond = n.child_by_field_name("condition");
+        let always_false = is_constexpr
+            && cond.is_some_and(|c| {
+                let t: String = self.text(c).chars().filter(|ch| !ch.is_whitespace() && *ch != '(' && *ch != ')').collect();
+                t == "false" || t == "0"
+            });
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.children(&mut cursor).collect();
+        let consequence = n.child_by_field_name("consequence").map(|x| x.id());
+        for c in children {
+            if always_false && Some(c.id()) == consequence {
+                continue;
+            }
+            self.visit(c, cur);
+        }
+    }
+
+    fn double_literal(&self, n: Node) -> Option<DoubleLiteral> {
+        (n.kind() == "number_literal" && is_double_literal(self.text(n))).then(|| DoubleLiteral {
+            text: self.text(n).to_string(),
+            span: self.span(n),
+        })
+    }
+
+    /// Records a type named at `t` (and the types in its template arguments).
+    fn mention(&mut self, cur: usize, t: Node) {
+        match t.kind() {
+            "qualified_identifier"
+                if t
+                    .child_by_field_name("name")
+                    .is_some_and(|n| n.kind() == "template_type") =>
+            {
+                let name = t.child_by_field_name("name").expect("checked above");
+                self.template_mention(cur, t, name);
+            }
+            "primitive_type" | "sized_type_specifier" | "type_identifier" | "qualified_identifier" => {
+                let text = normalize(self.text(t));
+                if !matches!(text.as_str(), "void" | "auto" | "int" | "bool" | "char" | "float") {
+                    let span = self.span(t);
+                    self.facts.functions[cur].types.push(TypeMention { text, first_arg: None, span });
+                }
+            }
+            "template_type" => self.template_mention(cur, t, t),
+            "class_specifier" | "struct_specifier" | "union_specifier" => {
+                if let Some(name) = t.child_by_field_name("name") {
+                    self.mention(cur, name);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `ns::tmpl<A, B>` at `whole`, whose `template_type` node is `tt`.
+    fn template_mention(&mut self, cur: usize, whole: Node, tt: Node) {
+        let args = tt.child_by_field_name("arguments");
+        let first_arg = args.and_then(|a| {
+            let mut cursor = a.walk();
+            let first = a.named_children(&mut cursor).next();
+            first.map(|f| {
+                let inner = f.child_by_field_name("type").unwrap_or(f);
+                type_name(self.src, inner)
+            })
+        });
+        let text = normalize(&self.text(whole)[..tt.child_by_field_name("name").map_or(whole.end_byte(), |n| n.end_byte()) - whole.start_byte()]);
+        let span = self.span(whole);
+        self.facts.functions[cur].types.push(TypeMention { text, first_arg, span });
+        if let Some(a) = args {
+            let mut cursor = a.walk();
+            let items: Vec<Node> = a.named_children(&mut cursor).collect();
+            for item in items {
+                if item.kind() == "type_descriptor" {
+                    if let Some(inner) = item.child_by_field_name("type") {
+                        self.mention(cur, inner);
+                    }
+                }
+            }
+        }
+    }
+
+    // ---- attributes ---------------------------------------------------------------------
+
+    /// Gives each attribute and `SYCL_EXTERNAL` to the innermost declaration whose head holds it.
+    fn attach(&mut self, prepared: &Prepared) {
+        let owner_at = |heads: &[(TextRange, Owner)], at: usize| -> Option<Owner> {
+            heads
+                .iter()
+                .filter(|(r, _)| r.start <= at && at < r.end)
+                .min_by_key(|(r, _)| r.end - r.start)
+                .map(|(_, o)| *o)
+        };
+        for &at in &prepared.sycl_external {
+            if let Some(Owner::Function(f)) = owner_at(&self.heads, at) {
+                self.facts.functions[f].sycl_external = true;
+            }
+        }
+        for attr in &prepared.attrs {
+            let Some(owner) = owner_at(&self.heads, attr.range.start) else {
+                continue;
+            };
+            let refs = || -> Vec<AspectRef> {
+                attr.args
+                    .iter()
+                    .map(|(t, r)| aspect_ref(t, self.span_of(*r)))
+                    .collect()
+            };
+            match (attr.kind, owner) {
+                (AttrKind::DeviceHas | AttrKind::DeviceHasProperty, Owner::Function(f)) => {
+                    let form = if attr.kind == AttrKind::DeviceHas {
+                        DeclForm::Attribute
+                    } else {
+                        DeclForm::Property
+                    };
+                    let aspects = refs();
+                    let span = self.span_of(attr.range);
+                    let slot = &mut self.facts.functions[f].device_has;
+                    match slot {
+                        Some(existing) => existing.aspects.extend(aspects),
+                        None => *slot = Some(DeviceHas { aspects, form, span }),
+                    }
+                }
+                (AttrKind::UsesAspects, Owner::Function(f)) => {
+                    let r = refs();
+                    self.facts.functions[f].uses_aspects.extend(r);
+                }
+                (AttrKind::UsesAspects, Owner::Class(c)) => {
+                    let r = refs();
+                    self.facts.classes[c].uses_aspects.extend(r);
+                }
+                (AttrKind::UsesAspects, Owner::Alias(a)) => {
+                    let r = refs();
+                    self.facts.aliases[a].uses_aspects.extend(r);
+                }
+                (AttrKind::ReqdSubGroupSize, Owner::Function(f)) => {
+                    if let Some(n) = attr.args.first().and_then(|(t, _)| parse_int(t)) {
+                        let span = self.span_of(attr.range);
+                        self.facts.functions[f].reqd_sub_group_size = Some((n, span));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+// ---- helpers over nodes and text ---------------------------------------------------------
+
+fn parse_int(t: &str) -> Option<i64> {
+    let t = t.trim().trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(hex, 16).ok()
+    } else {
+        t.parse().ok()
+    }
+}
+
+/// An aspect from its spelling: the enumerator after `aspect::`, or a bare enumerator name.
+pub fn aspect_ref(text: &str, span: Span) -> AspectRef {
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let compact = compact.trim_start_matches("::");
+    let parts: Vec<&str> = compact.split("::").collect();
+    let plain = parts
+        .iter()
+        .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+    let name = parts.last().copied().unwrap_or("");
+    // `X::fp16` is taken as an enumerator whatever X is (`sycl::aspect`, an alias of it); a bare
+    // name only when it is an aspect's, since a template parameter is bare too.
+    let known = crate::devices::registry().by_name(name).is_some();
+    if plain && (parts.len() >= 2 || known) {
+        AspectRef::Named {
+            name: name.to_string(),
+            span,
+        }
+    } else {
+        AspectRef::Unknown {
+            text: text.to_string(),
+            span,
+        }
+    }
+}
+
+fn is_double_literal(text: &str) -> bool {
+    let t = text.replace('\'', "").to_ascii_lowercase();
+    let hex = t.starts_with("0x");
+    let floating = if hex { t.contains('p') } else { t.contains('.') || t.contains('e') };
+    if !floating {
+        return false;
+    }
+    // Suffix: none or `l` means double / long double; `f`, `f16`, `bf16`, user-defined do not.
+    let body_end = t
+        .rfind(|c: char| c.is_ascii_digit() || c == '.')
+        .map_or(t.len(), |i| i + 1);
+    let suffix = &t[body_end..];
+    let suffix = if !hex && suffix.starts_with('e') { "" } else { suffix };
+    matches!(suffix, "" | "l")
+}
+
+fn unwrap_sign(n: Node) -> Node {
+    let mut n = n;
+    while matches!(n.kind(), "unary_expression" | "parenthesized_expression") {
+        match n.named_child(n.named_child_count().saturating_sub(1) as u32) {
+            Some(inner) => n = inner,
+            None => break,
+        }
+    }
+    n
+}
+
+/// Whether the double literal at `n` makes the surrounding expression compute in double
+/// (`x * 2.0`, `x < 1e-3`, `x += 0.5`) rather than being converted at compile time.
+fn literal_computes_in_double(n: Node, src: &str) -> bool {
+    let mut child = n;
+    let mut parent = n.parent();
+    while let Some(p) = parent {
+        if matches!(p.kind(), "parenthesized_expression" | "unary_expression") {
+            child = p;
+            parent = p.parent();
+        } else {
+            break;
+        }
+    }
+    let Some(p) = parent else {
+        return false;
+    };
+    let computes = match p.kind() {
+        "binary_expression" => {
+            let op = p.child_by_field_name("operator").map_or("", |o| &src[o.byte_range()]);
+            let arithmetic = matches!(op, "+" | "-" | "*" | "/" | "<" | ">" | "<=" | ">=" | "==" | "!=");
+            let other = if p.child_by_field_name("left").map(|l| l.id()) == Some(child.id()) {
+                p.child_by_field_name("right")
+            } else {
+                p.child_by_field_name("left")
+            };
+            arithmetic && other.is_some_and(|o| unwrap_sign(o).kind() != "number_literal")
+        }
+        "assignment_expression" => {
+            let op = p.child_by_field_name("operator").map_or("=", |o| &src[o.byte_range()]);
+            op != "=" && p.child_by_field_name("right").map(|r| r.id()) == Some(child.id())
+        }
+        _ => false,
+    };
+    computes && !in_constant_context(p, src)
+}
+
+fn in_constant_context(n: Node, src: &str) -> bool {
+    let mut cur = Some(n);
+    while let Some(c) = cur {
+        match c.kind() {
+            "template_argument_list" | "array_declarator" | "static_assert_declaration"
+            | "case_statement" | "enumerator" | "bitfield_clause" => return true,
+            "declaration" | "field_declaration" => return has_child_text(c, src, "constexpr"),
+            "compound_statement" | "function_definition" | "lambda_expression" => return false,
+            _ => {}
+        }
+        cur = c.parent();
+    }
+    false
+}
+
+fn has_child_text(n: Node, src: &str, text: &str) -> bool {
+    let mut cursor = n.walk();
+    let found = n.children(&mut cursor).any(|c| {
+        &src[c.byte_range()] == text
+            || (c.kind() == "type_qualifier" || c.kind() == "storage_class_specifier")
+                && &src[c.byte_range()] == text
+    });
+    found
+}
+
+/// The `function_declarator` inside a (possibly pointer/reference/attributed) declarator.
+fn find_function_declarator(n: Node) -> Option<Node> {
+    let mut d = n.child_by_field_name("declarator")?;
+    loop {
+        match d.kind() {
+            "function_declarator" => {
+                // `int (*fp)(int)` declares a pointer, not a function.
+                let inner = d.child_by_field_name("declarator")?;
+                return (inner.kind() != "parenthesized_declarator").then_some(d);
+            }
+            "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
+                d = d.child_by_field_name("declarator").or_else(|| d.named_child(d.named_child_count().saturating_sub(1) as u32))?;
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn is_indirect(d: Node) -> bool {
+    matches!(d.kind(), "pointer_declarator" | "reference_declarator" | "abstract_pointer_declarator" | "abstract_reference_declarator")
+        || (d.kind() == "init_declarator"
+            && d.child_by_field_name("declarator").is_some_and(is_indirect))
+}
+
+fn is_builtin(t: Node) -> bool {
+    matches!(t.kind(), "primitive_type" | "sized_type_specifier")
+}
+
+fn is_class_like(t: Node) -> bool {
+    matches!(t.kind(), "type_identifier" | "qualified_identifier" | "template_type")
+}
+
+fn is_double_type(t: &str) -> bool {
+    t == "double" || t == "long double"
+}
+
+/// The identifier a declarator declares.
+fn declared_name(d: Node, src: &str) -> Option<String> {
+    let mut d = d;
+    loop {
+        match d.kind() {
+            "identifier" | "field_identifier" => return Some(src[d.byte_range()].to_string()),
+            _ => {
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| {
+                        let mut c = d.walk();
+                        let x = d.named_children(&mut c).find(|ch| {
+                            matches!(ch.kind(), "identifier" | "field_identifier" | "pointer_declarator" | "reference_declarator" | "array_declarator" | "init_declarator")
+                        });
+                        x
+                    })?;
+            }
+        }
+    }
+}
+
+/// `(qualifier components, name)` of a declarator or callee name node.
+fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
+    match n.kind() {
+        "qualified_identifier" => {
+            let mut qualifier = Vec::new();
+            let mut cur = n;
+            loop {
+                if let Some(scope) = cur.child_by_field_name("scope") {
+                    let s = match scope.kind() {
+                        "template_type" => scope
+                            .child_by_field_name("name")
+                            .map_or(String::new(), |x| src[x.byte_range()].to_string()),
+                        _ => src[scope.byte_range()].to_string(),
+                    };
+                    if !s.is_empty() {
+                        qualifier.push(s);
+                    }
+                }
+                match cur.child_by_field_name("name") {
+                    Some(next) if next.kind() == "qualified_identifier" => cur = next,
+                    Some(next) => return (qualifier, split_name(src, next).1),
+                    None => return (qualifier, String::new()),
+                }
+            }
+        }
+        "template_function" | "template_method" | "template_type" => n
+            .child_by_field_name("name")
+            .map_or((Vec::new(), String::new()), |x| split_name(src, x)),
+        "operator_name" => (Vec::new(), normalize(&src[n.byte_range()]).replace("operator ", "operator")),
+        "destructor_name" | "identifier" | "field_identifier" | "type_identifier" => {
+            (Vec::new(), normalize(&src[n.byte_range()]))
+        }
+        _ => (Vec::new(), String::new()),
+    }
+}
+
+/// `(receiver, name, template arguments)` of a call's function expression.
+fn callee_parts<'t>(src: &str, f: Node<'t>) -> (Option<Node<'t>>, Option<String>, Option<Node<'t>>) {
+    match f.kind() {
+        "field_expression" => {
+            let receiver = f.child_by_field_name("argument");
+            let field = f.child_by_field_name("field");
+            let (name, targs) = match field {
+                Some(x) if x.kind() == "template_method" => (
+                    x.child_by_field_name("name").map(|n| src[n.byte_range()].to_string()),
+                    x.child_by_field_name("arguments"),
+                ),
+                Some(x) => (Some(split_name(src, x).1).filter(|s| !s.is_empty()), None),
+                None => (None, None),
+            };
+            (receiver, name, targs)
+        }
+        "identifier" => (None, Some(src[f.byte_range()].to_string()), None),
+        "template_function" => (
+            None,
+            Some(split_name(src, f).1).filter(|s| !s.is_empty()),
+            f.child_by_field_name("arguments"),
+        ),
+        "qualified_identifier" => {
+            let mut last = f;
+            while let Some(n) = last.child_by_field_name("name") {
+                last = n;
+            }
+            let targs = (last.kind() == "template_function").then(|| last.child_by_field_name("arguments")).flatten();
+            (None, Some(split_name(src, f).1).filter(|s| !s.is_empty()), targs)
+        }
+        _ => (None, None, None),
+    }
+}
+
+/// The text of a type node without cv-qualifiers, whitespace-normalised; for a template type,
+/// the whole `name<args>`.
+fn type_name(src: &str, t: Node) -> String {
+    normalize(&src[t.byte_range()])
+}
+
+fn param_type_text(src: &str, p: Node) -> String {
+    let end = p
+        .child_by_field_name("default_value")
+        .map_or(p.end_byte(), |d| d.start_byte());
+    let mut text = src[p.start_byte()..end].to_string();
+    if p.child_by_field_name("default_value").is_some() {
+        text = text.trim_end().trim_end_matches('=').to_string();
+    }
+    if let Some(name) = p.child_by_field_name("declarator").and_then(|d| declared_name_range(d)) {
+        let (a, b) = (name.0 - p.start_byte(), name.1 - p.start_byte());
+        if b <= text.len() {
+            text.replace_range(a..b, "");
+        }
+    }
+    let t = normalize(&text);
+    t.replace(" &", "&").replace(" *", "*")
+}
+
+fn declared_name_range(d: Node) -> Option<(usize, usize)> {
+    let mut d = d;
+    loop {
+        match d.kind() {
+            "identifier" | "field_identifier" => return Some((d.start_byte(), d.end_byte())),
+            _ => {
+                d = d.child_by_field_name("declarator").or_else(|| {
+                    let mut c = d.walk();
+                    let x = d.named_children(&mut c).find(|ch| {
+                        matches!(ch.kind(), "identifier" | "pointer_declarator" | "reference_declarator" | "array_declarator")
+                    });
+                    x
+                })?;
+            }
+        }
+    }
+}
+
+/// Collapses whitespace, drops `const`/`volatile`/`typename`/`struct`/`class` keywords.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if matches!(word, "const" | "volatile" | "typename" | "struct" | "class" | "constexpr") {
+            continue;
+        }
+        if !out.is_empty() {
+            let prev = out.chars().last().unwrap_or(' ');
+            let next = word.chars().next().unwrap_or(' ');
+            let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            if ident(prev) && ident(next) {
+                out.push(' ');
+            }
+        }
+        out.push_str(word);
+    }
+    out.trim_start_matches("::").to_string()
+}
+
+fn last_component(text: &str) -> String {
+    let t = normalize(text);
+    let base = t.split('<').next().unwrap_or(&t);
+    base.rsplit("::").next().unwrap_or(base).to_string()
+}

@@ -1,0 +1,196 @@
+//! Plain per-file facts extracted from C++ source. No syntax tree survives extraction, so
+//! closed files cost only these records (and they can be cached).
+
+use crate::text::{LineCol, TextRange};
+
+/// A located piece of source: byte range plus its resolved 1-based position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub range: TextRange,
+    pub pos: LineCol,
+}
+
+/// An aspect as written in an attribute or property.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AspectRef {
+    /// `sycl::aspect::fp16`, `aspect::fp16`, `fp16`: the name after the last `::`.
+    Named { name: String, span: Span },
+    /// A template parameter, a constexpr call, anything not spelled as an enumerator.
+    Unknown { text: String, span: Span },
+}
+
+/// Which spelling declared the aspects a function may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclForm {
+    /// `[[sycl::device_has(...)]]` or the old `[[sycl::requires(...)]]`.
+    Attribute,
+    /// `properties{device_has<...>}` or `SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((device_has<...>))`.
+    Property,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceHas {
+    pub aspects: Vec<AspectRef>,
+    pub form: DeclForm,
+    pub span: Span,
+}
+
+/// A type named inside a function (or in its signature).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeMention {
+    /// As written, whitespace-normalised, without cv-qualifiers: `double`, `sycl::half`,
+    /// `long double`, `my_real`, `ns::Struct1`.
+    pub text: String,
+    /// For `atomic_ref<T, ...>`-like templates: the first template argument, normalised.
+    pub first_arg: Option<String>,
+    pub span: Span,
+}
+
+/// An unsuffixed floating literal (`2.0`, `1e-3`) in an expression that computes in double.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DoubleLiteral {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallTarget {
+    /// `f(...)`, `ns::f(...)`, `S::f(...)`: the name and the qualifier components written.
+    Named { name: String, qualifier: Vec<String> },
+    /// `obj.f(...)`, `p->f(...)`, `this->f(...)`; `receiver_type` when the object's declared type
+    /// is known locally.
+    Member {
+        name: String,
+        receiver_type: Option<String>,
+    },
+    /// Construction of a class: `S s;`, `S{}`, `S(...)`, `new S`.
+    Construct { type_name: String },
+    /// A lambda of this file, by index into `FileFacts::functions`.
+    Lambda(usize),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Call {
+    pub target: CallTarget,
+    pub args: usize,
+    pub span: Span,
+    /// Aspects whose use beyond this call does not count (`if_device_has<A...>(f)`).
+    pub guarded: Vec<AspectRef>,
+    /// Literal arguments by position, for calls of math functions that then run in double.
+    pub literal_args: Vec<DoubleLiteral>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KernelRef {
+    Lambda(usize),
+    /// A functor given by its type name (`MyKernel{...}` or a local variable of that type).
+    Functor(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KernelLaunch {
+    pub kernel: KernelRef,
+    /// `parallel_for`, `single_task`, ...
+    pub via: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Function {
+    /// Unqualified name: `func1`, `operator()`, `S` for a constructor, `<lambda>`.
+    pub name: String,
+    /// Enclosing namespaces and classes, outermost first, plus any qualifier written in the
+    /// declarator (`S::f` defined out of class).
+    pub scope: Vec<String>,
+    /// The class this function is a member of, if any (last class of `scope`).
+    pub class: Option<String>,
+    /// Parameter types as written (`int`, `const float&`).
+    pub params: Vec<String>,
+    /// Parameters with a default value (so calls may pass fewer arguments).
+    pub defaulted_params: usize,
+    pub variadic: bool,
+    /// `const` after the parameter list.
+    pub is_const: bool,
+    pub is_definition: bool,
+    pub is_lambda: bool,
+    pub is_template: bool,
+    pub sycl_external: bool,
+    /// Where the warning goes: the name, or a lambda's introducer `[...]`.
+    pub name_span: Span,
+    /// The whole definition or declaration.
+    pub span: Span,
+    pub device_has: Option<DeviceHas>,
+    pub uses_aspects: Vec<AspectRef>,
+    pub reqd_sub_group_size: Option<(i64, Span)>,
+    pub types: Vec<TypeMention>,
+    pub literals: Vec<DoubleLiteral>,
+    pub calls: Vec<Call>,
+    pub launches: Vec<KernelLaunch>,
+    /// `if_architecture_is...` calls.
+    pub arch_checks: Vec<Span>,
+}
+
+impl Function {
+    /// `ns::S::f`.
+    pub fn qualified_name(&self) -> String {
+        let mut parts = self.scope.clone();
+        parts.push(self.name.clone());
+        parts.join("::")
+    }
+
+    /// The name DPC++ prints: `ns::func1(int)`, `S::operator()() const`. Lambdas are named by
+    /// their caller, which knows the file.
+    pub fn display_name(&self) -> String {
+        format!(
+            "{}({}){}",
+            self.qualified_name(),
+            self.params.join(", "),
+            if self.is_const { " const" } else { "" }
+        )
+    }
+
+    pub fn accepts_args(&self, n: usize) -> bool {
+        let max = self.params.len();
+        let min = max - self.defaulted_params.min(max);
+        n >= min && (n <= max || self.variadic)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    pub name: String,
+    pub scope: Vec<String>,
+    pub uses_aspects: Vec<AspectRef>,
+    /// Types held by value: fields (not through a pointer or reference) and bases.
+    pub members_by_value: Vec<String>,
+    /// `properties{device_has<...>}` returned by `get(properties_tag)`: the kernel's declared
+    /// aspects.
+    pub kernel_properties: Option<DeviceHas>,
+    pub span: Span,
+}
+
+impl Class {
+    pub fn qualified_name(&self) -> String {
+        let mut parts = self.scope.clone();
+        parts.push(self.name.clone());
+        parts.join("::")
+    }
+}
+
+/// `using name = type;` or `typedef type name;`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alias {
+    pub name: String,
+    pub scope: Vec<String>,
+    pub target: String,
+    pub uses_aspects: Vec<AspectRef>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileFacts {
+    pub functions: Vec<Function>,
+    pub classes: Vec<Class>,
+    pub aliases: Vec<Alias>,
+    /// Nodes the parser could not read (ERROR or MISSING); their neighbours are still read.
+    pub syntax_errors: usize,
+}

@@ -1,0 +1,483 @@
+//! A textual pass before parsing. It finds the SYCL attributes and macros that tree-sitter-cpp
+//! cannot read in place (`SYCL_EXTERNAL void f()` parses as a type named `SYCL_EXTERNAL`; an
+//! attribute after a lambda's capture list is an ERROR), records them, and blanks them with
+//! spaces. Blanking keeps every byte offset and newline, so positions in the parsed text are
+//! positions in the file.
+
+use std::collections::HashSet;
+
+use crate::text::TextRange;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrKind {
+    /// `[[sycl::device_has(...)]]`, `[[sycl::requires(...)]]`, `[[sycl::requires(has(...))]]`.
+    DeviceHas,
+    /// `SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((device_has<...>))`.
+    DeviceHasProperty,
+    /// `[[__sycl_detail__::__uses_aspects__(...)]]`, `[[sycl_detail::uses_aspects(...)]]`.
+    UsesAspects,
+    /// `[[sycl::reqd_sub_group_size(N)]]`, `[[intel::reqd_sub_group_size(N)]]`.
+    ReqdSubGroupSize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawAttr {
+    pub kind: AttrKind,
+    /// The attribute itself (`sycl::device_has(...)`), for locating diagnostics.
+    pub range: TextRange,
+    /// Top-level arguments, trimmed, with their ranges.
+    pub args: Vec<(String, TextRange)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prepared {
+    pub text: String,
+    pub attrs: Vec<RawAttr>,
+    /// Offsets of `SYCL_EXTERNAL` tokens.
+    pub sycl_external: Vec<usize>,
+}
+
+/// Object-like macros that expand to nothing in practice and break declarations when parsed.
+const BLANKED_TOKENS: [&str; 4] = ["__restrict__", "__restrict", "SYCL_ESIMD_FUNCTION", "SYCL_ESIMD_KERNEL"];
+
+pub fn prepare(src: &str) -> Prepared {
+    let bytes = src.as_bytes();
+    let mut out = bytes.to_vec();
+    let mut attrs = Vec::new();
+    let mut sycl_external = Vec::new();
+    let empty_macros = empty_defines(src);
+    let disabled = disabled_regions(src);
+    for r in &disabled {
+        blank(&mut out, r.start, r.end);
+    }
+    let mut i = 0;
+    let mut region = 0;
+    while i < bytes.len() {
+        if let Some(r) = disabled.get(region) {
+            if i >= r.start {
+                i = i.max(r.end);
+                region += 1;
+                continue;
+            }
+        }
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = line_end(bytes, i),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = find(bytes, i + 2, b"*/").map_or(bytes.len(), |e| e + 2)
+            }
+            b'"' | b'\'' => i = skip_quoted(bytes, i),
+            b'#' if at_line_start(bytes, i) => i = line_end_continued(bytes, i),
+            b'[' if bytes.get(i + 1) == Some(&b'[') => {
+                let Some(end) = matching(bytes, i, b'[', b']') else {
+                    i += 2;
+                    continue;
+                };
+                // `[[...]]`: the outer brackets close at `end`; the attribute list is inside.
+                let found = attributes_in(src, i + 2, end.saturating_sub(1));
+                if !found.is_empty() {
+                    attrs.extend(found);
+                    blank(&mut out, i, end + 1);
+                }
+                i = end + 1;
+            }
+            c if is_ident_start(c) && (i == 0 || !is_ident(bytes[i - 1])) => {
+                let end = ident_end(bytes, i);
+                let word = &src[i..end];
+                if word == "SYCL_EXTERNAL" {
+                    sycl_external.push(i);
+                    blank(&mut out, i, end);
+                } else if word == "SYCL_EXT_ONEAPI_FUNCTION_PROPERTY" {
+                    let open = skip_ws(bytes, end);
+                    if bytes.get(open) == Some(&b'(') {
+                        if let Some(close) = matching(bytes, open, b'(', b')') {
+                            attrs.extend(properties_in(src, open + 1, close));
+                            blank(&mut out, i, close + 1);
+                            i = close + 1;
+                            continue;
+                        }
+                    }
+                } else if BLANKED_TOKENS.contains(&word) || empty_macros.contains(word) {
+                    blank(&mut out, i, end);
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    Prepared {
+        text: String::from_utf8(out).expect("only ASCII bytes were replaced by spaces"),
+        attrs,
+        sycl_external,
+    }
+}
+
+/// The `device_has<...>` aspects of a property list text (`(device_has<aspect::fp64>)`).
+pub fn properties_in(src: &str, start: usize, end: usize) -> Vec<RawAttr> {
+    let mut found = Vec::new();
+    let mut from = start;
+    while let Some(at) = src[from..end].find("device_has").map(|p| p + from) {
+        let after = at + "device_has".len();
+        let open = skip_ws(src.as_bytes(), after);
+        if src.as_bytes().get(open) == Some(&b'<') {
+            if let Some(close) = matching_angle(src.as_bytes(), open, end) {
+                found.push(RawAttr {
+                    kind: AttrKind::DeviceHasProperty,
+                    range: TextRange::new(at, close + 1),
+                    args: split_args(src, open + 1, close),
+                });
+                from = close + 1;
+                continue;
+            }
+        }
+        from = after;
+    }
+    found
+}
+
+/// Attributes of interest in the list `a, ns::b(args), ...` between `start` and `end`.
+fn attributes_in(src: &str, start: usize, end: usize) -> Vec<RawAttr> {
+    let mut found = Vec::new();
+    for (item, range) in split_args(src, start, end) {
+        let name_end = item.find('(').unwrap_or(item.len());
+        let name: String = item[..name_end].chars().filter(|c| !c.is_whitespace()).collect();
+        let kind = match name.as_str() {
+            "sycl::device_has" | "sycl::requires" => AttrKind::DeviceHas,
+            "__sycl_detail__::__uses_aspects__" | "sycl_detail::uses_aspects" => AttrKind::UsesAspects,
+            "sycl::reqd_sub_group_size" | "intel::reqd_sub_group_size" => AttrKind::ReqdSubGroupSize,
+            _ => continue,
+        };
+        let mut args = Vec::new();
+        if name_end < item.len() {
+            let open = range.start + name_end;
+            if let Some(close) = matching(src.as_bytes(), open, b'(', b')') {
+                args = split_args(src, open + 1, close);
+            }
+        }
+        // `requires(has(a, b))`: the old spelling wraps the list.
+        if let [(only, r)] = args.as_slice() {
+            if let Some(inner) = only.strip_prefix("has") {
+                let inner = inner.trim_start();
+                if inner.starts_with('(') && only.ends_with(')') {
+                    let open = r.start + (only.len() - inner.len());
+                    args = split_args(src, open + 1, r.end - 1);
+                }
+            }
+        }
+        found.push(RawAttr { kind, range, args });
+    }
+    found
+}
+
+/// Splits `start..end` at top-level commas; items are trimmed, empty ones dropped.
+fn split_args(src: &str, start: usize, end: usize) -> Vec<(String, TextRange)> {
+    let bytes = src.as_bytes();
+    let mut items = Vec::new();
+    let mut depth = 0i32;
+    let mut item_start = start;
+    let mut push = |a: usize, b: usize| {
+        let raw = &src[a..b];
+        let lead = raw.len() - raw.trim_start().len();
+        let trimmed = raw.trim();
+        if !trimmed.is_empty() {
+            items.push((
+                trimmed.to_string(),
+                TextRange::new(a + lead, a + lead + trimmed.len()),
+            ));
+        }
+    };
+    for i in start..end {
+        match bytes[i] {
+            b'(' | b'[' | b'{' | b'<' => depth += 1,
+            b')' | b']' | b'}' | b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                push(item_start, i);
+                item_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    push(item_start, end);
+    items
+}
+
+fn blank(out: &mut [u8], start: usize, end: usize) {
+    let end = end.min(out.len());
+    for b in &mut out[start..end] {
+        if *b != b'\n' && *b != b'\r' {
+            *b = b' ';
+        }
+    }
+}
+
+fn is_ident_start(c: u8) -> bool {
+    c.is_ascii_alphabetic() || c == b'_'
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+fn ident_end(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && is_ident(bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+fn skip_ws(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+fn line_end(bytes: &[u8], i: usize) -> usize {
+    bytes[i..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| i + p)
+}
+
+/// End of a preprocessor line, following backslash continuations.
+fn line_end_continued(bytes: &[u8], mut i: usize) -> usize {
+    loop {
+        let e = line_end(bytes, i);
+        let continued = e > 0 && bytes[..e].ends_with(b"\\") || bytes[..e].ends_with(b"\\\r");
+        if !continued || e >= bytes.len() {
+            return e;
+        }
+        i = e + 1;
+    }
+}
+
+fn at_line_start(bytes: &[u8], i: usize) -> bool {
+    bytes[..i]
+        .iter()
+        .rev()
+        .take_while(|&&b| b != b'\n')
+        .all(|b| b.is_ascii_whitespace())
+}
+
+fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| from + p)
+}
+
+fn skip_quoted(bytes: &[u8], i: usize) -> usize {
+    let quote = bytes[i];
+    // A digit separator (1'000) is not a character literal.
+    if quote == b'\'' && i > 0 && bytes[i - 1].is_ascii_hexdigit() {
+        return i + 1;
+    }
+    // Raw string literal R"delim( ... )delim".
+    if quote == b'"' && i > 0 && bytes[i - 1] == b'R' {
+        if let Some(open) = bytes[i + 1..].iter().position(|&b| b == b'(') {
+            let delim = &bytes[i + 1..i + 1 + open];
+            let mut close = vec![b')'];
+            close.extend_from_slice(delim);
+            close.push(b'"');
+            return find(bytes, i + 2 + open, &close).map_or(bytes.len(), |e| e + close.len());
+        }
+    }
+    let mut j = i + 1;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\\' => j += 2,
+            b'\n' => return j,
+            c if c == quote => return j + 1,
+            _ => j += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// Offset of the bracket closing the one at `open`, skipping comments and literals.
+fn matching(bytes: &[u8], open: usize, o: u8, c: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = line_end(bytes, i);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = find(bytes, i + 2, b"*/").map_or(bytes.len(), |e| e + 2);
+                continue;
+            }
+            b'"' | b'\'' => {
+                i = skip_quoted(bytes, i);
+                continue;
+            }
+            b if b == o => depth += 1,
+            b if b == c => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+fn matching_angle(bytes: &[u8], open: usize, limit: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, &b) in bytes.iter().enumerate().take(limit).skip(open) {
+        match b {
+            b'<' | b'(' => depth += 1,
+            b'>' | b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return (b == b'>').then_some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Names `#define`d to nothing in this file (`#define DEV`), which break declarations.
+fn empty_defines(src: &str) -> HashSet<&str> {
+    src.lines()
+        .filter_map(|l| {
+            let rest = l.trim_start().strip_prefix('#')?.trim_start().strip_prefix("define")?;
+            let mut parts = rest.split_whitespace();
+            let name = parts.next()?;
+            (parts.next().is_none() && name.bytes().all(is_ident) && !name.is_empty())
+                .then_some(name)
+        })
+        .collect()
+}
+
+/// Byte ranges of `#if 0` / `#if false` blocks up to their `#else`, `#elif` or `#endif`.
+fn disabled_regions(src: &str) -> Vec<TextRange> {
+    let mut regions = Vec::new();
+    let mut offset = 0;
+    // (depth of the disabled #if, start of its body) while inside one.
+    let mut open: Option<(usize, usize)> = None;
+    let mut depth = 0usize;
+    for line in src.split_inclusive('\n') {
+        let directive = line
+            .trim_start()
+            .strip_prefix('#')
+            .map(|d| d.trim_start());
+        if let Some(d) = directive {
+            let word = d.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+            match word {
+                "if" | "ifdef" | "ifndef" => {
+                    depth += 1;
+                    let cond = d[word.len()..].trim();
+                    let cond = cond.split("//").next().unwrap_or("").trim();
+                    if open.is_none() && word == "if" && (cond == "0" || cond == "false") {
+                        open = Some((depth, offset + line.len()));
+                    }
+                }
+                "else" | "elif" | "endif" => {
+                    if let Some((d0, start)) = open {
+                        if d0 == depth {
+                            regions.push(TextRange::new(start, offset));
+                            open = None;
+                        }
+                    }
+                    if word == "endif" {
+                        depth = depth.saturating_sub(1);
+                    }
+                }
+                _ => {}
+            }
+        }
+        offset += line.len();
+    }
+    if let Some((_, start)) = open {
+        regions.push(TextRange::new(start, src.len()));
+    }
+    regions
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &RawAttr) -> Vec<&str> {
+        a.args.iter().map(|(s, _)| s.as_str()).collect()
+    }
+
+    #[test]
+    fn blanks_attributes_and_macros_keeping_offsets() {
+        let src = "[[sycl::device_has(sycl::aspect::fp16, aspect::fp64)]] SYCL_EXTERNAL void f(int* __restrict__ p);\n";
+        let p = prepare(src);
+        assert_eq!(p.text.len(), src.len());
+        assert_eq!(p.text.trim(), "void f(int*              p);");
+        assert_eq!(p.attrs.len(), 1);
+        assert_eq!(p.attrs[0].kind, AttrKind::DeviceHas);
+        assert_eq!(args(&p.attrs[0]), ["sycl::aspect::fp16", "aspect::fp64"]);
+        let (text, r) = &p.attrs[0].args[1];
+        assert_eq!(&src[r.start..r.end], text);
+        assert_eq!(p.sycl_external, [src.find("SYCL_EXTERNAL").unwrap()]);
+    }
+
+    #[test]
+    fn old_requires_has_spelling() {
+        let p = prepare("[[sycl::requires(has(aspect::fp16, aspect::gpu))]] void f();");
+        assert_eq!(args(&p.attrs[0]), ["aspect::fp16", "aspect::gpu"]);
+        let p = prepare("[[sycl::requires(aspect::fp16)]] void f();");
+        assert_eq!(args(&p.attrs[0]), ["aspect::fp16"]);
+    }
+
+    #[test]
+    fn other_attributes_stay_and_ours_in_a_list_are_found() {
+        let p = prepare("[[nodiscard]] int f();\n[[maybe_unused, sycl::reqd_sub_group_size(16)]] void g();");
+        assert!(p.text.contains("[[nodiscard]]"));
+        assert_eq!(p.attrs[0].kind, AttrKind::ReqdSubGroupSize);
+        assert_eq!(args(&p.attrs[0]), ["16"]);
+    }
+
+    #[test]
+    fn comments_strings_and_disabled_code_are_not_scanned() {
+        let src = "// [[sycl::device_has()]]\nconst char* s = \"[[sycl::device_has()]]\";\n#if 0\n[[sycl::device_has()]] void f() { double d; }\n#endif\nint x;";
+        let p = prepare(src);
+        assert!(p.attrs.is_empty());
+        assert!(!p.text.contains("double"));
+        assert!(p.text.contains("int x;"));
+        assert_eq!(p.text.len(), src.len());
+    }
+
+    #[test]
+    fn function_property_macro() {
+        let src = "SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((sycl::ext::oneapi::experimental::device_has<sycl::aspect::fp64>))\nvoid f() {}";
+        let p = prepare(src);
+        assert_eq!(p.attrs[0].kind, AttrKind::DeviceHasProperty);
+        assert_eq!(args(&p.attrs[0]), ["sycl::aspect::fp64"]);
+        assert!(p.text.trim_start().starts_with("void f()"));
+    }
+
+    #[test]
+    fn uses_aspects_spellings_and_empty_defines() {
+        let p = prepare("#define DEV\nstruct [[__sycl_detail__::__uses_aspects__(sycl::aspect::fp16)]] S {};\nDEV int f();\n");
+        assert_eq!(p.attrs[0].kind, AttrKind::UsesAspects);
+        assert!(p.text.contains("    int f();"));
+    }
+
+    #[test]
+    fn nested_if_zero_with_else() {
+        let src = "#if 0\n#if X\na\n#endif\nb\n#else\nc\n#endif\n";
+        let p = prepare(src);
+        assert!(!p.text.contains('a') && !p.text.contains('b'));
+        assert!(p.text.contains('c'));
+    }
+
+    #[test]
+    fn unterminated_input_does_not_panic() {
+        for src in ["[[sycl::device_has(", "\"abc", "/* x", "R\"(abc", "SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((", "#if 0\n"] {
+            let p = prepare(src);
+            assert_eq!(p.text.len(), src.len());
+        }
+    }
+}
