@@ -59,6 +59,11 @@ codes! {
     InvalidSubGroupSize => "invalid-sub-group-size",
     AliasTargetName => "alias-target-name",
     InvalidTarget => "invalid-target",
+    AspectMismatch => "aspect-mismatch",
+    TargetUnsupportedAspect => "target-unsupported-aspect",
+    TargetUnsupportedSubGroupSize => "target-unsupported-sub-group-size",
+    IfArchitectureNotAot => "if-architecture-not-aot",
+    FileSkipped => "file-skipped",
 }
 
 impl Serialize for Code {
@@ -79,6 +84,30 @@ pub struct Diagnostic {
     pub message: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
+    /// The function a source-analysis finding is about (`ns::func1(int)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aspect: Option<String>,
+    /// The call chain from `function` down to the use, one step per call, the use last.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<ChainStep>,
+}
+
+/// One step of a call chain: a call (`function` is the callee) or the final use.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChainStep {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    #[serde(rename = "use", skip_serializing_if = "Option::is_none")]
+    pub use_: Option<String>,
+    pub file: Arc<str>,
+    #[serde(skip)]
+    pub range: TextRange,
+    #[serde(flatten)]
+    pub pos: LineCol,
+    /// `propagated from call to function 'f(int)'` or `uses 'double' here`.
+    pub message: String,
 }
 
 impl Diagnostic {
@@ -121,6 +150,9 @@ impl<'a> DiagnosticSink<'a> {
             code,
             message: message.into(),
             suggestions,
+            function: None,
+            aspect: None,
+            chain: Vec::new(),
         });
     }
 

@@ -1,8 +1,10 @@
 //! sycl-analyzer: the DPC++ compiler's device knowledge and optional-feature checks, without
 //! the compiler. See ARCHITECTURE.md for the layers.
 
+pub mod analysis;
 pub mod cli;
 pub mod devices;
-pub mod syntax;
 pub mod diagnostics;
+pub mod syntax;
 pub mod text;
+pub mod workspace;

@@ -1,6 +1,7 @@
 //! The command line: argument parsing, file reading and output. The only IO edge of the device
 //! knowledge; every answer comes from `crate::devices`.
 
+mod check;
 mod output;
 
 use std::io::IsTerminal;
@@ -52,6 +53,22 @@ enum Command {
     /// Work with device-config files.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Analyse SYCL sources: device_has mismatches with their call chains, AOT-target checks.
+    Check {
+        /// Files or directories (walked honouring .gitignore).
+        #[arg(value_name = "PATH", default_value = ".")]
+        paths: Vec<PathBuf>,
+        /// Comma-separated -fsycl-targets value; else the one in compile_commands.json; else
+        /// the implicit spir64, which never warns.
+        #[arg(long, value_name = "LIST")]
+        targets: Option<String>,
+        /// A compile_commands.json to read -fsycl-targets from (default: one at the top of a
+        /// checked directory or in its build/).
+        #[arg(long, value_name = "FILE")]
+        compile_commands: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = check::CheckFormat::Text)]
+        format: check::CheckFormat,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -245,6 +262,21 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             EXIT_OK
         }
         Command::Config(_) => unreachable!("handled above"),
+        Command::Check {
+            paths,
+            targets,
+            compile_commands,
+            format,
+        } => check::run(
+            check::CheckArgs {
+                paths,
+                targets,
+                compile_commands,
+                format,
+            },
+            &table,
+            reporter,
+        )?,
     };
     Ok(code.max(config_code))
 }
@@ -269,6 +301,11 @@ fn target_list(
     if parsed.invalid.is_empty() {
         return Some(parsed);
     }
+    report_invalid_targets(list, &parsed, reporter, json);
+    None
+}
+
+fn report_invalid_targets(list: &str, parsed: &TargetList, reporter: &mut Reporter, json: bool) {
     let file: Arc<str> = Arc::from("--targets");
     reporter.add_source(&file, list);
     let mut sink = DiagnosticSink::new(file, list);
@@ -286,7 +323,6 @@ fn target_list(
         output::print_json(&output::diagnostics_json(&diagnostics));
     }
     reporter.report(&diagnostics);
-    None
 }
 
 /// Resolves `--aspect` names; every aspect when none is given.

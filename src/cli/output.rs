@@ -4,7 +4,11 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use codespan_reporting::diagnostic::{Diagnostic as Report, Label, Severity as ReportSeverity};
+use std::io::IsTerminal;
+
+use codespan_reporting::diagnostic::{
+    Diagnostic as Report, Label, LabelStyle, Severity as ReportSeverity,
+};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor, Config, DisplayStyle};
 use serde_json::{json, Map, Value};
@@ -14,6 +18,7 @@ use crate::devices::{
     TraitSets,
 };
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::text::TextRange;
 
 /// Renders diagnostics compiler-style (`file:line:col: error[code]: message`) on stderr.
 pub struct Reporter {
@@ -36,6 +41,7 @@ impl Reporter {
         self.ids.insert(name.to_string(), id);
     }
 
+    /// Compiler-style one-liners on stderr (for problems in inputs and options).
     pub fn report(&mut self, diagnostics: &[Diagnostic]) {
         let choice = if self.color {
             termcolor::ColorChoice::Auto
@@ -43,8 +49,39 @@ impl Reporter {
             termcolor::ColorChoice::Never
         };
         let mut stderr = termcolor::StandardStream::stderr(choice);
+        self.emit(&mut stderr, DisplayStyle::Medium, diagnostics);
+    }
+
+    /// Findings with source snippets and their call chains, on stdout: the answer of `check`.
+    pub fn report_to_stdout(&mut self, diagnostics: &[Diagnostic]) {
+        let color = self.color && std::io::stdout().is_terminal();
+        let choice = if color {
+            termcolor::ColorChoice::Auto
+        } else {
+            termcolor::ColorChoice::Never
+        };
+        let mut stdout = termcolor::StandardStream::stdout(choice);
+        self.emit(&mut stdout, DisplayStyle::Rich, diagnostics);
+    }
+
+    fn label(&self, style: LabelStyle, file: &str, range: TextRange) -> Option<Label<usize>> {
+        let &id = self.ids.get(file)?;
+        let source = self
+            .files
+            .get(id)
+            .map(|f| f.source().as_str())
+            .unwrap_or("");
+        Some(Label::new(style, id, on_boundaries(source, range)))
+    }
+
+    fn emit(
+        &self,
+        w: &mut termcolor::StandardStream,
+        style: DisplayStyle,
+        diagnostics: &[Diagnostic],
+    ) {
         let config = Config {
-            display_style: DisplayStyle::Medium,
+            display_style: style,
             ..Config::default()
         };
         for d in diagnostics {
@@ -56,25 +93,29 @@ impl Reporter {
             let mut report = Report::new(severity)
                 .with_code(d.code.as_str())
                 .with_message(&d.message);
-            match self.ids.get(&*d.file) {
-                Some(&id) => {
-                    let source = self
-                        .files
-                        .get(id)
-                        .map(|f| f.source().as_str())
-                        .unwrap_or("");
-                    let range = on_boundaries(source, d.range);
-                    report = report.with_labels(vec![Label::primary(id, range)]);
-                }
-                None => report = report.with_notes(vec![format!("in {}", d.file)]),
+            let mut labels = Vec::new();
+            let mut notes = Vec::new();
+            match self.label(LabelStyle::Primary, &d.file, d.range) {
+                Some(l) => labels.push(l),
+                None => notes.push(format!("in {}:{}:{}", d.file, d.pos.line, d.pos.column)),
             }
-            let _ = term::emit_to_write_style(&mut stderr, &config, &self.files, &report);
+            for step in &d.chain {
+                match self.label(LabelStyle::Secondary, &step.file, step.range) {
+                    Some(l) => labels.push(l.with_message(&step.message)),
+                    None => notes.push(format!(
+                        "{}:{}:{}: {}",
+                        step.file, step.pos.line, step.pos.column, step.message
+                    )),
+                }
+            }
+            report = report.with_labels(labels).with_notes(notes);
+            let _ = term::emit_to_write_style(w, &config, &self.files, &report);
         }
     }
 }
 
 /// A range widened to char boundaries of the (lossily decoded) source it is shown against.
-fn on_boundaries(source: &str, range: crate::text::TextRange) -> std::ops::Range<usize> {
+fn on_boundaries(source: &str, range: TextRange) -> std::ops::Range<usize> {
     let mut start = range.start.min(source.len());
     let mut end = range.end.clamp(start, source.len());
     while !source.is_char_boundary(start) {

@@ -141,7 +141,14 @@ impl<'a> Extractor<'a> {
                         .or_else(|| n.child_by_field_name("value"))
                         .map_or(0, |a| a.named_child_count());
                     let type_name = normalize(self.text(t));
-                    self.push_call(c, CallTarget::Construct { type_name }, args, t, Vec::new(), Vec::new());
+                    self.push_call(
+                        c,
+                        CallTarget::Construct { type_name },
+                        args,
+                        t,
+                        Vec::new(),
+                        Vec::new(),
+                    );
                 }
                 self.visit_children_except(n, cur, "type");
             }
@@ -152,8 +159,11 @@ impl<'a> Extractor<'a> {
                 self.visit_children_except(n, cur, "type");
             }
             // Constant contexts: no code is emitted for them.
-            "sizeof_expression" | "alignof_expression" | "static_assert_declaration"
-            | "template_parameter_list" | "enumerator_list" => {}
+            "sizeof_expression"
+            | "alignof_expression"
+            | "static_assert_declaration"
+            | "template_parameter_list"
+            | "enumerator_list" => {}
             "if_statement" => self.if_statement(n, cur),
             "number_literal" => {
                 if let Some(c) = cur {
@@ -221,7 +231,10 @@ impl<'a> Extractor<'a> {
             if c.kind() == "base_class_clause" {
                 let mut cc = c.walk();
                 for b in c.named_children(&mut cc) {
-                    if matches!(b.kind(), "type_identifier" | "qualified_identifier" | "template_type") {
+                    if matches!(
+                        b.kind(),
+                        "type_identifier" | "qualified_identifier" | "template_type"
+                    ) {
                         let t = normalize(self.text(b));
                         self.facts.classes[idx].members_by_value.push(t);
                     }
@@ -247,7 +260,10 @@ impl<'a> Extractor<'a> {
         let Some(ty) = m.child_by_field_name("type") else {
             return;
         };
-        if matches!(ty.kind(), "class_specifier" | "struct_specifier" | "union_specifier") {
+        if matches!(
+            ty.kind(),
+            "class_specifier" | "struct_specifier" | "union_specifier"
+        ) {
             self.visit(ty, cur);
         }
         let type_text = type_name(self.src, ty);
@@ -288,7 +304,9 @@ impl<'a> Extractor<'a> {
         };
         let target = type_name(self.src, ty);
         let mut cursor = n.walk();
-        let declarators: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
+        let declarators: Vec<Node> = n
+            .children_by_field_name("declarator", &mut cursor)
+            .collect();
         for d in declarators {
             if d.kind() != "type_identifier" {
                 continue;
@@ -314,7 +332,10 @@ impl<'a> Extractor<'a> {
         }
         let ty = n.child_by_field_name("type");
         if let Some(t) = ty {
-            if matches!(t.kind(), "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier") {
+            if matches!(
+                t.kind(),
+                "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier"
+            ) {
                 self.visit(t, cur);
             }
         }
@@ -326,11 +347,16 @@ impl<'a> Extractor<'a> {
         let is_double = type_text.as_deref().is_some_and(is_double_type);
         let constexpr = has_child_text(n, self.src, "constexpr");
         let mut cursor = n.walk();
-        let declarators: Vec<Node> = n.children_by_field_name("declarator", &mut cursor).collect();
+        let declarators: Vec<Node> = n
+            .children_by_field_name("declarator", &mut cursor)
+            .collect();
         let mut mentioned = false;
         for d in declarators {
             let (inner, value) = if d.kind() == "init_declarator" {
-                (d.child_by_field_name("declarator"), d.child_by_field_name("value"))
+                (
+                    d.child_by_field_name("declarator"),
+                    d.child_by_field_name("value"),
+                )
             } else {
                 (Some(d), None)
             };
@@ -359,9 +385,18 @@ impl<'a> Extractor<'a> {
                         }
                         if !indirect && is_class_like(t) {
                             let args = value
-                                .filter(|v| matches!(v.kind(), "argument_list" | "initializer_list"))
+                                .filter(|v| {
+                                    matches!(v.kind(), "argument_list" | "initializer_list")
+                                })
                                 .map_or(0, |a| a.named_child_count());
-                            self.push_call(c, CallTarget::Construct { type_name: tn }, args, t, Vec::new(), Vec::new());
+                            self.push_call(
+                                c,
+                                CallTarget::Construct { type_name: tn },
+                                args,
+                                t,
+                                Vec::new(),
+                                Vec::new(),
+                            );
                         }
                     }
                 }
@@ -455,7 +490,10 @@ impl<'a> Extractor<'a> {
         self.param_mentions(idx, fd);
         // A functor's `get(properties_tag)` declares its kernel's properties.
         if self.facts.functions[idx].name == "get"
-            && self.facts.functions[idx].params.iter().any(|p| p.contains("properties_tag"))
+            && self.facts.functions[idx]
+                .params
+                .iter()
+                .any(|p| p.contains("properties_tag"))
         {
             if let (Some(b), Some(class_name)) = (body, self.classes.last().cloned()) {
                 let found = properties_in(self.src, b.start_byte(), b.end_byte());
@@ -466,17 +504,31 @@ impl<'a> Extractor<'a> {
                     .rev()
                     .find(|c| c.name == class_name)
                 {
-                    let span = found.first().map(|a| a.range).unwrap_or(TextRange::new(b.start_byte(), b.start_byte()));
+                    let span = found
+                        .first()
+                        .map(|a| a.range)
+                        .unwrap_or(TextRange::new(b.start_byte(), b.start_byte()));
                     let aspects: Vec<AspectRef> = found
                         .iter()
                         .flat_map(|a| a.args.iter())
-                        .map(|(t, r)| aspect_ref(t, Span { range: *r, pos: self.index.line_col(self.src, *r) }))
+                        .map(|(t, r)| {
+                            aspect_ref(
+                                t,
+                                Span {
+                                    range: *r,
+                                    pos: self.index.line_col(self.src, *r),
+                                },
+                            )
+                        })
                         .collect();
                     if !found.is_empty() {
                         class.kernel_properties = Some(DeviceHas {
                             aspects,
                             form: DeclForm::Property,
-                            span: Span { range: span, pos: self.index.line_col(self.src, span) },
+                            span: Span {
+                                range: span,
+                                pos: self.index.line_col(self.src, span),
+                            },
                         });
                     }
                 }
@@ -535,7 +587,8 @@ impl<'a> Extractor<'a> {
             }
             if let (Some(d), Some(name)) = (
                 p.child_by_field_name("declarator"),
-                p.child_by_field_name("declarator").and_then(|d| declared_name(d, self.src)),
+                p.child_by_field_name("declarator")
+                    .and_then(|d| declared_name(d, self.src)),
             ) {
                 let _ = d;
                 let tn = normalize(self.text(t));
@@ -578,7 +631,10 @@ impl<'a> Extractor<'a> {
             arch_checks: Vec::new(),
         });
         self.heads.push((
-            TextRange::new(n.start_byte(), body.map_or(n.end_byte(), |b| b.start_byte())),
+            TextRange::new(
+                n.start_byte(),
+                body.map_or(n.end_byte(), |b| b.start_byte()),
+            ),
             Owner::Function(idx),
         ));
         // Captured locals keep their types inside the lambda.
@@ -616,7 +672,10 @@ impl<'a> Extractor<'a> {
     }
 
     fn call(&mut self, n: Node, cur: Option<usize>) {
-        let (Some(func), args) = (n.child_by_field_name("function"), n.child_by_field_name("arguments")) else {
+        let (Some(func), args) = (
+            n.child_by_field_name("function"),
+            n.child_by_field_name("arguments"),
+        ) else {
             return self.visit_children(n, cur);
         };
         let Some(c) = cur else {
@@ -636,7 +695,14 @@ impl<'a> Extractor<'a> {
             // An indirect call or an immediately invoked lambda.
             if func.kind() == "lambda_expression" {
                 let idx = self.lambda(func, cur);
-                self.push_call(c, CallTarget::Lambda(idx), arg_nodes.len(), func, Vec::new(), Vec::new());
+                self.push_call(
+                    c,
+                    CallTarget::Lambda(idx),
+                    arg_nodes.len(),
+                    func,
+                    Vec::new(),
+                    Vec::new(),
+                );
             } else {
                 self.visit(func, cur);
             }
@@ -661,7 +727,11 @@ impl<'a> Extractor<'a> {
             if let Some(last) = arg_nodes.last() {
                 if let Some(kernel) = self.kernel_ref(*last, cur) {
                     let span = self.span(func);
-                    self.facts.functions[c].launches.push(KernelLaunch { kernel, via: name, span });
+                    self.facts.functions[c].launches.push(KernelLaunch {
+                        kernel,
+                        via: name,
+                        span,
+                    });
                     if let Some(r) = receiver {
                         self.visit(r, cur);
                     }
@@ -694,7 +764,10 @@ impl<'a> Extractor<'a> {
                         _ => None,
                     })
                     .flatten();
-                CallTarget::Member { name: name.clone(), receiver_type }
+                CallTarget::Member {
+                    name: name.clone(),
+                    receiver_type,
+                }
             }
             None => match self.local(&name).cloned() {
                 Some(Local::Lambda(idx)) => CallTarget::Lambda(idx),
@@ -704,7 +777,10 @@ impl<'a> Extractor<'a> {
                 },
                 None => {
                     let (qualifier, _) = split_name(self.src, func);
-                    CallTarget::Named { name: name.clone(), qualifier }
+                    CallTarget::Named {
+                        name: name.clone(),
+                        qualifier,
+                    }
                 }
             },
         };
@@ -717,7 +793,14 @@ impl<'a> Extractor<'a> {
         for a in &arg_nodes {
             if is_guard && a.kind() == "lambda_expression" {
                 let idx = self.lambda(*a, cur);
-                self.push_call(c, CallTarget::Lambda(idx), 0, *a, guarded.clone(), Vec::new());
+                self.push_call(
+                    c,
+                    CallTarget::Lambda(idx),
+                    0,
+                    *a,
+                    guarded.clone(),
+                    Vec::new(),
+                );
             } else if a.kind() == "number_literal" {
                 // Classified with the call (`literal_args`).
             } else {
@@ -810,8 +893,11 @@ impl<'a> Extractor<'a> {
                 .map(|t| KernelRef::Functor(normalize(self.text(t)))),
             "call_expression" => {
                 let f = arg.child_by_field_name("function")?;
-                matches!(f.kind(), "identifier" | "qualified_identifier" | "template_function")
-                    .then(|| KernelRef::Functor(last_component(self.text(f))))
+                matches!(
+                    f.kind(),
+                    "identifier" | "qualified_identifier" | "template_function"
+                )
+                .then(|| KernelRef::Functor(last_component(self.text(f))))
             }
             _ => None,
         }
@@ -822,7 +908,11 @@ impl<'a> Extractor<'a> {
         let cond = n.child_by_field_name("condition");
         let always_false = is_constexpr
             && cond.is_some_and(|c| {
-                let t: String = self.text(c).chars().filter(|ch| !ch.is_whitespace() && *ch != '(' && *ch != ')').collect();
+                let t: String = self
+                    .text(c)
+                    .chars()
+                    .filter(|ch| !ch.is_whitespace() && *ch != '(' && *ch != ')')
+                    .collect();
                 t == "false" || t == "0"
             });
         let mut cursor = n.walk();
@@ -847,18 +937,27 @@ impl<'a> Extractor<'a> {
     fn mention(&mut self, cur: usize, t: Node) {
         match t.kind() {
             "qualified_identifier"
-                if t
-                    .child_by_field_name("name")
+                if t.child_by_field_name("name")
                     .is_some_and(|n| n.kind() == "template_type") =>
             {
                 let name = t.child_by_field_name("name").expect("checked above");
                 self.template_mention(cur, t, name);
             }
-            "primitive_type" | "sized_type_specifier" | "type_identifier" | "qualified_identifier" => {
+            "primitive_type"
+            | "sized_type_specifier"
+            | "type_identifier"
+            | "qualified_identifier" => {
                 let text = normalize(self.text(t));
-                if !matches!(text.as_str(), "void" | "auto" | "int" | "bool" | "char" | "float") {
+                if !matches!(
+                    text.as_str(),
+                    "void" | "auto" | "int" | "bool" | "char" | "float"
+                ) {
                     let span = self.span(t);
-                    self.facts.functions[cur].types.push(TypeMention { text, first_arg: None, span });
+                    self.facts.functions[cur].types.push(TypeMention {
+                        text,
+                        first_arg: None,
+                        span,
+                    });
                 }
             }
             "template_type" => self.template_mention(cur, t, t),
@@ -882,9 +981,18 @@ impl<'a> Extractor<'a> {
                 type_name(self.src, inner)
             })
         });
-        let text = normalize(&self.text(whole)[..tt.child_by_field_name("name").map_or(whole.end_byte(), |n| n.end_byte()) - whole.start_byte()]);
+        let text = normalize(
+            &self.text(whole)[..tt
+                .child_by_field_name("name")
+                .map_or(whole.end_byte(), |n| n.end_byte())
+                - whole.start_byte()],
+        );
         let span = self.span(whole);
-        self.facts.functions[cur].types.push(TypeMention { text, first_arg, span });
+        self.facts.functions[cur].types.push(TypeMention {
+            text,
+            first_arg,
+            span,
+        });
         if let Some(a) = args {
             let mut cursor = a.walk();
             let items: Vec<Node> = a.named_children(&mut cursor).collect();
@@ -936,7 +1044,13 @@ impl<'a> Extractor<'a> {
                     let slot = &mut self.facts.functions[f].device_has;
                     match slot {
                         Some(existing) => existing.aspects.extend(aspects),
-                        None => *slot = Some(DeviceHas { aspects, form, span }),
+                        None => {
+                            *slot = Some(DeviceHas {
+                                aspects,
+                                form,
+                                span,
+                            })
+                        }
                     }
                 }
                 (AttrKind::UsesAspects, Owner::Function(f)) => {
@@ -1002,7 +1116,11 @@ pub fn aspect_ref(text: &str, span: Span) -> AspectRef {
 fn is_double_literal(text: &str) -> bool {
     let t = text.replace('\'', "").to_ascii_lowercase();
     let hex = t.starts_with("0x");
-    let floating = if hex { t.contains('p') } else { t.contains('.') || t.contains('e') };
+    let floating = if hex {
+        t.contains('p')
+    } else {
+        t.contains('.') || t.contains('e')
+    };
     if !floating {
         return false;
     }
@@ -1011,7 +1129,11 @@ fn is_double_literal(text: &str) -> bool {
         .rfind(|c: char| c.is_ascii_digit() || c == '.')
         .map_or(t.len(), |i| i + 1);
     let suffix = &t[body_end..];
-    let suffix = if !hex && suffix.starts_with('e') { "" } else { suffix };
+    let suffix = if !hex && suffix.starts_with('e') {
+        ""
+    } else {
+        suffix
+    };
     matches!(suffix, "" | "l")
 }
 
@@ -1044,8 +1166,13 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
     };
     let computes = match p.kind() {
         "binary_expression" => {
-            let op = p.child_by_field_name("operator").map_or("", |o| &src[o.byte_range()]);
-            let arithmetic = matches!(op, "+" | "-" | "*" | "/" | "<" | ">" | "<=" | ">=" | "==" | "!=");
+            let op = p
+                .child_by_field_name("operator")
+                .map_or("", |o| &src[o.byte_range()]);
+            let arithmetic = matches!(
+                op,
+                "+" | "-" | "*" | "/" | "<" | ">" | "<=" | ">=" | "==" | "!="
+            );
             let other = if p.child_by_field_name("left").map(|l| l.id()) == Some(child.id()) {
                 p.child_by_field_name("right")
             } else {
@@ -1054,7 +1181,9 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
             arithmetic && other.is_some_and(|o| unwrap_sign(o).kind() != "number_literal")
         }
         "assignment_expression" => {
-            let op = p.child_by_field_name("operator").map_or("=", |o| &src[o.byte_range()]);
+            let op = p
+                .child_by_field_name("operator")
+                .map_or("=", |o| &src[o.byte_range()]);
             op != "=" && p.child_by_field_name("right").map(|r| r.id()) == Some(child.id())
         }
         _ => false,
@@ -1066,8 +1195,12 @@ fn in_constant_context(n: Node, src: &str) -> bool {
     let mut cur = Some(n);
     while let Some(c) = cur {
         match c.kind() {
-            "template_argument_list" | "array_declarator" | "static_assert_declaration"
-            | "case_statement" | "enumerator" | "bitfield_clause" => return true,
+            "template_argument_list"
+            | "array_declarator"
+            | "static_assert_declaration"
+            | "case_statement"
+            | "enumerator"
+            | "bitfield_clause" => return true,
             "declaration" | "field_declaration" => return has_child_text(c, src, "constexpr"),
             "compound_statement" | "function_definition" | "lambda_expression" => return false,
             _ => {}
@@ -1098,7 +1231,9 @@ fn find_function_declarator(n: Node) -> Option<Node> {
                 return (inner.kind() != "parenthesized_declarator").then_some(d);
             }
             "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
-                d = d.child_by_field_name("declarator").or_else(|| d.named_child(d.named_child_count().saturating_sub(1) as u32))?;
+                d = d
+                    .child_by_field_name("declarator")
+                    .or_else(|| d.named_child(d.named_child_count().saturating_sub(1) as u32))?;
             }
             _ => return None,
         }
@@ -1106,9 +1241,14 @@ fn find_function_declarator(n: Node) -> Option<Node> {
 }
 
 fn is_indirect(d: Node) -> bool {
-    matches!(d.kind(), "pointer_declarator" | "reference_declarator" | "abstract_pointer_declarator" | "abstract_reference_declarator")
-        || (d.kind() == "init_declarator"
-            && d.child_by_field_name("declarator").is_some_and(is_indirect))
+    matches!(
+        d.kind(),
+        "pointer_declarator"
+            | "reference_declarator"
+            | "abstract_pointer_declarator"
+            | "abstract_reference_declarator"
+    ) || (d.kind() == "init_declarator"
+        && d.child_by_field_name("declarator").is_some_and(is_indirect))
 }
 
 fn is_builtin(t: Node) -> bool {
@@ -1116,7 +1256,10 @@ fn is_builtin(t: Node) -> bool {
 }
 
 fn is_class_like(t: Node) -> bool {
-    matches!(t.kind(), "type_identifier" | "qualified_identifier" | "template_type")
+    matches!(
+        t.kind(),
+        "type_identifier" | "qualified_identifier" | "template_type"
+    )
 }
 
 fn is_double_type(t: &str) -> bool {
@@ -1130,15 +1273,21 @@ fn declared_name(d: Node, src: &str) -> Option<String> {
         match d.kind() {
             "identifier" | "field_identifier" => return Some(src[d.byte_range()].to_string()),
             _ => {
-                d = d
-                    .child_by_field_name("declarator")
-                    .or_else(|| {
-                        let mut c = d.walk();
-                        let x = d.named_children(&mut c).find(|ch| {
-                            matches!(ch.kind(), "identifier" | "field_identifier" | "pointer_declarator" | "reference_declarator" | "array_declarator" | "init_declarator")
-                        });
-                        x
-                    })?;
+                d = d.child_by_field_name("declarator").or_else(|| {
+                    let mut c = d.walk();
+                    let x = d.named_children(&mut c).find(|ch| {
+                        matches!(
+                            ch.kind(),
+                            "identifier"
+                                | "field_identifier"
+                                | "pointer_declarator"
+                                | "reference_declarator"
+                                | "array_declarator"
+                                | "init_declarator"
+                        )
+                    });
+                    x
+                })?;
             }
         }
     }
@@ -1172,7 +1321,10 @@ fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
         "template_function" | "template_method" | "template_type" => n
             .child_by_field_name("name")
             .map_or((Vec::new(), String::new()), |x| split_name(src, x)),
-        "operator_name" => (Vec::new(), normalize(&src[n.byte_range()]).replace("operator ", "operator")),
+        "operator_name" => (
+            Vec::new(),
+            normalize(&src[n.byte_range()]).replace("operator ", "operator"),
+        ),
         "destructor_name" | "identifier" | "field_identifier" | "type_identifier" => {
             (Vec::new(), normalize(&src[n.byte_range()]))
         }
@@ -1181,14 +1333,18 @@ fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
 }
 
 /// `(receiver, name, template arguments)` of a call's function expression.
-fn callee_parts<'t>(src: &str, f: Node<'t>) -> (Option<Node<'t>>, Option<String>, Option<Node<'t>>) {
+fn callee_parts<'t>(
+    src: &str,
+    f: Node<'t>,
+) -> (Option<Node<'t>>, Option<String>, Option<Node<'t>>) {
     match f.kind() {
         "field_expression" => {
             let receiver = f.child_by_field_name("argument");
             let field = f.child_by_field_name("field");
             let (name, targs) = match field {
                 Some(x) if x.kind() == "template_method" => (
-                    x.child_by_field_name("name").map(|n| src[n.byte_range()].to_string()),
+                    x.child_by_field_name("name")
+                        .map(|n| src[n.byte_range()].to_string()),
                     x.child_by_field_name("arguments"),
                 ),
                 Some(x) => (Some(split_name(src, x).1).filter(|s| !s.is_empty()), None),
@@ -1207,8 +1363,14 @@ fn callee_parts<'t>(src: &str, f: Node<'t>) -> (Option<Node<'t>>, Option<String>
             while let Some(n) = last.child_by_field_name("name") {
                 last = n;
             }
-            let targs = (last.kind() == "template_function").then(|| last.child_by_field_name("arguments")).flatten();
-            (None, Some(split_name(src, f).1).filter(|s| !s.is_empty()), targs)
+            let targs = (last.kind() == "template_function")
+                .then(|| last.child_by_field_name("arguments"))
+                .flatten();
+            (
+                None,
+                Some(split_name(src, f).1).filter(|s| !s.is_empty()),
+                targs,
+            )
         }
         _ => (None, None, None),
     }
@@ -1228,7 +1390,10 @@ fn param_type_text(src: &str, p: Node) -> String {
     if p.child_by_field_name("default_value").is_some() {
         text = text.trim_end().trim_end_matches('=').to_string();
     }
-    if let Some(name) = p.child_by_field_name("declarator").and_then(|d| declared_name_range(d)) {
+    if let Some(name) = p
+        .child_by_field_name("declarator")
+        .and_then(|d| declared_name_range(d))
+    {
         let (a, b) = (name.0 - p.start_byte(), name.1 - p.start_byte());
         if b <= text.len() {
             text.replace_range(a..b, "");
@@ -1247,7 +1412,13 @@ fn declared_name_range(d: Node) -> Option<(usize, usize)> {
                 d = d.child_by_field_name("declarator").or_else(|| {
                     let mut c = d.walk();
                     let x = d.named_children(&mut c).find(|ch| {
-                        matches!(ch.kind(), "identifier" | "pointer_declarator" | "reference_declarator" | "array_declarator")
+                        matches!(
+                            ch.kind(),
+                            "identifier"
+                                | "pointer_declarator"
+                                | "reference_declarator"
+                                | "array_declarator"
+                        )
                     });
                     x
                 })?;
@@ -1260,7 +1431,10 @@ fn declared_name_range(d: Node) -> Option<(usize, usize)> {
 pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for word in text.split_whitespace() {
-        if matches!(word, "const" | "volatile" | "typename" | "struct" | "class" | "constexpr") {
+        if matches!(
+            word,
+            "const" | "volatile" | "typename" | "struct" | "class" | "constexpr"
+        ) {
             continue;
         }
         if !out.is_empty() {

@@ -56,7 +56,10 @@ pub struct DoubleLiteral {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CallTarget {
     /// `f(...)`, `ns::f(...)`, `S::f(...)`: the name and the qualifier components written.
-    Named { name: String, qualifier: Vec<String> },
+    Named {
+        name: String,
+        qualifier: Vec<String>,
+    },
     /// `obj.f(...)`, `p->f(...)`, `this->f(...)`; `receiver_type` when the object's declared type
     /// is known locally.
     Member {

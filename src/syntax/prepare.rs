@@ -38,7 +38,12 @@ pub struct Prepared {
 }
 
 /// Object-like macros that expand to nothing in practice and break declarations when parsed.
-const BLANKED_TOKENS: [&str; 4] = ["__restrict__", "__restrict", "SYCL_ESIMD_FUNCTION", "SYCL_ESIMD_KERNEL"];
+const BLANKED_TOKENS: [&str; 4] = [
+    "__restrict__",
+    "__restrict",
+    "SYCL_ESIMD_FUNCTION",
+    "SYCL_ESIMD_KERNEL",
+];
 
 pub fn prepare(src: &str) -> Prepared {
     let bytes = src.as_bytes();
@@ -139,11 +144,18 @@ fn attributes_in(src: &str, start: usize, end: usize) -> Vec<RawAttr> {
     let mut found = Vec::new();
     for (item, range) in split_args(src, start, end) {
         let name_end = item.find('(').unwrap_or(item.len());
-        let name: String = item[..name_end].chars().filter(|c| !c.is_whitespace()).collect();
+        let name: String = item[..name_end]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let kind = match name.as_str() {
             "sycl::device_has" | "sycl::requires" => AttrKind::DeviceHas,
-            "__sycl_detail__::__uses_aspects__" | "sycl_detail::uses_aspects" => AttrKind::UsesAspects,
-            "sycl::reqd_sub_group_size" | "intel::reqd_sub_group_size" => AttrKind::ReqdSubGroupSize,
+            "__sycl_detail__::__uses_aspects__" | "sycl_detail::uses_aspects" => {
+                AttrKind::UsesAspects
+            }
+            "sycl::reqd_sub_group_size" | "intel::reqd_sub_group_size" => {
+                AttrKind::ReqdSubGroupSize
+            }
             _ => continue,
         };
         let mut args = Vec::new();
@@ -347,7 +359,11 @@ fn matching_angle(bytes: &[u8], open: usize, limit: usize) -> Option<usize> {
 fn empty_defines(src: &str) -> HashSet<&str> {
     src.lines()
         .filter_map(|l| {
-            let rest = l.trim_start().strip_prefix('#')?.trim_start().strip_prefix("define")?;
+            let rest = l
+                .trim_start()
+                .strip_prefix('#')?
+                .trim_start()
+                .strip_prefix("define")?;
             let mut parts = rest.split_whitespace();
             let name = parts.next()?;
             (parts.next().is_none() && name.bytes().all(is_ident) && !name.is_empty())
@@ -364,12 +380,12 @@ fn disabled_regions(src: &str) -> Vec<TextRange> {
     let mut open: Option<(usize, usize)> = None;
     let mut depth = 0usize;
     for line in src.split_inclusive('\n') {
-        let directive = line
-            .trim_start()
-            .strip_prefix('#')
-            .map(|d| d.trim_start());
+        let directive = line.trim_start().strip_prefix('#').map(|d| d.trim_start());
         if let Some(d) = directive {
-            let word = d.split(|c: char| !c.is_ascii_alphanumeric()).next().unwrap_or("");
+            let word = d
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or("");
             match word {
                 "if" | "ifdef" | "ifndef" => {
                     depth += 1;
@@ -433,7 +449,9 @@ mod tests {
 
     #[test]
     fn other_attributes_stay_and_ours_in_a_list_are_found() {
-        let p = prepare("[[nodiscard]] int f();\n[[maybe_unused, sycl::reqd_sub_group_size(16)]] void g();");
+        let p = prepare(
+            "[[nodiscard]] int f();\n[[maybe_unused, sycl::reqd_sub_group_size(16)]] void g();",
+        );
         assert!(p.text.contains("[[nodiscard]]"));
         assert_eq!(p.attrs[0].kind, AttrKind::ReqdSubGroupSize);
         assert_eq!(args(&p.attrs[0]), ["16"]);
@@ -475,7 +493,14 @@ mod tests {
 
     #[test]
     fn unterminated_input_does_not_panic() {
-        for src in ["[[sycl::device_has(", "\"abc", "/* x", "R\"(abc", "SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((", "#if 0\n"] {
+        for src in [
+            "[[sycl::device_has(",
+            "\"abc",
+            "/* x",
+            "R\"(abc",
+            "SYCL_EXT_ONEAPI_FUNCTION_PROPERTY((",
+            "#if 0\n",
+        ] {
             let p = prepare(src);
             assert_eq!(p.text.len(), src.len());
         }

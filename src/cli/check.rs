@@ -1,0 +1,241 @@
+//! `sycl-analyzer check`: analyse a workspace from the command line, for people and for CI.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::output::{self, Reporter};
+use super::{EXIT_INVALID, EXIT_OK};
+use crate::analysis::{self, Report, Settings};
+use crate::devices::{self, DeviceTable, ResolvedTarget};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::workspace;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    Text,
+    Json,
+    Sarif,
+}
+
+pub struct CheckArgs {
+    pub paths: Vec<PathBuf>,
+    pub targets: Option<String>,
+    pub compile_commands: Option<PathBuf>,
+    pub format: CheckFormat,
+}
+
+/// The `-fsycl-targets` list: `--targets`, else the one in `compile_commands.json` (given, or
+/// found at the top of a checked directory or its `build/`), else none (implicit `spir64`).
+fn target_list(args: &CheckArgs) -> Result<Option<String>, String> {
+    if let Some(t) = &args.targets {
+        return Ok(Some(t.clone()));
+    }
+    let candidates: Vec<PathBuf> = match &args.compile_commands {
+        Some(p) => vec![p.clone()],
+        None => args
+            .paths
+            .iter()
+            .filter(|p| p.is_dir())
+            .flat_map(|p| {
+                [
+                    p.join("compile_commands.json"),
+                    p.join("build/compile_commands.json"),
+                ]
+            })
+            .filter(|p| p.is_file())
+            .collect(),
+    };
+    for path in candidates {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let targets = workspace::targets_from_compile_commands(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if !targets.is_empty() {
+            return Ok(Some(targets.join(",")));
+        }
+    }
+    Ok(None)
+}
+
+pub fn run(args: CheckArgs, table: &DeviceTable, reporter: &mut Reporter) -> Result<i32, String> {
+    let targets: Option<Vec<ResolvedTarget>> = match target_list(&args)? {
+        None => None,
+        Some(list) => {
+            let parsed = devices::parse_target_list(&list, table);
+            if !parsed.invalid.is_empty() {
+                super::report_invalid_targets(
+                    &list,
+                    &parsed,
+                    reporter,
+                    args.format != CheckFormat::Text,
+                );
+                return Ok(EXIT_INVALID);
+            }
+            Some(parsed.targets)
+        }
+    };
+    let files = workspace::discover(&args.paths)?;
+    let bar = progress_bar(files.len());
+    let loaded = workspace::load(&files, || {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let settings = Settings {
+        table,
+        targets: targets.as_deref(),
+    };
+    let mut report = analysis::analyze(&loaded.files, &settings);
+    report.diagnostics.extend(loaded.notices);
+    match args.format {
+        CheckFormat::Json => output::print_json(&json!({
+            "diagnostics": report.diagnostics,
+            "stats": report.stats,
+        })),
+        CheckFormat::Sarif => output::print_json(&sarif(&report)),
+        CheckFormat::Text => {
+            for (f, text) in loaded.files.iter().zip(&loaded.texts) {
+                reporter.add_source(&f.path, text);
+            }
+            reporter.report_to_stdout(&report.diagnostics);
+            output::out(&summary(&report, targets.as_deref()));
+        }
+    }
+    let flagged = report
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d.severity, Severity::Error | Severity::Warning));
+    Ok(if flagged { EXIT_INVALID } else { EXIT_OK })
+}
+
+fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+    (len > 200 && std::io::stderr().is_terminal()).then(|| {
+        let bar = indicatif::ProgressBar::new(len as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} parsing {pos}/{len} files {wide_bar}",
+            )
+            .expect("valid template"),
+        );
+        bar
+    })
+}
+
+fn summary(report: &Report, targets: Option<&[ResolvedTarget]>) -> String {
+    let count = |s: Severity| {
+        report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == s)
+            .count()
+    };
+    let targets = targets.map_or("spir64 (implicit)".to_string(), |t| {
+        t.iter()
+            .map(|t| t.canonical.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    });
+    format!(
+        "{} error(s), {} warning(s), {} note(s) in {} file(s): {} functions, {} kernels; targets {}\n",
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Note),
+        report.stats.files,
+        report.stats.functions,
+        report.stats.kernels,
+        targets
+    )
+}
+
+fn sarif_location(file: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Value {
+    json!({
+        "physicalLocation": {
+            "artifactLocation": { "uri": uri(file) },
+            "region": { "startLine": line, "startColumn": column, "endLine": end_line, "endColumn": end_column }
+        }
+    })
+}
+
+fn uri(file: &str) -> String {
+    Path::new(file).to_string_lossy().replace('\\', "/")
+}
+
+/// SARIF 2.1.0, as CI code scanning reads it.
+fn sarif(report: &Report) -> Value {
+    let mut rules: Vec<&str> = report.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    rules.sort_unstable();
+    rules.dedup();
+    let results: Vec<Value> = report
+        .diagnostics
+        .iter()
+        .map(|d: &Diagnostic| {
+            let level = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Note => "note",
+            };
+            let p = d.pos;
+            let mut r = json!({
+                "ruleId": d.code.as_str(),
+                "ruleIndex": rules.iter().position(|x| *x == d.code.as_str()),
+                "level": level,
+                "message": { "text": d.message },
+                "locations": [sarif_location(&d.file, p.line, p.column, p.end_line, p.end_column)],
+            });
+            if !d.chain.is_empty() {
+                let steps: Vec<Value> = d
+                    .chain
+                    .iter()
+                    .map(|s| {
+                        let mut loc = sarif_location(
+                            &s.file,
+                            s.pos.line,
+                            s.pos.column,
+                            s.pos.end_line,
+                            s.pos.end_column,
+                        );
+                        loc["message"] = json!({ "text": s.message });
+                        json!({ "location": loc })
+                    })
+                    .collect();
+                r["codeFlows"] = json!([{ "threadFlows": [{ "locations": steps }] }]);
+                r["relatedLocations"] = Value::Array(
+                    d.chain
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| {
+                            let mut loc = sarif_location(
+                                &s.file,
+                                s.pos.line,
+                                s.pos.column,
+                                s.pos.end_line,
+                                s.pos.end_column,
+                            );
+                            loc["id"] = json!(i);
+                            loc["message"] = json!({ "text": s.message });
+                            loc
+                        })
+                        .collect(),
+                );
+            }
+            r
+        })
+        .collect();
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "sycl-analyzer",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules.iter().map(|r| json!({ "id": r })).collect::<Vec<_>>(),
+            }},
+            "results": results,
+        }]
+    })
+}
