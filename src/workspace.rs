@@ -55,8 +55,8 @@ pub struct Loaded {
     pub notices: Vec<Diagnostic>,
 }
 
-fn notice(path: &Arc<str>, message: String) -> Diagnostic {
-    Diagnostic {
+fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
+    Box::new(Diagnostic {
         file: path.clone(),
         range: TextRange::empty(0),
         pos: LineCol {
@@ -72,19 +72,22 @@ fn notice(path: &Arc<str>, message: String) -> Diagnostic {
         function: None,
         aspect: None,
         chain: Vec::new(),
-    }
+    })
 }
 
 /// Reads and extracts every file in parallel. A file that cannot be used becomes a notice.
 pub fn load(paths: &[PathBuf], progress: impl Fn() + Sync) -> Loaded {
-    let results: Vec<Result<(SourceFile, String), Diagnostic>> = paths
+    let results: Vec<Result<(SourceFile, String), Box<Diagnostic>>> = paths
         .par_iter()
         .map(|p| {
             let name: Arc<str> = Arc::from(p.display().to_string());
-            let out = read_source(p, &name).map(|text| {
-                let facts = syntax::extract(&text);
-                (SourceFile { path: name, facts }, text)
-            });
+            let out = match read_source(p) {
+                Ok(text) => {
+                    let facts = syntax::extract(&text);
+                    Ok((SourceFile { path: name, facts }, text))
+                }
+                Err(why) => Err(notice(&name, why)),
+            };
             progress();
             out
         })
@@ -100,29 +103,26 @@ pub fn load(paths: &[PathBuf], progress: impl Fn() + Sync) -> Loaded {
                 loaded.files.push(f);
                 loaded.texts.push(t);
             }
-            Err(n) => loaded.notices.push(n),
+            Err(n) => loaded.notices.push(*n),
         }
     }
     loaded
 }
 
-fn read_source(path: &Path, name: &Arc<str>) -> Result<String, Diagnostic> {
-    let meta = std::fs::metadata(path)
-        .map_err(|e| notice(name, format!("skipped: cannot read it: {e}")))?;
+/// The text of a source file, or why it is skipped.
+fn read_source(path: &Path) -> Result<String, String> {
+    let unreadable = |e: std::io::Error| format!("skipped: cannot read it: {e}");
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
     if meta.len() > MAX_FILE_BYTES {
-        return Err(notice(
-            name,
-            format!(
-                "skipped: {} MB is over the {} MB limit for a source file",
-                meta.len() >> 20,
-                MAX_FILE_BYTES >> 20
-            ),
+        return Err(format!(
+            "skipped: {} MB is over the {} MB limit for a source file",
+            meta.len() >> 20,
+            MAX_FILE_BYTES >> 20
         ));
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| notice(name, format!("skipped: cannot read it: {e}")))?;
+    let bytes = std::fs::read(path).map_err(unreadable)?;
     if bytes.iter().take(8192).any(|&b| b == 0) {
-        return Err(notice(name, "skipped: binary file".into()));
+        return Err("skipped: binary file".into());
     }
     Ok(match String::from_utf8(bytes) {
         Ok(s) => s,

@@ -192,7 +192,8 @@ impl<'a> Extractor<'a> {
     fn head_start(&self, n: Node) -> usize {
         let mut prev = n.prev_sibling();
         while let Some(p) = prev {
-            if p.kind() != "comment" {
+            // A MISSING token is placed where recovery needed it, often right before this node.
+            if p.kind() != "comment" && !p.is_missing() {
                 return p.end_byte();
             }
             prev = p.prev_sibling();
@@ -1360,8 +1361,11 @@ fn callee_parts<'t>(
         ),
         "qualified_identifier" => {
             let mut last = f;
-            while let Some(n) = last.child_by_field_name("name") {
-                last = n;
+            while last.kind() == "qualified_identifier" {
+                match last.child_by_field_name("name") {
+                    Some(n) => last = n,
+                    None => break,
+                }
             }
             let targs = (last.kind() == "template_function")
                 .then(|| last.child_by_field_name("arguments"))

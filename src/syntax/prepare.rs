@@ -197,8 +197,8 @@ fn split_args(src: &str, start: usize, end: usize) -> Vec<(String, TextRange)> {
             ));
         }
     };
-    for i in start..end {
-        match bytes[i] {
+    for (i, &b) in bytes.iter().enumerate().take(end).skip(start) {
+        match b {
             b'(' | b'[' | b'{' | b'<' => depth += 1,
             b')' | b']' | b'}' | b'>' => depth -= 1,
             b',' if depth == 0 => {

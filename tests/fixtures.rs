@@ -1,0 +1,197 @@
+//! Fixture tests: real SYCL C++ under tests/fixtures with the expected findings written inline.
+//!
+//! A fixture is a `.cpp` file, or a directory analysed as one workspace. On the line where a
+//! finding must be reported, a comment says what:
+//!
+//! ```text
+//! [[sycl::device_has(aspect::fp64)]] void func1(int a) {  // expect: aspect-mismatch fp16 via func2(int) > func3(int) > Struct1
+//! ```
+//!
+//! `expect: CODE [ASPECT] [via STEP > STEP > USE]`; `via` lists the callees of the chain and
+//! ends with the use. Several `// expect:` may share a line. A line `// fixture-targets: LIST` sets `--targets`. Every finding must be
+//! expected and every expectation found; a fixture without expectations must stay silent.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sycl_analyzer::analysis::{analyze, Settings, SourceFile};
+use sycl_analyzer::devices::{parse_target_list, DeviceTable};
+use sycl_analyzer::syntax::extract;
+
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Clone)]
+struct Finding {
+    file: String,
+    line: u32,
+    code: String,
+    aspect: Option<String>,
+    chain: Option<Vec<String>>,
+}
+
+fn fixture_files(path: &Path) -> Vec<PathBuf> {
+    if path.is_dir() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| sycl_analyzer::workspace::is_cpp(p))
+            .collect();
+        files.sort();
+        files
+    } else {
+        vec![path.to_path_buf()]
+    }
+}
+
+fn expectations(name: &str, text: &str) -> (Vec<Finding>, Option<String>) {
+    let mut out = Vec::new();
+    let mut targets = None;
+    for (i, line) in text.lines().enumerate() {
+        if let Some(t) = line.split("// fixture-targets:").nth(1) {
+            targets = Some(t.trim().to_string());
+        }
+        for spec in line.split("// expect:").skip(1) {
+            let (head, via) = match spec.split_once(" via ") {
+                Some((h, v)) => (
+                    h,
+                    Some(v.split(" > ").map(|s| s.trim().to_string()).collect()),
+                ),
+                None => (spec, None),
+            };
+            let mut words = head.split_whitespace();
+            out.push(Finding {
+                file: name.to_string(),
+                line: i as u32 + 1,
+                code: words.next().expect("a code after 'expect:'").to_string(),
+                aspect: words.next().map(String::from),
+                chain: via,
+            });
+        }
+    }
+    (out, targets)
+}
+
+fn run_fixture(path: &Path) -> Result<(), String> {
+    let files = fixture_files(path);
+    let mut sources = Vec::new();
+    let mut expected = Vec::new();
+    let mut targets = None;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let (e, t) = expectations(&name, &text);
+        expected.extend(e);
+        targets = targets.or(t);
+        sources.push(SourceFile {
+            path: Arc::from(name.as_str()),
+            facts: extract(&text),
+        });
+    }
+    let table = DeviceTable::builtin();
+    let list = targets.map(|t| parse_target_list(&t, table));
+    if let Some(l) = &list {
+        assert!(
+            l.invalid.is_empty(),
+            "{}: invalid fixture-targets",
+            path.display()
+        );
+    }
+    let report = analyze(
+        &sources,
+        &Settings {
+            table,
+            targets: list.as_ref().map(|l| l.targets.as_slice()),
+        },
+    );
+    let actual: Vec<(Finding, Vec<String>)> = report
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let chain: Vec<String> = d
+                .chain
+                .iter()
+                .map(|s| {
+                    s.function
+                        .clone()
+                        .or_else(|| s.use_.clone())
+                        .unwrap_or_default()
+                })
+                .collect();
+            (
+                Finding {
+                    file: d.file.to_string(),
+                    line: d.pos.line,
+                    code: d.code.as_str().to_string(),
+                    aspect: d.aspect.clone(),
+                    chain: None,
+                },
+                chain,
+            )
+        })
+        .collect();
+    let mut problems = Vec::new();
+    let mut unmatched: Vec<&(Finding, Vec<String>)> = actual.iter().collect();
+    for e in &expected {
+        let pos = unmatched.iter().position(|(a, _)| {
+            a.file == e.file
+                && a.line == e.line
+                && a.code == e.code
+                && (e.aspect.is_none() || a.aspect == e.aspect)
+        });
+        match pos {
+            Some(i) => {
+                let (_, chain) = unmatched.remove(i);
+                if let Some(want) = &e.chain {
+                    if want != chain {
+                        problems.push(format!(
+                            "{}:{}: {} chain is {:?}, expected {:?}",
+                            e.file, e.line, e.code, chain, want
+                        ));
+                    }
+                }
+            }
+            None => problems.push(format!(
+                "{}:{}: expected {} {} was not reported",
+                e.file,
+                e.line,
+                e.code,
+                e.aspect.as_deref().unwrap_or("")
+            )),
+        }
+    }
+    for (a, chain) in unmatched {
+        let d = report
+            .diagnostics
+            .iter()
+            .find(|d| d.pos.line == a.line && *d.file == a.file && d.code.as_str() == a.code)
+            .unwrap();
+        problems.push(format!(
+            "{}:{}: unexpected {} {}: {} (chain {:?})",
+            a.file,
+            a.line,
+            a.code,
+            a.aspect.as_deref().unwrap_or(""),
+            d.message,
+            chain
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}:\n  {}", path.display(), problems.join("\n  ")))
+    }
+}
+
+#[test]
+fn every_fixture_reports_exactly_what_it_expects() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    assert!(entries.len() >= 20, "only {} fixtures", entries.len());
+    let failures: Vec<String> = entries
+        .iter()
+        .filter_map(|p| run_fixture(p).err())
+        .collect();
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
