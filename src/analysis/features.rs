@@ -15,6 +15,7 @@ pub struct Features {
     atomic_sizes: Vec<(AspectId, Vec<String>)>,
     functions: HashMap<String, AspectId>,
     math: Vec<String>,
+    compile_time: Vec<String>,
 }
 
 pub fn features() -> &'static Features {
@@ -76,6 +77,7 @@ impl Features {
             atomic_sizes: Vec::new(),
             functions: HashMap::new(),
             math: Vec::new(),
+            compile_time: Vec::new(),
         };
         if let Some(Value::Map(pairs)) = field(&root, "types").map(|n| &n.value) {
             for (k, v) in pairs {
@@ -101,6 +103,9 @@ impl Features {
         }
         if let Some(m) = field(&root, "math_functions") {
             f.math = strings(m)?;
+        }
+        if let Some(m) = field(&root, "compile_time_templates") {
+            f.compile_time = strings(m)?;
         }
         Ok(f)
     }
@@ -131,6 +136,11 @@ impl Features {
 
     pub fn is_math(&self, name: &str) -> bool {
         self.math.iter().any(|m| m == name)
+    }
+
+    /// A template whose type arguments emit no code (type traits).
+    pub fn is_compile_time(&self, template: &str) -> bool {
+        self.compile_time.iter().any(|m| m == template)
     }
 }
 
@@ -168,6 +178,8 @@ mod tests {
         );
         assert_eq!(f.atomic_aspect("int"), None);
         assert!(f.is_math("sqrt"));
+        assert!(f.is_compile_time("is_same_v"));
+        assert!(!f.is_compile_time("vec"));
     }
 
     #[test]

@@ -137,6 +137,9 @@ impl<'a> Graph<'a> {
         let members: Vec<(u32, &Function)> = self.members_of(node).collect();
         for (fi, func) in members {
             for m in &func.types {
+                if m.template_of.as_deref().is_some_and(|t| f.is_compile_time(t)) {
+                    continue;
+                }
                 let set = types.aspects(&m.text, m.first_arg.as_deref());
                 let what = match &m.first_arg {
                     Some(a) => format!("{}<{a}>", m.text),
@@ -405,9 +408,7 @@ impl<'a> Graph<'a> {
                     let node = ix.index();
                     let mut set = self.used[node];
                     for e in &self.edges[node] {
-                        set = set.union(AspectSet::from_iter(
-                            self.used[e.to].iter().filter(|a| !e.mask.contains(*a)),
-                        ));
+                        set = set.union(self.used[e.to].difference(e.mask));
                     }
                     if set != self.used[node] {
                         self.used[node] = set;

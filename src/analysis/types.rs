@@ -14,7 +14,7 @@ use super::SourceFile;
 use crate::devices::{registry, AspectSet};
 use crate::syntax::{AspectRef, Class};
 
-/// How deep aliases and by-value members are followed (cycles only exist in broken code).
+/// How deep alias chains are followed to a builtin type.
 const MAX_DEPTH: usize = 16;
 
 struct AliasDecl<'a> {
@@ -84,6 +84,8 @@ impl<'a> TypeIndex<'a> {
     }
 
     /// Aspects used by a mention of `text` (with `first_arg` for `atomic_ref<T>`-like types).
+    /// Memoized; a type met again while it is being resolved (only broken code has such
+    /// cycles) counts as using nothing.
     pub fn aspects(&self, text: &str, first_arg: Option<&str>) -> AspectSet {
         let key = match first_arg {
             Some(a) => format!("{text}<{a}>"),
@@ -92,15 +94,13 @@ impl<'a> TypeIndex<'a> {
         if let Some(s) = self.memo.borrow().get(&key) {
             return *s;
         }
-        let set = self.resolve(text, first_arg, 0);
+        self.memo.borrow_mut().insert(key.clone(), AspectSet::EMPTY);
+        let set = self.resolve(text, first_arg);
         self.memo.borrow_mut().insert(key, set);
         set
     }
 
-    fn resolve(&self, text: &str, first_arg: Option<&str>, depth: usize) -> AspectSet {
-        if depth > MAX_DEPTH {
-            return AspectSet::EMPTY;
-        }
+    fn resolve(&self, text: &str, first_arg: Option<&str>) -> AspectSet {
         let f = features();
         let mut set = AspectSet::EMPTY;
         if let Some(a) = f.type_aspect(text) {
@@ -110,7 +110,7 @@ impl<'a> TypeIndex<'a> {
         let base = text.split('<').next().unwrap_or(text).trim();
         if f.is_atomic_template(base) {
             if let Some(arg) = first_arg {
-                let arg = self.builtin_of(arg, depth + 1);
+                let arg = self.builtin_of(arg, 0);
                 if let Some(a) = f.atomic_aspect(&arg) {
                     set.insert(a);
                 }
@@ -122,24 +122,24 @@ impl<'a> TypeIndex<'a> {
                 .iter()
                 .filter(|d| scope_matches(d.scope, &qualifier))
                 .filter(|d| d.target != text)
-                .map(|d| d.uses.union(self.resolve(d.target, None, depth + 1)));
+                .map(|d| d.uses.union(self.aspects(d.target, None)));
             set = set.union(agreed(sets));
         }
         if let Some(classes) = self.classes.get(name) {
             let sets = classes
                 .iter()
                 .filter(|c| scope_matches(&c.scope, &qualifier))
-                .map(|c| self.class_aspects(c, depth + 1));
+                .map(|c| self.class_aspects(c));
             set = set.union(agreed(sets));
         }
         set
     }
 
-    fn class_aspects(&self, c: &Class, depth: usize) -> AspectSet {
+    fn class_aspects(&self, c: &Class) -> AspectSet {
         let mut set = known_aspects(&c.uses_aspects);
         for m in &c.members_by_value {
             if m != &c.name {
-                set = set.union(self.resolve(m, None, depth + 1));
+                set = set.union(self.aspects(m, None));
             }
         }
         set

@@ -67,10 +67,20 @@ impl AspectSet {
         self.0.count_ones() as usize
     }
 
+    pub fn difference(self, other: AspectSet) -> AspectSet {
+        AspectSet(self.0 & !other.0)
+    }
+
+    /// Members in registry order.
     pub fn iter(self) -> impl Iterator<Item = AspectId> {
-        (0..128u8)
-            .filter(move |i| self.0 & (1u128 << i) != 0)
-            .map(AspectId)
+        let mut rest = self.0;
+        std::iter::from_fn(move || {
+            (rest != 0).then(|| {
+                let i = rest.trailing_zeros() as u8;
+                rest &= rest - 1;
+                AspectId(i)
+            })
+        })
     }
 }
 

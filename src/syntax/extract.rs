@@ -47,6 +47,8 @@ pub struct Extractor<'a> {
     classes: Vec<String>,
     locals: Vec<HashMap<String, Local>>,
     template_depth: usize,
+    /// The template whose arguments are being mentioned.
+    template_of: Option<String>,
 }
 
 impl<'a> Extractor<'a> {
@@ -60,6 +62,7 @@ impl<'a> Extractor<'a> {
             classes: Vec::new(),
             locals: Vec::new(),
             template_depth: 0,
+            template_of: None,
         };
         ex.visit(root, None);
         ex.attach(prepared);
@@ -152,9 +155,14 @@ impl<'a> Extractor<'a> {
                 }
                 self.visit_children_except(n, cur, "type");
             }
-            "type_descriptor" | "cast_expression" => {
+            "type_descriptor" => {
+                if let Some(c) = cur {
+                    self.type_descriptor(c, n);
+                }
+            }
+            "cast_expression" => {
                 if let (Some(c), Some(t)) = (cur, n.child_by_field_name("type")) {
-                    self.mention(c, t);
+                    self.type_descriptor(c, t);
                 }
                 self.visit_children_except(n, cur, "type");
             }
@@ -162,9 +170,17 @@ impl<'a> Extractor<'a> {
             "sizeof_expression"
             | "alignof_expression"
             | "static_assert_declaration"
+            | "decltype"
             | "template_parameter_list"
             | "enumerator_list" => {}
             "if_statement" => self.if_statement(n, cur),
+            // `is_same_v<T, double>` in an expression: its arguments are types.
+            "template_function" | "template_method" => {
+                if let (Some(c), Some(args)) = (cur, n.child_by_field_name("arguments")) {
+                    let name = split_name(self.src, n).1;
+                    self.mention_template_args(c, args, name);
+                }
+            }
             "number_literal" => {
                 if let Some(c) = cur {
                     if let Some(lit) = self.double_literal(n) {
@@ -710,15 +726,7 @@ impl<'a> Extractor<'a> {
             return self.visit_args(&arg_nodes, cur);
         };
         if let Some(t) = template_args {
-            let mut cursor = t.walk();
-            let targs: Vec<Node> = t.named_children(&mut cursor).collect();
-            for a in targs {
-                if a.kind() == "type_descriptor" {
-                    if let Some(tt) = a.child_by_field_name("type") {
-                        self.mention(c, tt);
-                    }
-                }
-            }
+            self.mention_template_args(c, t, name.clone());
         }
         if name.starts_with("if_architecture_is") || name.starts_with("else_if_architecture_is") {
             let span = self.span(func);
@@ -954,9 +962,11 @@ impl<'a> Extractor<'a> {
                     "void" | "auto" | "int" | "bool" | "char" | "float"
                 ) {
                     let span = self.span(t);
+                    let template_of = self.template_of.clone();
                     self.facts.functions[cur].types.push(TypeMention {
                         text,
                         first_arg: None,
+                        template_of,
                         span,
                     });
                 }
@@ -968,6 +978,31 @@ impl<'a> Extractor<'a> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The types among the arguments of the template `of`.
+    fn mention_template_args(&mut self, cur: usize, args: Node, of: String) {
+        let saved = self.template_of.replace(of);
+        let mut cursor = args.walk();
+        let items: Vec<Node> = args.named_children(&mut cursor).collect();
+        for item in items {
+            if item.kind() == "type_descriptor" {
+                self.type_descriptor(cur, item);
+            }
+        }
+        self.template_of = saved;
+    }
+
+    /// `T`, `T*`, `const T&` in a cast or a template argument: through a pointer or reference
+    /// only a builtin type counts, as for declarations.
+    fn type_descriptor(&mut self, cur: usize, d: Node) {
+        let Some(t) = d.child_by_field_name("type") else {
+            return;
+        };
+        let indirect = d.child_by_field_name("declarator").is_some_and(is_indirect);
+        if !indirect || is_builtin(t) {
+            self.mention(cur, t);
         }
     }
 
@@ -989,21 +1024,16 @@ impl<'a> Extractor<'a> {
                 - whole.start_byte()],
         );
         let span = self.span(whole);
+        let template_of = self.template_of.clone();
         self.facts.functions[cur].types.push(TypeMention {
-            text,
+            text: text.clone(),
             first_arg,
+            template_of,
             span,
         });
         if let Some(a) = args {
-            let mut cursor = a.walk();
-            let items: Vec<Node> = a.named_children(&mut cursor).collect();
-            for item in items {
-                if item.kind() == "type_descriptor" {
-                    if let Some(inner) = item.child_by_field_name("type") {
-                        self.mention(cur, inner);
-                    }
-                }
-            }
+            let name = text.rsplit("::").next().unwrap_or(&text).to_string();
+            self.mention_template_args(cur, a, name);
         }
     }
 

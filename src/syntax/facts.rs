@@ -43,6 +43,9 @@ pub struct TypeMention {
     pub text: String,
     /// For `atomic_ref<T, ...>`-like templates: the first template argument, normalised.
     pub first_arg: Option<String>,
+    /// When the type is a template argument: the template's name (`is_same_v`, `f`), so that
+    /// compile-time-only uses (type traits) can be told apart.
+    pub template_of: Option<String>,
     pub span: Span,
 }
 
