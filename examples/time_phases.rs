@@ -10,6 +10,16 @@ fn main() {
     println!("read+extract: {:?}", t.elapsed());
     let t = Instant::now();
     let table = sycl_analyzer::devices::DeviceTable::builtin();
-    let r = sycl_analyzer::analysis::analyze(&loaded.files, &sycl_analyzer::analysis::Settings { table, targets: None });
-    println!("analyze: {:?} ({} diagnostics)", t.elapsed(), r.diagnostics.len());
+    let r = sycl_analyzer::analysis::analyze(
+        &loaded.files,
+        &sycl_analyzer::analysis::Settings {
+            table,
+            targets: None,
+        },
+    );
+    println!(
+        "analyze: {:?} ({} diagnostics)",
+        t.elapsed(),
+        r.diagnostics.len()
+    );
 }

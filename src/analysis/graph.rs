@@ -137,7 +137,10 @@ impl<'a> Graph<'a> {
         let members: Vec<(u32, &Function)> = self.members_of(node).collect();
         for (fi, func) in members {
             for m in &func.types {
-                if m.template_of.as_deref().is_some_and(|t| f.is_compile_time(t)) {
+                if m.template_of
+                    .as_deref()
+                    .is_some_and(|t| f.is_compile_time(t))
+                {
                     continue;
                 }
                 let set = types.aspects(&m.text, m.first_arg.as_deref());

@@ -1433,7 +1433,8 @@ fn param_type_text(src: &str, p: Node) -> String {
             text.replace_range(a..b, "");
         }
     }
-    let t = normalize(&text);
+    // Parameters keep their cv-qualifiers: they are part of the name DPC++ prints.
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
     t.replace(" &", "&").replace(" *", "*")
 }
 

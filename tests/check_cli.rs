@@ -1,0 +1,236 @@
+//! `sycl-analyzer check` through the real binary: formats, exit codes, target sources, bad files.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn bin() -> Command {
+    let mut c = Command::cargo_bin("sycl-analyzer").unwrap();
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn json_out(args: &[&str], code: i32) -> serde_json::Value {
+    let out = bin()
+        .args(args)
+        .assert()
+        .code(code)
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn example_project_json_shape_and_targets_from_compile_commands() {
+    let v = json_out(&["check", "examples/vector-math", "--format", "json"], 1);
+    let diags = v["diagnostics"].as_array().unwrap();
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(
+        codes.iter().filter(|c| **c == "aspect-mismatch").count(),
+        2,
+        "{codes:?}"
+    );
+    assert_eq!(
+        codes
+            .iter()
+            .filter(|c| **c == "target-unsupported-aspect")
+            .count(),
+        2
+    );
+    assert_eq!(
+        codes
+            .iter()
+            .filter(|c| **c == "target-unsupported-sub-group-size")
+            .count(),
+        1
+    );
+    let kernel = diags
+        .iter()
+        .find(|d| {
+            d["code"] == "aspect-mismatch" && d["file"] == "examples/vector-math/src/main.cpp"
+        })
+        .unwrap();
+    assert_eq!(kernel["aspect"], "fp64");
+    assert_eq!(kernel["line"], 17);
+    assert!(kernel["function"]
+        .as_str()
+        .unwrap()
+        .starts_with("lambda at examples/vector-math/src/main.cpp:17:37"));
+    let chain = kernel["chain"].as_array().unwrap();
+    assert_eq!(
+        chain[0]["function"],
+        "mix(sycl::half*, const float*, const float*, size_t)"
+    );
+    assert_eq!(chain[1]["function"], "blend(float, float)");
+    assert_eq!(chain[2]["use"], "double literal 0.5");
+    assert_eq!(chain[2]["file"], "examples/vector-math/src/blend.hpp");
+    assert_eq!(chain[2]["line"], 7);
+    assert_eq!(v["stats"]["files"], 3);
+    assert_eq!(v["stats"]["kernels"], 4);
+}
+
+#[test]
+fn explicit_targets_override_compile_commands() {
+    // spir64 guarantees nothing and excludes nothing: only the mismatches remain.
+    let v = json_out(
+        &[
+            "check",
+            "examples/vector-math",
+            "--targets",
+            "spir64",
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    assert!(v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| d["code"] == "aspect-mismatch"));
+}
+
+#[test]
+fn user_device_config_applies_to_check() {
+    let v = json_out(
+        &[
+            "--config",
+            "examples/vector-math/devices.yaml",
+            "check",
+            "examples/vector-math",
+            "--targets",
+            "intel_gpu_xe3p",
+            "--format",
+            "json",
+        ],
+        1,
+    );
+    let sub_group: Vec<_> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "target-unsupported-sub-group-size")
+        .collect();
+    assert_eq!(sub_group.len(), 1);
+    assert!(sub_group[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'intel_gpu_xe3p' does not support (its sizes: 16)"));
+}
+
+#[test]
+fn text_output_has_snippets_chain_and_summary() {
+    bin()
+        .args(["check", "tests/fixtures/s1_type_use_through_calls.cpp"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "warning[aspect-mismatch]: function 'func1(int)' uses aspect 'fp16' not listed in its 'sycl::device_has' attribute",
+        ))
+        .stdout(predicate::str::contains("propagated from call to function 'func2(int)'"))
+        .stdout(predicate::str::contains("uses 'Struct1' here"))
+        .stdout(predicate::str::contains("0 error(s), 1 warning(s), 0 note(s) in 1 file(s)"));
+}
+
+#[test]
+fn clean_code_exits_0() {
+    bin()
+        .args([
+            "check",
+            "tests/fixtures/neg_float_only_kernels.cpp",
+            "tests/fixtures/neg_host_code.cpp",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "0 error(s), 0 warning(s), 0 note(s) in 2 file(s)",
+        ));
+}
+
+#[test]
+fn sarif_output() {
+    let v = json_out(
+        &[
+            "check",
+            "tests/fixtures/s1_type_use_through_calls.cpp",
+            "--format",
+            "sarif",
+        ],
+        1,
+    );
+    assert_eq!(v["version"], "2.1.0");
+    let run = &v["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "sycl-analyzer");
+    let r = &run["results"][0];
+    assert_eq!(r["ruleId"], "aspect-mismatch");
+    assert_eq!(r["level"], "warning");
+    assert_eq!(
+        r["locations"][0]["physicalLocation"]["region"]["startLine"],
+        15
+    );
+    assert_eq!(
+        r["codeFlows"][0]["threadFlows"][0]["locations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert_eq!(
+        run["tool"]["driver"]["rules"][r["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "aspect-mismatch"
+    );
+}
+
+#[test]
+fn bad_inputs() {
+    bin()
+        .args(["check", "/nonexistent/src"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read"));
+    bin()
+        .args([
+            "check",
+            "examples/vector-math",
+            "--targets",
+            "intel_gpu_dg3",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "SYCL target is invalid: 'intel_gpu_dg3'",
+        ));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("blob.cpp"), b"\x7fELF\x00\x00\x01garbage").unwrap();
+    std::fs::write(
+        dir.path().join("latin1.cpp"),
+        b"// caf\xe9\n[[sycl::device_has()]] void f() { double d; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ignored.cpp"),
+        b"[[sycl::device_has()]] void g() { double d; }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join(".gitignore"), b"ignored.cpp\n").unwrap();
+    let out = bin()
+        .args(["check", dir.path().to_str().unwrap(), "--format", "json"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let diags = v["diagnostics"].as_array().unwrap();
+    assert_eq!(
+        v["stats"]["files"], 1,
+        "blob skipped, ignored.cpp not walked: {v}"
+    );
+    assert!(diags.iter().any(|d| d["code"] == "file-skipped"
+        && d["severity"] == "note"
+        && d["message"].as_str().unwrap().contains("binary")));
+    assert!(diags
+        .iter()
+        .any(|d| d["code"] == "aspect-mismatch"
+            && d["file"].as_str().unwrap().ends_with("latin1.cpp")));
+}
