@@ -234,3 +234,44 @@ fn bad_inputs() {
         .any(|d| d["code"] == "aspect-mismatch"
             && d["file"].as_str().unwrap().ends_with("latin1.cpp")));
 }
+
+#[test]
+fn compile_commands_found_in_build_or_given_explicitly() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("build")).unwrap();
+    std::fs::write(dir.path().join("k.cpp"), "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n").unwrap();
+    let db = r#"[{"directory": ".", "file": "k.cpp", "command": "icpx -fsycl -fsycl-targets=intel_gpu_acm_g10 -c k.cpp"}]"#;
+    std::fs::write(dir.path().join("build/compile_commands.json"), db).unwrap();
+    let root = dir.path().to_str().unwrap();
+    let v = json_out(&["check", root, "--format", "json"], 1);
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "target-unsupported-aspect");
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("'intel_gpu_acm_g10'"));
+    // Given explicitly, from elsewhere; a database without targets leaves the implicit spir64.
+    let other = dir.path().join("other.json");
+    std::fs::write(
+        &other,
+        r#"[{"directory": ".", "file": "k.cpp", "command": "icpx -fsycl -c k.cpp"}]"#,
+    )
+    .unwrap();
+    let v = json_out(
+        &[
+            "check",
+            root,
+            "--compile-commands",
+            other.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        0,
+    );
+    assert!(v["diagnostics"].as_array().unwrap().is_empty());
+    std::fs::write(&other, "not json").unwrap();
+    bin()
+        .args(["check", root, "--compile-commands", other.to_str().unwrap()])
+        .assert()
+        .code(2);
+}

@@ -284,6 +284,15 @@ impl<'a> Graph<'a> {
                         self.constructors(name, call.args)
                     };
                 }
+                // `S(...)` names the constructors of S.
+                let constructors: Vec<NodeId> = all
+                    .iter()
+                    .copied()
+                    .filter(|&n| self.function(n).class.as_deref() == Some(name.as_str()))
+                    .collect();
+                if !constructors.is_empty() {
+                    return constructors;
+                }
                 if let Some(class) = &caller.class {
                     let members: Vec<NodeId> = all
                         .iter()
