@@ -16,6 +16,7 @@ use petgraph::graph::DiGraph;
 
 use super::features::features;
 use super::types::{known_aspects, TypeIndex};
+use super::visibility::Visibility;
 use super::SourceFile;
 use crate::devices::{registry, AspectId, AspectSet};
 use crate::syntax::{AspectRef, Call, CallTarget, DeviceHas, Function, KernelRef, Span};
@@ -51,6 +52,55 @@ pub struct Graph<'a> {
     kernel: Vec<bool>,
     device: Vec<bool>,
     device_has: Vec<Option<DeviceHas>>,
+    visibility: Visibility,
+}
+
+/// One node per function: a declaration and its definition are one node. Several definitions of
+/// one signature (separate programs in one workspace) are separate nodes; a declaration then
+/// joins the definition its file can see, else the one nearest to it in the directory tree
+/// (what the linker of its program would pick).
+fn group_functions(files: &[SourceFile], visibility: &Visibility) -> Vec<Vec<(u32, usize)>> {
+    let mut by_key: HashMap<String, Vec<(u32, usize)>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for (fi, file) in files.iter().enumerate() {
+        for (idx, f) in file.facts.functions.iter().enumerate() {
+            let key = group_key(fi as u32, idx, f);
+            let slot = by_key.entry(key.clone()).or_default();
+            if slot.is_empty() {
+                order.push(key);
+            }
+            slot.push((fi as u32, idx));
+        }
+    }
+    let is_def = |&(fi, idx): &(u32, usize)| files[fi as usize].facts.functions[idx].is_definition;
+    let mut nodes = Vec::new();
+    for key in order {
+        let all = by_key.remove(&key).expect("every key has members");
+        let (defs, decls): (Vec<_>, Vec<_>) = all.into_iter().partition(|m| is_def(m));
+        if defs.len() <= 1 {
+            nodes.push(defs.into_iter().chain(decls).collect());
+            continue;
+        }
+        let first = nodes.len();
+        nodes.extend(defs.iter().map(|&d| vec![d]));
+        for decl in decls {
+            let path = |fi: u32| std::path::Path::new(&*files[fi as usize].path).to_path_buf();
+            let nearest = defs
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, &(df, _))| {
+                    let shared = path(decl.0)
+                        .components()
+                        .zip(path(df).components())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    (visibility.sees(decl.0, df), shared)
+                })
+                .map_or(0, |(i, _)| i);
+            nodes[first + nearest].push(decl);
+        }
+    }
+    nodes
 }
 
 fn group_key(file: u32, idx: usize, f: &Function) -> String {
@@ -68,22 +118,13 @@ fn group_key(file: u32, idx: usize, f: &Function) -> String {
 
 impl<'a> Graph<'a> {
     pub fn build(files: &'a [SourceFile]) -> Self {
-        let mut groups: HashMap<String, NodeId> = HashMap::new();
-        let mut members: Vec<Vec<(u32, usize)>> = Vec::new();
+        let visibility = Visibility::new(files);
+        let members = group_functions(files, &visibility);
         let mut node_of = HashMap::new();
-        for (fi, file) in files.iter().enumerate() {
-            for (idx, f) in file.facts.functions.iter().enumerate() {
-                let key = group_key(fi as u32, idx, f);
-                let node = *groups.entry(key).or_insert_with(|| {
-                    members.push(Vec::new());
-                    members.len() - 1
-                });
-                members[node].push((fi as u32, idx));
-                node_of.insert((fi as u32, idx), node);
+        for (node, m) in members.iter().enumerate() {
+            for &member in m {
+                node_of.insert(member, node);
             }
-        }
-        for m in &mut members {
-            m.sort_by_key(|&(fi, idx)| !files[fi as usize].facts.functions[idx].is_definition);
         }
         let n = members.len();
         let mut g = Graph {
@@ -97,6 +138,7 @@ impl<'a> Graph<'a> {
             kernel: vec![false; n],
             device: vec![false; n],
             device_has: vec![None; n],
+            visibility,
         };
         for node in 0..n {
             let f = g.function(node);
@@ -219,19 +261,25 @@ impl<'a> Graph<'a> {
         self.edges[node] = edges;
     }
 
-    fn candidates(&self, name: &str, args: usize) -> impl Iterator<Item = NodeId> + '_ {
+    /// Functions of that name declared where `from` can see them, taking `args` arguments.
+    fn candidates(&self, from: u32, name: &str, args: usize) -> impl Iterator<Item = NodeId> + '_ {
         self.by_name
             .get(name)
             .map_or(&[][..], Vec::as_slice)
             .iter()
             .copied()
             .filter(move |&n| self.function(n).accepts_args(args))
+            .filter(move |&n| {
+                self.members[n]
+                    .iter()
+                    .any(|&(f, _)| self.visibility.sees(from, f))
+            })
     }
 
-    fn constructors(&self, type_name: &str, args: usize) -> Vec<NodeId> {
+    fn constructors(&self, from: u32, type_name: &str, args: usize) -> Vec<NodeId> {
         let base = type_name.split('<').next().unwrap_or(type_name);
         let class = base.rsplit("::").next().unwrap_or(base);
-        self.candidates(class, args)
+        self.candidates(from, class, args)
             .filter(|&n| self.function(n).class.as_deref() == Some(class))
             .collect()
     }
@@ -244,13 +292,13 @@ impl<'a> Graph<'a> {
                 .copied()
                 .into_iter()
                 .collect(),
-            CallTarget::Construct { type_name } => self.constructors(type_name, call.args),
+            CallTarget::Construct { type_name } => self.constructors(file, type_name, call.args),
             CallTarget::Member {
                 name,
                 receiver_type,
             } => {
                 let methods = self
-                    .candidates(name, call.args)
+                    .candidates(file, name, call.args)
                     .filter(|&n| self.function(n).class.is_some());
                 match receiver_type {
                     Some(t) => {
@@ -268,7 +316,7 @@ impl<'a> Graph<'a> {
                 }
             }
             CallTarget::Named { name, qualifier } => {
-                let all: Vec<NodeId> = self.candidates(name, call.args).collect();
+                let all: Vec<NodeId> = self.candidates(file, name, call.args).collect();
                 if !qualifier.is_empty() {
                     let q: Vec<&str> = qualifier.iter().map(String::as_str).collect();
                     return all
@@ -281,7 +329,7 @@ impl<'a> Graph<'a> {
                     return if types.classes_named(name).is_empty() {
                         Vec::new()
                     } else {
-                        self.constructors(name, call.args)
+                        self.constructors(file, name, call.args)
                     };
                 }
                 // `S(...)` names the constructors of S.
@@ -332,7 +380,7 @@ impl<'a> Graph<'a> {
                             kernels.extend(self.node_of.get(&(fi, *idx)).copied())
                         }
                         KernelRef::Functor(t) => {
-                            let ops = self.functor_operators(t);
+                            let ops = self.functor_operators(Some(fi), t);
                             kernels.extend(ops.iter().copied());
                             for c in types.classes_named(t) {
                                 if let Some(p) = &c.kernel_properties {
@@ -349,7 +397,7 @@ impl<'a> Graph<'a> {
         for file in self.files {
             for c in &file.facts.classes {
                 if let Some(p) = &c.kernel_properties {
-                    for o in self.functor_operators(&c.name) {
+                    for o in self.functor_operators(None, &c.name) {
                         functor_props.push((o, p.clone()));
                         kernels.push(o);
                     }
@@ -366,7 +414,8 @@ impl<'a> Graph<'a> {
         }
     }
 
-    fn functor_operators(&self, type_name: &str) -> Vec<NodeId> {
+    /// The `operator()`s of a functor class, as seen from a launching file (any when `None`).
+    fn functor_operators(&self, from: Option<u32>, type_name: &str) -> Vec<NodeId> {
         let base = type_name.split('<').next().unwrap_or(type_name);
         let class = base.rsplit("::").next().unwrap_or(base);
         self.by_name
@@ -375,6 +424,13 @@ impl<'a> Graph<'a> {
                 v.iter()
                     .copied()
                     .filter(|&n| self.function(n).class.as_deref() == Some(class))
+                    .filter(|&n| {
+                        from.is_none_or(|f| {
+                            self.members[n]
+                                .iter()
+                                .any(|&(g, _)| self.visibility.sees(f, g))
+                        })
+                    })
                     .collect()
             })
             .unwrap_or_default()

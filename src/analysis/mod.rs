@@ -6,6 +6,7 @@
 mod features;
 mod graph;
 mod types;
+mod visibility;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

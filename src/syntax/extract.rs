@@ -173,6 +173,12 @@ impl<'a> Extractor<'a> {
             | "decltype"
             | "template_parameter_list"
             | "enumerator_list" => {}
+            "preproc_include" => {
+                if let Some(p) = n.child_by_field_name("path") {
+                    let path = self.text(p).trim_matches(|c| matches!(c, '"' | '<' | '>'));
+                    self.facts.includes.push(path.to_string());
+                }
+            }
             "if_statement" => self.if_statement(n, cur),
             // `is_same_v<T, double>` in an expression: its arguments are types.
             "template_function" | "template_method" => {
@@ -766,6 +772,10 @@ impl<'a> Extractor<'a> {
             .filter_map(|a| self.double_literal(unwrap_sign(*a)))
             .collect();
         let target = match receiver {
+            Some(r) if r.kind() == "this" => CallTarget::Member {
+                name: name.clone(),
+                receiver_type: self.facts.functions[c].class.clone(),
+            },
             Some(r) => {
                 let receiver_type = (r.kind() == "identifier")
                     .then(|| match self.local(self.text(r)) {

@@ -197,6 +197,8 @@ pub struct FileFacts {
     pub functions: Vec<Function>,
     pub classes: Vec<Class>,
     pub aliases: Vec<Alias>,
+    /// `#include` paths as written, without quotes or angle brackets.
+    pub includes: Vec<String>,
     /// Nodes the parser could not read (ERROR or MISSING); their neighbours are still read.
     pub syntax_errors: usize,
 }

@@ -1,0 +1,146 @@
+//! Which files' declarations a file can see: itself and what it includes, transitively.
+//!
+//! Calls are resolved by name, and a workspace may hold several programs (a benchmark suite, a
+//! repository of samples) that reuse names; a call must only bind to a function the calling file
+//! could have declared in scope. Includes are resolved lexically against the workspace's paths:
+//! relative to the including file first, else to the workspace file whose path ends with the
+//! include and shares the longest directory prefix with the includer (what `-I` would find).
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use super::SourceFile;
+
+pub struct Visibility {
+    /// Per file, the sorted indices of the files it sees (itself included).
+    visible: Vec<Vec<u32>>,
+}
+
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn common_prefix(a: &Path, b: &Path) -> usize {
+    a.components()
+        .zip(b.components())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+impl Visibility {
+    pub fn new(files: &[SourceFile]) -> Self {
+        let paths: Vec<PathBuf> = files
+            .iter()
+            .map(|f| normalize(Path::new(&*f.path)))
+            .collect();
+        let by_path: HashMap<&Path, u32> = paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.as_path(), i as u32))
+            .collect();
+        let direct: Vec<Vec<u32>> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let from = &paths[i];
+                let dir = from.parent().unwrap_or(Path::new(""));
+                f.facts
+                    .includes
+                    .iter()
+                    .flat_map(|inc| {
+                        let rel = normalize(&dir.join(inc));
+                        if let Some(&j) = by_path.get(rel.as_path()) {
+                            return vec![j];
+                        }
+                        let inc = normalize(Path::new(inc));
+                        let matches: Vec<u32> = paths
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, p)| p.ends_with(&inc))
+                            .map(|(j, _)| j as u32)
+                            .collect();
+                        let best = matches
+                            .iter()
+                            .map(|&j| common_prefix(from, &paths[j as usize]))
+                            .max()
+                            .unwrap_or(0);
+                        matches
+                            .into_iter()
+                            .filter(|&j| common_prefix(from, &paths[j as usize]) == best)
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let visible = (0..files.len())
+            .map(|start| {
+                let mut seen = vec![start as u32];
+                let mut stack = vec![start as u32];
+                while let Some(f) = stack.pop() {
+                    for &g in &direct[f as usize] {
+                        if !seen.contains(&g) {
+                            seen.push(g);
+                            stack.push(g);
+                        }
+                    }
+                }
+                seen.sort_unstable();
+                seen
+            })
+            .collect();
+        Self { visible }
+    }
+
+    pub fn sees(&self, from: u32, file: u32) -> bool {
+        self.visible[from as usize].binary_search(&file).is_ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::FileFacts;
+    use std::sync::Arc;
+
+    fn file(path: &str, includes: &[&str]) -> SourceFile {
+        SourceFile {
+            path: Arc::from(path),
+            facts: FileFacts {
+                includes: includes.iter().map(|s| s.to_string()).collect(),
+                ..FileFacts::default()
+            },
+        }
+    }
+
+    #[test]
+    fn relative_then_nearest_suffix_and_transitive() {
+        let files = vec![
+            file("a/src/main.cpp", &["util.h", "common/defs.h"]),
+            file("a/src/util.h", &["../include/deep.h"]),
+            file("a/include/deep.h", &[]),
+            file("a/common/defs.h", &[]),
+            file("b/common/defs.h", &[]),
+            file("b/main.cpp", &["common/defs.h"]),
+        ];
+        let v = Visibility::new(&files);
+        assert!(v.sees(0, 1) && v.sees(0, 2), "relative and transitive");
+        assert!(
+            v.sees(0, 3) && !v.sees(0, 4),
+            "nearest of two suffix matches"
+        );
+        assert!(v.sees(5, 4) && !v.sees(5, 3));
+        assert!(!v.sees(5, 0) && v.sees(5, 5));
+    }
+}
