@@ -122,7 +122,7 @@ impl<'a> Extractor<'a> {
                 self.template_depth -= 1;
             }
             "function_definition" => {
-                if !self.function(n, cur) {
+                if !self.function(n) {
                     self.visit_children(n, cur);
                 }
             }
@@ -130,7 +130,7 @@ impl<'a> Extractor<'a> {
             "alias_declaration" => self.alias(n),
             "type_definition" => self.typedef(n),
             "lambda_expression" => {
-                let idx = self.lambda(n, cur);
+                let idx = self.lambda(n);
                 if let Some(c) = cur {
                     self.push_call(c, CallTarget::Lambda(idx), 0, n, Vec::new(), Vec::new());
                 }
@@ -350,7 +350,7 @@ impl<'a> Extractor<'a> {
 
     /// A declaration: a function prototype, or variables (locals inside a function).
     fn declaration(&mut self, n: Node, cur: Option<usize>) {
-        if find_function_declarator(n).is_some() && self.function(n, cur) {
+        if find_function_declarator(n).is_some() && self.function(n) {
             return;
         }
         let ty = n.child_by_field_name("type");
@@ -397,7 +397,7 @@ impl<'a> Extractor<'a> {
                 let lambda = value.filter(|v| v.kind() == "lambda_expression");
                 match lambda {
                     Some(l) => {
-                        let idx = self.lambda(l, cur);
+                        let idx = self.lambda(l);
                         self.bind(v, Local::Lambda(idx));
                         continue;
                     }
@@ -449,7 +449,7 @@ impl<'a> Extractor<'a> {
     }
 
     /// A function definition or prototype. Returns false when `n` declares no function.
-    fn function(&mut self, n: Node, cur: Option<usize>) -> bool {
+    fn function(&mut self, n: Node) -> bool {
         let Some(fd) = find_function_declarator(n) else {
             return false;
         };
@@ -563,7 +563,6 @@ impl<'a> Extractor<'a> {
             self.visit(b, Some(idx));
             self.locals.pop();
         }
-        let _ = cur;
         true
     }
 
@@ -608,12 +607,10 @@ impl<'a> Extractor<'a> {
             if !indirect || is_builtin(t) {
                 self.mention(idx, t);
             }
-            if let (Some(d), Some(name)) = (
-                p.child_by_field_name("declarator"),
-                p.child_by_field_name("declarator")
-                    .and_then(|d| declared_name(d, self.src)),
-            ) {
-                let _ = d;
+            if let Some(name) = p
+                .child_by_field_name("declarator")
+                .and_then(|d| declared_name(d, self.src))
+            {
                 let tn = normalize(self.text(t));
                 if tn != "auto" {
                     if let Some(scope) = self.locals.last_mut() {
@@ -624,7 +621,7 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    fn lambda(&mut self, n: Node, _cur: Option<usize>) -> usize {
+    fn lambda(&mut self, n: Node) -> usize {
         let captures = n.child_by_field_name("captures").unwrap_or(n);
         let fd = n.child_by_field_name("declarator");
         let (params, defaulted, variadic) = fd.map_or((Vec::new(), 0, false), |d| self.params(d));
@@ -703,21 +700,14 @@ impl<'a> Extractor<'a> {
         };
         let Some(c) = cur else {
             // Host code: look only for kernels and nested lambdas.
-            return self.host_call(n, func, args);
+            return self.host_call(func, args);
         };
-        let arg_nodes: Vec<Node> = args
-            .map(|a| {
-                let mut cursor = a.walk();
-                a.named_children(&mut cursor)
-                    .filter(|x| x.kind() != "comment")
-                    .collect()
-            })
-            .unwrap_or_default();
+        let arg_nodes = arguments(args);
         let (receiver, name, template_args) = callee_parts(self.src, func);
         let Some(name) = name else {
             // An indirect call or an immediately invoked lambda.
             if func.kind() == "lambda_expression" {
-                let idx = self.lambda(func, cur);
+                let idx = self.lambda(func);
                 self.push_call(
                     c,
                     CallTarget::Lambda(idx),
@@ -740,7 +730,7 @@ impl<'a> Extractor<'a> {
         }
         if KERNEL_INVOCATIONS.contains(&name.as_str()) {
             if let Some(last) = arg_nodes.last() {
-                if let Some(kernel) = self.kernel_ref(*last, cur) {
+                if let Some(kernel) = self.kernel_ref(*last) {
                     let span = self.span(func);
                     self.facts.functions[c].launches.push(KernelLaunch {
                         kernel,
@@ -811,7 +801,7 @@ impl<'a> Extractor<'a> {
         }
         for a in &arg_nodes {
             if is_guard && a.kind() == "lambda_expression" {
-                let idx = self.lambda(*a, cur);
+                let idx = self.lambda(*a);
                 self.push_call(
                     c,
                     CallTarget::Lambda(idx),
@@ -835,19 +825,12 @@ impl<'a> Extractor<'a> {
     }
 
     /// Calls in host code: only kernel launches matter, and lambdas that may contain them.
-    fn host_call(&mut self, n: Node, func: Node, args: Option<Node>) {
+    fn host_call(&mut self, func: Node, args: Option<Node>) {
         let (_, name, _) = callee_parts(self.src, func);
-        let arg_nodes: Vec<Node> = args
-            .map(|a| {
-                let mut cursor = a.walk();
-                a.named_children(&mut cursor)
-                    .filter(|x| x.kind() != "comment")
-                    .collect()
-            })
-            .unwrap_or_default();
+        let arg_nodes = arguments(args);
         if let (Some(name), Some(last)) = (name.as_deref(), arg_nodes.last()) {
             if KERNEL_INVOCATIONS.contains(&name) {
-                if let Some(kernel) = self.kernel_ref(*last, None) {
+                if let Some(kernel) = self.kernel_ref(*last) {
                     let span = self.span(func);
                     // Host launches are recorded on a pseudo owner: the innermost function is
                     // unknown here, so they go to the file-level list via a synthetic function.
@@ -862,7 +845,6 @@ impl<'a> Extractor<'a> {
                 }
             }
         }
-        let _ = n;
         self.visit(func, None);
         self.visit_args(&arg_nodes, None);
     }
@@ -899,9 +881,9 @@ impl<'a> Extractor<'a> {
         self.facts.functions.len() - 1
     }
 
-    fn kernel_ref(&mut self, arg: Node, cur: Option<usize>) -> Option<KernelRef> {
+    fn kernel_ref(&mut self, arg: Node) -> Option<KernelRef> {
         match arg.kind() {
-            "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg, cur))),
+            "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg))),
             "identifier" => match self.local(self.text(arg)).cloned() {
                 Some(Local::Lambda(idx)) => Some(KernelRef::Lambda(idx)),
                 Some(Local::Type(t)) => Some(KernelRef::Functor(t)),
@@ -1119,6 +1101,17 @@ impl<'a> Extractor<'a> {
 }
 
 // ---- helpers over nodes and text ---------------------------------------------------------
+
+/// The argument expressions of an `argument_list`.
+fn arguments(args: Option<Node>) -> Vec<Node> {
+    args.map(|a| {
+        let mut cursor = a.walk();
+        a.named_children(&mut cursor)
+            .filter(|x| x.kind() != "comment")
+            .collect()
+    })
+    .unwrap_or_default()
+}
 
 fn parse_int(t: &str) -> Option<i64> {
     let t = t.trim().trim_end_matches(['u', 'U', 'l', 'L']);
