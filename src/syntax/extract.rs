@@ -486,19 +486,10 @@ impl<'a> Extractor<'a> {
             variadic,
             is_const,
             is_definition: body.is_some(),
-            is_lambda: false,
             is_template: self.template_depth > 0,
-            sycl_external: false,
             name_span: self.span(name_node),
             span: self.span(n),
-            device_has: None,
-            uses_aspects: Vec::new(),
-            reqd_sub_group_size: None,
-            types: Vec::new(),
-            literals: Vec::new(),
-            calls: Vec::new(),
-            launches: Vec::new(),
-            arch_checks: Vec::new(),
+            ..Function::default()
         });
         let head_end = body.map_or(n.end_byte(), |b| b.start_byte());
         self.heads.push((
@@ -638,17 +629,9 @@ impl<'a> Extractor<'a> {
             is_definition: true,
             is_lambda: true,
             is_template: self.template_depth > 0,
-            sycl_external: false,
             name_span: self.span(captures),
             span: self.span(n),
-            device_has: None,
-            uses_aspects: Vec::new(),
-            reqd_sub_group_size: None,
-            types: Vec::new(),
-            literals: Vec::new(),
-            calls: Vec::new(),
-            launches: Vec::new(),
-            arch_checks: Vec::new(),
+            ..Function::default()
         });
         self.heads.push((
             TextRange::new(
@@ -857,26 +840,7 @@ impl<'a> Extractor<'a> {
         }
         self.facts.functions.push(Function {
             name: "<host>".into(),
-            scope: Vec::new(),
-            class: None,
-            params: Vec::new(),
-            defaulted_params: 0,
-            variadic: false,
-            is_const: false,
-            is_definition: false,
-            is_lambda: false,
-            is_template: false,
-            sycl_external: false,
-            name_span: Span::default(),
-            span: Span::default(),
-            device_has: None,
-            uses_aspects: Vec::new(),
-            reqd_sub_group_size: None,
-            types: Vec::new(),
-            literals: Vec::new(),
-            calls: Vec::new(),
-            launches: Vec::new(),
-            arch_checks: Vec::new(),
+            ..Function::default()
         });
         self.facts.functions.len() - 1
     }

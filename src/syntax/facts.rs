@@ -101,7 +101,7 @@ pub struct KernelLaunch {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Function {
     /// Unqualified name: `func1`, `operator()`, `S` for a constructor, `<lambda>`.
     pub name: String,
