@@ -188,37 +188,26 @@ fn sarif(report: &Report) -> Value {
                 "locations": [sarif_location(&d.file, p.line, p.column, p.end_line, p.end_column)],
             });
             if !d.chain.is_empty() {
-                let steps: Vec<Value> = d
+                let located: Vec<Value> = d
                     .chain
                     .iter()
                     .map(|s| {
-                        let mut loc = sarif_location(
-                            &s.file,
-                            s.pos.line,
-                            s.pos.column,
-                            s.pos.end_line,
-                            s.pos.end_column,
-                        );
+                        let p = s.pos;
+                        let mut loc =
+                            sarif_location(&s.file, p.line, p.column, p.end_line, p.end_column);
                         loc["message"] = json!({ "text": s.message });
-                        json!({ "location": loc })
+                        loc
                     })
                     .collect();
-                r["codeFlows"] = json!([{ "threadFlows": [{ "locations": steps }] }]);
+                let flow: Vec<Value> = located.iter().map(|l| json!({ "location": l })).collect();
+                r["codeFlows"] = json!([{ "threadFlows": [{ "locations": flow }] }]);
                 r["relatedLocations"] = Value::Array(
-                    d.chain
-                        .iter()
+                    located
+                        .into_iter()
                         .enumerate()
-                        .map(|(i, s)| {
-                            let mut loc = sarif_location(
-                                &s.file,
-                                s.pos.line,
-                                s.pos.column,
-                                s.pos.end_line,
-                                s.pos.end_column,
-                            );
-                            loc["id"] = json!(i);
-                            loc["message"] = json!({ "text": s.message });
-                            loc
+                        .map(|(i, mut l)| {
+                            l["id"] = json!(i);
+                            l
                         })
                         .collect(),
                 );
