@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod cli;
 pub mod devices;
 pub mod diagnostics;
+pub mod proto;
 pub mod syntax;
 pub mod text;
 pub mod workspace;

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::devices::{self, config, ConfigFile, DeviceTable, MacroFormat, TargetList};
 use crate::diagnostics::{suggest, with_did_you_mean, Code, Diagnostic, DiagnosticSink, Severity};
+use crate::proto;
 use output::Reporter;
 
 /// Exit codes: the contract with build systems.
@@ -168,7 +169,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             diagnostics.extend(cfg.diagnostics);
         }
         match format {
-            TextFormat::Json => output::print_json(&output::diagnostics_json(&diagnostics)),
+            TextFormat::Json => output::print_json(&proto::diagnostics_json(&diagnostics)),
             TextFormat::Text => {
                 reporter.report(&diagnostics);
                 for s in summaries {
@@ -193,14 +194,14 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
     let code = match cli.command {
         Command::Targets { format } => {
             match format {
-                TextFormat::Json => output::print_json(&output::targets_json(&table)),
+                TextFormat::Json => output::print_json(&proto::targets_json(&table)),
                 TextFormat::Text => output::out(&output::targets_text(&table)),
             }
             EXIT_OK
         }
         Command::Aspects { format } => {
             match format {
-                TextFormat::Json => output::print_json(&output::aspects_json()),
+                TextFormat::Json => output::print_json(&proto::aspects_json()),
                 TextFormat::Text => output::out(&output::aspects_text()),
             }
             EXIT_OK
@@ -209,9 +210,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             let names: Vec<&str> = names.iter().flat_map(|n| n.split(',')).collect();
             let results: Vec<_> = names.iter().map(|n| devices::resolve(n, &table)).collect();
             match format {
-                TextFormat::Json => {
-                    output::print_json(&output::query_target_json(&results, &table))
-                }
+                TextFormat::Json => output::print_json(&proto::query_target_json(&results, &table)),
                 TextFormat::Text => output::out(&output::query_target_text(&results, &table)),
             }
             if results.iter().any(Result::is_err) {
@@ -228,7 +227,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             let macros = devices::predefined_macros(&list.targets, &table);
             let rendered = match format {
                 MacroOutput::Json => {
-                    output::print_json(&output::macros_json(&list, &macros));
+                    output::print_json(&proto::macros_json(&list, &macros));
                     None
                 }
                 MacroOutput::Flags => Some(MacroFormat::Flags),
@@ -255,7 +254,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             let sets = devices::trait_sets(&list.targets, &table);
             match format {
                 TextFormat::Json => {
-                    output::print_json(&output::traits_json(&list, &sets, &selected))
+                    output::print_json(&proto::traits_json(&list, &sets, &selected))
                 }
                 TextFormat::Text => output::out(&output::traits_text(&list, &sets, &selected)),
             }
@@ -320,7 +319,7 @@ fn report_invalid_targets(list: &str, parsed: &TargetList, reporter: &mut Report
     }
     let diagnostics = sink.finish();
     if json {
-        output::print_json(&output::diagnostics_json(&diagnostics));
+        output::print_json(&proto::diagnostics_json(&diagnostics));
     }
     reporter.report(&diagnostics);
 }
@@ -362,7 +361,7 @@ fn aspect_filter(
     }
     reporter.add_source(&file, &joined);
     if json {
-        output::print_json(&output::diagnostics_json(&diagnostics));
+        output::print_json(&proto::diagnostics_json(&diagnostics));
     }
     reporter.report(&diagnostics);
     None

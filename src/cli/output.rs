@@ -11,7 +11,7 @@ use codespan_reporting::diagnostic::{
 };
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor, Config, DisplayStyle};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::devices::{
     registry, AspectId, ConfigFile, DeviceTable, InvalidTarget, ResolvedTarget, TargetList,
@@ -142,36 +142,6 @@ pub fn print_json(value: &Value) {
     out(&text);
 }
 
-pub fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
-    json!({ "diagnostics": diagnostics })
-}
-
-fn aspect_names(set: crate::devices::AspectSet) -> Vec<&'static str> {
-    let reg = registry();
-    set.iter().map(|id| reg.name(id)).collect()
-}
-
-fn target_json(name: &str, table: &DeviceTable) -> Value {
-    let info = table.get(name).expect("listed from the table");
-    let resolved = crate::devices::resolve(name, table).ok();
-    json!({
-        "name": name,
-        "kind": resolved.as_ref().map(|r| r.kind),
-        "macro": resolved.as_ref().and_then(|r| r.macro_name.clone()),
-        "aliases": crate::devices::targets::driver_names().aliases(name),
-        "aspects": aspect_names(info.aspects),
-        "may_support_other_aspects": info.may_support_other_aspects,
-        "sub_group_sizes": info.sub_group_sizes,
-        "aot_toolchain": info.aot_toolchain,
-        "aot_toolchain_options": info.aot_toolchain_options,
-        "source": &*info.source,
-    })
-}
-
-pub fn targets_json(table: &DeviceTable) -> Value {
-    Value::Array(table.iter().map(|(n, _)| target_json(n, table)).collect())
-}
-
 pub fn targets_text(table: &DeviceTable) -> String {
     let mut rows = vec![[
         "TARGET".to_string(),
@@ -240,21 +210,6 @@ fn table_text<const N: usize>(rows: &[[String; N]]) -> String {
     out
 }
 
-pub fn aspects_json() -> Value {
-    Value::Array(
-        registry()
-            .iter()
-            .map(|(_, a)| {
-                let mut v = json!({ "name": a.name, "value": a.value, "deprecated": a.deprecated.is_some() });
-                if let Some(m) = &a.deprecated {
-                    v["message"] = json!(m);
-                }
-                v
-            })
-            .collect(),
-    )
-}
-
 pub fn aspects_text() -> String {
     let mut rows = vec![["VALUE".to_string(), "ASPECT".into(), "NOTE".into()]];
     for (_, a) in registry().iter() {
@@ -268,40 +223,6 @@ pub fn aspects_text() -> String {
         ]);
     }
     table_text(&rows)
-}
-
-fn resolved_json(r: &ResolvedTarget, table: &DeviceTable) -> Value {
-    let info = r.entry.as_deref().and_then(|e| table.get(e));
-    json!({
-        "input": r.input,
-        "valid": true,
-        "canonical": r.canonical,
-        "kind": r.kind,
-        "macro": r.macro_name,
-        "has_entry": info.is_some(),
-        "aot_toolchain": info.and_then(|i| i.aot_toolchain.clone()),
-        "aot_toolchain_options": info.and_then(|i| i.aot_toolchain_options.clone()),
-    })
-}
-
-pub fn query_target_json(
-    results: &[Result<ResolvedTarget, InvalidTarget>],
-    table: &DeviceTable,
-) -> Value {
-    Value::Array(
-        results
-            .iter()
-            .map(|r| match r {
-                Ok(t) => resolved_json(t, table),
-                Err(e) => json!({
-                    "input": e.input,
-                    "valid": false,
-                    "error": e.message,
-                    "suggestions": e.suggestions,
-                }),
-            })
-            .collect(),
-    )
 }
 
 pub fn query_target_text(
@@ -355,29 +276,6 @@ pub fn query_target_text(
     out
 }
 
-fn canonical_names(list: &TargetList) -> Vec<&str> {
-    list.targets.iter().map(|t| t.canonical.as_str()).collect()
-}
-
-pub fn macros_json(list: &TargetList, macros: &[(String, String)]) -> Value {
-    let map: Map<String, Value> = macros
-        .iter()
-        .map(|(n, v)| (n.clone(), Value::String(v.clone())))
-        .collect();
-    json!({ "targets": canonical_names(list), "macros": map })
-}
-
-pub fn traits_json(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) -> Value {
-    let reg = registry();
-    let mut any = Map::new();
-    let mut all = Map::new();
-    for &id in aspects {
-        any.insert(reg.name(id).to_string(), json!(sets.any_device_has(id)));
-        all.insert(reg.name(id).to_string(), json!(sets.all_devices_have(id)));
-    }
-    json!({ "targets": canonical_names(list), "any_device_has": any, "all_devices_have": all })
-}
-
 pub fn traits_text(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) -> String {
     let reg = registry();
     let mut rows = vec![[
@@ -394,7 +292,7 @@ pub fn traits_text(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) ->
     }
     format!(
         "-fsycl-targets={}\n{}",
-        canonical_names(list).join(","),
+        crate::proto::canonical_names(list).join(","),
         table_text(&rows)
     )
 }

@@ -1,0 +1,112 @@
+//! The JSON shapes of every answer, shared by the CLI, the daemon and the language server.
+//! They are an interface (protocol.md): fields may be added, never renamed or removed.
+
+use serde_json::{json, Map, Value};
+
+use crate::devices::{
+    registry, AspectId, AspectSet, DeviceTable, InvalidTarget, ResolvedTarget, TargetList,
+    TraitSets,
+};
+use crate::diagnostics::Diagnostic;
+
+pub fn diagnostics_json(diagnostics: &[Diagnostic]) -> Value {
+    json!({ "diagnostics": diagnostics })
+}
+
+fn aspect_names(set: AspectSet) -> Vec<&'static str> {
+    let reg = registry();
+    set.iter().map(|id| reg.name(id)).collect()
+}
+
+fn target_json(name: &str, table: &DeviceTable) -> Value {
+    let info = table.get(name).expect("listed from the table");
+    let resolved = crate::devices::resolve(name, table).ok();
+    json!({
+        "name": name,
+        "kind": resolved.as_ref().map(|r| r.kind),
+        "macro": resolved.as_ref().and_then(|r| r.macro_name.clone()),
+        "aliases": crate::devices::targets::driver_names().aliases(name),
+        "aspects": aspect_names(info.aspects),
+        "may_support_other_aspects": info.may_support_other_aspects,
+        "sub_group_sizes": info.sub_group_sizes,
+        "aot_toolchain": info.aot_toolchain,
+        "aot_toolchain_options": info.aot_toolchain_options,
+        "source": &*info.source,
+    })
+}
+
+pub fn targets_json(table: &DeviceTable) -> Value {
+    Value::Array(table.iter().map(|(n, _)| target_json(n, table)).collect())
+}
+
+pub fn aspects_json() -> Value {
+    Value::Array(
+        registry()
+            .iter()
+            .map(|(_, a)| {
+                let mut v = json!({ "name": a.name, "value": a.value, "deprecated": a.deprecated.is_some() });
+                if let Some(m) = &a.deprecated {
+                    v["message"] = json!(m);
+                }
+                v
+            })
+            .collect(),
+    )
+}
+
+pub fn resolved_json(r: &ResolvedTarget, table: &DeviceTable) -> Value {
+    let info = r.entry.as_deref().and_then(|e| table.get(e));
+    json!({
+        "input": r.input,
+        "valid": true,
+        "canonical": r.canonical,
+        "kind": r.kind,
+        "macro": r.macro_name,
+        "has_entry": info.is_some(),
+        "aot_toolchain": info.and_then(|i| i.aot_toolchain.clone()),
+        "aot_toolchain_options": info.and_then(|i| i.aot_toolchain_options.clone()),
+    })
+}
+
+pub fn query_target_json(
+    results: &[Result<ResolvedTarget, InvalidTarget>],
+    table: &DeviceTable,
+) -> Value {
+    Value::Array(
+        results
+            .iter()
+            .map(|r| match r {
+                Ok(t) => resolved_json(t, table),
+                Err(e) => json!({
+                    "input": e.input,
+                    "valid": false,
+                    "error": e.message,
+                    "suggestions": e.suggestions,
+                }),
+            })
+            .collect(),
+    )
+}
+
+pub fn canonical_names(list: &TargetList) -> Vec<&str> {
+    list.targets.iter().map(|t| t.canonical.as_str()).collect()
+}
+
+pub fn macros_json(list: &TargetList, macros: &[(String, String)]) -> Value {
+    let map: Map<String, Value> = macros
+        .iter()
+        .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+        .collect();
+    json!({ "targets": canonical_names(list), "macros": map })
+}
+
+pub fn traits_json(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) -> Value {
+    let reg = registry();
+    let mut any = Map::new();
+    let mut all = Map::new();
+    for &id in aspects {
+        any.insert(reg.name(id).to_string(), json!(sets.any_device_has(id)));
+        all.insert(reg.name(id).to_string(), json!(sets.all_devices_have(id)));
+    }
+    json!({ "targets": canonical_names(list), "any_device_has": any, "all_devices_have": all })
+}
