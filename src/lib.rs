@@ -6,6 +6,7 @@ pub mod cli;
 pub mod devices;
 pub mod diagnostics;
 pub mod proto;
+pub mod server;
 pub mod syntax;
 pub mod text;
 pub mod workspace;

@@ -3,6 +3,7 @@
 
 mod check;
 mod output;
+mod remote;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::devices::{self, config, ConfigFile, DeviceTable, MacroFormat, TargetList};
 use crate::diagnostics::{suggest, with_did_you_mean, Code, Diagnostic, DiagnosticSink, Severity};
-use crate::proto;
+use crate::{proto, server};
 use output::Reporter;
 
 /// Exit codes: the contract with build systems.
@@ -31,6 +32,11 @@ struct Cli {
     /// -fsycl-device-config-file= (repeatable; later files win).
     #[arg(long = "config", value_name = "FILE", global = true)]
     configs: Vec<PathBuf>,
+
+    /// For `query` commands: ask the running daemon (at SOCKET, or the default socket) instead
+    /// of computing here; the daemon's own device config then applies.
+    #[arg(long, value_name = "SOCKET", num_args = 0..=1, global = true)]
+    connect: Option<Option<PathBuf>>,
 
     #[command(subcommand)]
     command: Command,
@@ -54,6 +60,17 @@ enum Command {
     /// Work with device-config files.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Serve JSON-RPC 2.0 on a Unix socket for build systems (newline-delimited JSON).
+    Daemon {
+        /// Socket path (default: $XDG_RUNTIME_DIR/sycl-analyzer/daemon.sock, else a per-user
+        /// directory in the temp dir).
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// Workspace roots: sycl/checkFile only reads files inside them (default: the current
+        /// directory).
+        #[arg(long = "root", value_name = "DIR")]
+        roots: Vec<PathBuf>,
+    },
     /// Analyse SYCL sources: device_has mismatches with their call chains, AOT-target checks.
     Check {
         /// Files or directories (walked honouring .gitignore).
@@ -73,7 +90,7 @@ enum Command {
 }
 
 #[derive(Subcommand, Debug)]
-enum Query {
+pub(crate) enum Query {
     /// Is each -fsycl-targets name valid, and what does it resolve to?
     Target {
         /// Target names (a comma-separated list counts as several names).
@@ -115,13 +132,13 @@ enum ConfigCommand {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum TextFormat {
+pub(crate) enum TextFormat {
     Text,
     Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum MacroOutput {
+pub(crate) enum MacroOutput {
     Json,
     Flags,
     Header,
@@ -159,6 +176,31 @@ fn load_config(path: &PathBuf, reporter: &mut Reporter) -> Result<ConfigFile, St
 }
 
 fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
+    if let (Some(socket), Command::Query(query)) = (&cli.connect, &cli.command) {
+        let socket = socket
+            .clone()
+            .unwrap_or_else(server::daemon::default_socket);
+        return remote::query(&socket, query);
+    }
+    if let Command::Daemon { socket, roots } = &cli.command {
+        let socket = socket
+            .clone()
+            .unwrap_or_else(server::daemon::default_socket);
+        let roots = if roots.is_empty() {
+            vec![PathBuf::from(".")]
+        } else {
+            roots.clone()
+        };
+        let (snapshot, problems) = server::Snapshot::load(roots, cli.configs.clone());
+        for p in problems {
+            eprintln!("warning: {p}");
+        }
+        let diagnostics: Vec<Diagnostic> = snapshot.configs.diagnostics().cloned().collect();
+        reporter.report(&diagnostics);
+        eprintln!("sycl-analyzer daemon listening on {}", socket.display());
+        server::daemon::run(&socket, snapshot)?;
+        return Ok(EXIT_OK);
+    }
     if let Command::Config(ConfigCommand::Check { files, format }) = &cli.command {
         let mut diagnostics = Vec::new();
         let mut summaries = Vec::new();
@@ -235,7 +277,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 MacroOutput::Cmake => Some(MacroFormat::Cmake),
             };
             if let Some(f) = rendered {
-                output::out(&devices::render_macros(&macros, &list.targets, f));
+                output::out(&devices::render_macros(
+                    &macros,
+                    &proto::canonical_names(&list),
+                    f,
+                ));
             }
             EXIT_OK
         }
@@ -260,7 +306,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             }
             EXIT_OK
         }
-        Command::Config(_) => unreachable!("handled above"),
+        Command::Config(_) | Command::Daemon { .. } => unreachable!("handled above"),
         Command::Check {
             paths,
             targets,

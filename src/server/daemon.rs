@@ -1,0 +1,259 @@
+//! `sycl-analyzer daemon`: JSON-RPC 2.0 for build systems on a Unix socket.
+//!
+//! Framing: one JSON message per line (newline-delimited JSON), at most [`MAX_MESSAGE`] bytes; a
+//! longer line is refused without being buffered and the connection stays usable. Each
+//! connection is served in order; any number of clients (up to [`MAX_CONNECTIONS`]) are served
+//! at once. Requests read the current snapshot; `sycl/reloadConfig` swaps in a new one.
+
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{watch, Semaphore};
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{Decoder, Encoder, Framed, LinesCodec, LinesCodecError};
+
+use super::{codes, handle, is_heavy, Outcome, RpcError, Snapshot};
+
+pub const MAX_MESSAGE: usize = 16 * 1024 * 1024;
+pub const MAX_CONNECTIONS: usize = 256;
+/// A connection that sends nothing for this long is closed.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// `$XDG_RUNTIME_DIR/sycl-analyzer/daemon.sock`, else a per-user directory in the temp dir.
+pub fn default_socket() -> PathBuf {
+    let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d).join("sycl-analyzer"),
+        // SAFETY: getuid has no preconditions and cannot fail.
+        None => std::env::temp_dir().join(format!("sycl-analyzer-{}", unsafe { libc::getuid() })),
+    };
+    dir.join("daemon.sock")
+}
+
+/// Binds the socket: the directory is made private (0700), the socket 0600; a socket file left
+/// by a killed daemon is replaced, a live daemon on it is an error.
+pub fn bind(path: &Path) -> Result<std::os::unix::net::UnixListener, String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.exists() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+        }
+    }
+    if path.exists() {
+        if std::os::unix::net::UnixStream::connect(path).is_ok() {
+            return Err(format!(
+                "another daemon is already serving '{}'; stop it first (or use --socket)",
+                path.display()
+            ));
+        }
+        std::fs::remove_file(path)
+            .map_err(|e| format!("cannot remove stale socket '{}': {e}", path.display()))?;
+    }
+    let listener = std::os::unix::net::UnixListener::bind(path)
+        .map_err(|e| format!("cannot listen on '{}': {e}", path.display()))?;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| format!("cannot restrict '{}': {e}", path.display()))?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    Ok(listener)
+}
+
+type Shared = Arc<RwLock<Arc<Snapshot>>>;
+
+/// Newline-delimited frames with a size cap. A framed stream ends at the first decode error, so
+/// an oversized line is passed up as a value (the codec discards the rest of it) and the
+/// connection goes on.
+struct CappedLines(LinesCodec);
+
+struct Oversized;
+
+impl Decoder for CappedLines {
+    type Item = Result<String, Oversized>;
+    type Error = LinesCodecError;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Item>, Self::Error> {
+        match self.0.decode(buf) {
+            Ok(line) => Ok(line.map(Ok)),
+            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Err(Oversized))),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Item>, Self::Error> {
+        match self.0.decode_eof(buf) {
+            Ok(line) => Ok(line.map(Ok)),
+            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Err(Oversized))),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Encoder<String> for CappedLines {
+    type Error = LinesCodecError;
+
+    fn encode(&mut self, line: String, buf: &mut BytesMut) -> Result<(), Self::Error> {
+        self.0.encode(line, buf)
+    }
+}
+
+/// Serves until `shutdown` or a signal. Blocks the calling thread on its own runtime.
+pub fn run(socket: &Path, snapshot: Snapshot) -> Result<(), String> {
+    let std_listener = bind(socket)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let result = runtime.block_on(async move {
+        let listener = UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;
+        serve(listener, Arc::new(RwLock::new(Arc::new(snapshot)))).await;
+        Ok(())
+    });
+    let _ = std::fs::remove_file(socket);
+    result
+}
+
+async fn serve(listener: UnixListener, state: Shared) {
+    let (stop_tx, mut stop_rx) = watch::channel(false);
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                match slots.clone().try_acquire_owned() {
+                    Ok(permit) => {
+                        let (state, stop) = (state.clone(), stop_tx.clone());
+                        tokio::spawn(async move {
+                            connection(stream, state, stop).await;
+                            drop(permit);
+                        });
+                    }
+                    Err(_) => {
+                        let mut framed = Framed::new(stream, LinesCodec::new());
+                        let e = RpcError::new(codes::INTERNAL_ERROR, format!("too many connections (limit {MAX_CONNECTIONS})"));
+                        let _ = framed.send(error_response(Value::Null, &e).to_string()).await;
+                    }
+                }
+            }
+            _ = stop_rx.changed() => break,
+            _ = tokio::signal::ctrl_c() => break,
+        }
+    }
+}
+
+fn error_response(id: Value, e: &RpcError) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": e.to_json() })
+}
+
+async fn connection(stream: UnixStream, state: Shared, stop: watch::Sender<bool>) {
+    let mut framed = Framed::new(
+        stream,
+        CappedLines(LinesCodec::new_with_max_length(MAX_MESSAGE)),
+    );
+    loop {
+        let next = match tokio::time::timeout(IDLE_TIMEOUT, framed.next()).await {
+            Ok(Some(n)) => n,
+            Ok(None) | Err(_) => return,
+        };
+        let reply = match next {
+            Ok(Ok(line)) if line.trim().is_empty() => continue,
+            Ok(Ok(line)) => {
+                let (reply, shutdown) = message(&line, &state).await;
+                if shutdown {
+                    if let Some(r) = reply {
+                        let _ = framed.send(r.to_string()).await;
+                    }
+                    let _ = stop.send(true);
+                    return;
+                }
+                reply
+            }
+            Ok(Err(Oversized)) => Some(error_response(
+                Value::Null,
+                &RpcError::new(
+                    codes::INVALID_REQUEST,
+                    format!("message over the {MAX_MESSAGE}-byte limit"),
+                ),
+            )),
+            Err(_) => return,
+        };
+        if let Some(r) = reply {
+            if framed.send(r.to_string()).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Handles one message: the response to send (none for a notification) and whether the daemon
+/// must stop.
+async fn message(line: &str, state: &Shared) -> (Option<Value>, bool) {
+    let msg: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => {
+            let err = RpcError::new(codes::PARSE_ERROR, format!("invalid JSON: {e}"));
+            return (Some(error_response(Value::Null, &err)), false);
+        }
+    };
+    let id = msg.get("id").cloned();
+    let reply = |r: Result<Value, RpcError>| {
+        id.clone().map(|id| match r {
+            Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
+            Err(e) => error_response(id, &e),
+        })
+    };
+    let Some(obj) = msg.as_object() else {
+        let e = RpcError::new(
+            codes::INVALID_REQUEST,
+            "a request is a JSON object (batches are not supported)",
+        );
+        return (Some(error_response(Value::Null, &e)), false);
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        let e = RpcError::new(codes::INVALID_REQUEST, "'jsonrpc' must be \"2.0\"");
+        return (Some(error_response(id.unwrap_or(Value::Null), &e)), false);
+    }
+    let Some(method) = obj.get("method").and_then(Value::as_str).map(String::from) else {
+        let e = RpcError::new(codes::INVALID_REQUEST, "'method' (a string) is required");
+        return (Some(error_response(id.unwrap_or(Value::Null), &e)), false);
+    };
+    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    if !(params.is_object() || params.is_null()) {
+        let e = RpcError::new(codes::INVALID_PARAMS, "'params' must be an object");
+        return (reply(Err(e)), false);
+    }
+    if method == "shutdown" {
+        return (reply(Ok(Value::Null)), true);
+    }
+    let snapshot = state
+        .read()
+        .expect("snapshot lock is never poisoned")
+        .clone();
+    let run = move || {
+        std::panic::catch_unwind(AssertUnwindSafe(|| handle(&snapshot, &method, &params)))
+            .unwrap_or_else(|_| {
+                Outcome::from(Err(RpcError::new(
+                    codes::INTERNAL_ERROR,
+                    "internal error: the handler panicked",
+                )))
+            })
+    };
+    let outcome = if is_heavy(obj["method"].as_str().unwrap_or("")) {
+        tokio::task::spawn_blocking(run).await.unwrap_or_else(|_| {
+            Outcome::from(Err(RpcError::new(codes::INTERNAL_ERROR, "internal error")))
+        })
+    } else {
+        // Table lookups take microseconds: cheaper than a trip to the blocking pool.
+        run()
+    };
+    if let Some(next) = outcome.next {
+        *state.write().expect("snapshot lock is never poisoned") = Arc::new(next);
+    }
+    (reply(outcome.result), false)
+}

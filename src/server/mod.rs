@@ -1,0 +1,331 @@
+//! The methods every front end serves (the daemon's socket today, the language server next), as
+//! one set of handlers over an immutable [`Snapshot`]. Handlers take and return JSON (the shapes
+//! of `proto`); only the transports know framing.
+
+pub mod client;
+pub mod daemon;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::analysis::{self, Settings};
+use crate::devices::{self, ConfigSet, DeviceTable, TargetList};
+use crate::diagnostics::{with_did_you_mean, Code, Diagnostic, DiagnosticSink, Severity};
+use crate::{proto, workspace};
+
+/// JSON-RPC error codes.
+pub mod codes {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// An invalid `-fsycl-targets` name or aspect name: `data.diagnostics` says which.
+    pub const INVALID_INPUT: i64 = -32001;
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(codes::INVALID_PARAMS, message)
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut e = json!({ "code": self.code, "message": self.message });
+        if let Some(d) = &self.data {
+            e["data"] = d.clone();
+        }
+        e
+    }
+}
+
+/// What the server knows, immutable: requests read one snapshot while a reload builds the next.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub roots: Vec<PathBuf>,
+    pub config_paths: Vec<PathBuf>,
+    pub configs: ConfigSet,
+    pub table: DeviceTable,
+}
+
+impl Snapshot {
+    /// Reads the config files (an unreadable one is reported, not fatal).
+    pub fn load(roots: Vec<PathBuf>, config_paths: Vec<PathBuf>) -> (Self, Vec<String>) {
+        let mut configs = ConfigSet::new();
+        let mut problems = Vec::new();
+        for p in &config_paths {
+            match std::fs::read(p) {
+                Ok(bytes) => {
+                    configs.update(Arc::from(p.display().to_string()), &bytes);
+                }
+                Err(e) => problems.push(format!("cannot read '{}': {e}", p.display())),
+            }
+        }
+        let table = configs.table();
+        (
+            Self {
+                roots,
+                config_paths,
+                configs,
+                table,
+            },
+            problems,
+        )
+    }
+
+    /// A new snapshot with the config files read again; a file that no longer parses keeps its
+    /// last good entries, a deleted one falls back to what the others and the default give.
+    pub fn reloaded(&self) -> (Self, Vec<String>) {
+        let mut configs = self.configs.clone();
+        let mut problems = Vec::new();
+        for p in &self.config_paths {
+            let name = p.display().to_string();
+            match std::fs::read(p) {
+                Ok(bytes) => {
+                    configs.update(Arc::from(name), &bytes);
+                }
+                Err(e) => {
+                    configs.remove(&name);
+                    problems.push(format!(
+                        "cannot read '{}': {e}; its targets no longer apply",
+                        p.display()
+                    ));
+                }
+            }
+        }
+        let table = configs.table();
+        let next = Self {
+            roots: self.roots.clone(),
+            config_paths: self.config_paths.clone(),
+            configs,
+            table,
+        };
+        (next, problems)
+    }
+
+    fn config_diagnostics(&self) -> Vec<&Diagnostic> {
+        self.configs.diagnostics().collect()
+    }
+}
+
+/// Methods whose work is CPU-heavy and must run off the async runtime.
+pub fn is_heavy(method: &str) -> bool {
+    matches!(method, "sycl/checkFile" | "sycl/reloadConfig")
+}
+
+/// The result of a method, and a new snapshot when the method changed the state.
+pub struct Outcome {
+    pub result: Result<Value, RpcError>,
+    pub next: Option<Snapshot>,
+}
+
+impl From<Result<Value, RpcError>> for Outcome {
+    fn from(result: Result<Value, RpcError>) -> Self {
+        Self { result, next: None }
+    }
+}
+
+/// Dispatches one method. Pure but for `sycl/checkFile` (reads sources) and
+/// `sycl/reloadConfig` (reads config files).
+pub fn handle(snapshot: &Snapshot, method: &str, params: &Value) -> Outcome {
+    match method {
+        "sycl/targetInfo" => target_info(snapshot, params).into(),
+        "sycl/predefinedMacros" => predefined_macros(snapshot, params).into(),
+        "sycl/aspectTraits" => aspect_traits(snapshot, params).into(),
+        "sycl/listTargets" => Ok(proto::targets_json(&snapshot.table)).into(),
+        "sycl/listAspects" => Ok(proto::aspects_json()).into(),
+        "sycl/checkFile" => check_file(snapshot, params).into(),
+        "sycl/reloadConfig" => {
+            let (next, problems) = snapshot.reloaded();
+            let diagnostics: Vec<&Diagnostic> = next.config_diagnostics();
+            Outcome {
+                result: Ok(
+                    json!({ "diagnostics": diagnostics, "problems": problems, "targets": next.table.len() }),
+                ),
+                next: Some(next),
+            }
+        }
+        _ => Err(RpcError::new(
+            codes::METHOD_NOT_FOUND,
+            format!("unknown method '{method}'"),
+        ))
+        .into(),
+    }
+}
+
+fn field<'a>(params: &'a Value, name: &str) -> Option<&'a Value> {
+    params.get(name).filter(|v| !v.is_null())
+}
+
+/// `targets` as a comma-separated string or an array of names; absent means the implicit spir64.
+fn target_param(params: &Value) -> Result<String, RpcError> {
+    match field(params, "targets") {
+        None => Ok(String::new()),
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .ok_or_else(|| RpcError::invalid_params("'targets' must hold strings"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|v| v.join(",")),
+        Some(_) => Err(RpcError::invalid_params(
+            "'targets' must be a string or an array of strings",
+        )),
+    }
+}
+
+fn target_list(snapshot: &Snapshot, params: &Value) -> Result<TargetList, RpcError> {
+    let list = target_param(params)?;
+    let parsed = devices::parse_target_list(&list, &snapshot.table);
+    if parsed.invalid.is_empty() {
+        return Ok(parsed);
+    }
+    let mut sink = DiagnosticSink::new(Arc::from("targets"), &list);
+    for e in &parsed.invalid {
+        sink.push(
+            e.range,
+            Severity::Error,
+            Code::InvalidTarget,
+            with_did_you_mean(e.message.clone(), &e.suggestions),
+            e.suggestions.clone(),
+        );
+    }
+    Err(RpcError {
+        code: codes::INVALID_INPUT,
+        message: parsed.invalid[0].message.clone(),
+        data: Some(proto::diagnostics_json(&sink.finish())),
+    })
+}
+
+fn target_info(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
+    let names: Vec<String> = match field(params, "names") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|i| {
+                i.as_str()
+                    .map(String::from)
+                    .ok_or_else(|| RpcError::invalid_params("'names' must hold strings"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(Value::String(s)) => s.split(',').map(String::from).collect(),
+        _ => {
+            return Err(RpcError::invalid_params(
+                "'names' (an array of target names) is required",
+            ))
+        }
+    };
+    let results: Vec<_> = names
+        .iter()
+        .map(|n| devices::resolve(n, &snapshot.table))
+        .collect();
+    Ok(proto::query_target_json(&results, &snapshot.table))
+}
+
+fn predefined_macros(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
+    let list = target_list(snapshot, params)?;
+    let macros = devices::predefined_macros(&list.targets, &snapshot.table);
+    Ok(proto::macros_json(&list, &macros))
+}
+
+fn aspect_traits(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
+    let list = target_list(snapshot, params)?;
+    let reg = devices::registry();
+    let aspects = match field(params, "aspects") {
+        None => reg.iter().map(|(id, _)| id).collect(),
+        Some(Value::Array(items)) => {
+            let mut ids = Vec::new();
+            for i in items {
+                let name = i
+                    .as_str()
+                    .ok_or_else(|| RpcError::invalid_params("'aspects' must hold aspect names"))?;
+                match reg.by_name(name) {
+                    Some(id) => ids.push(id),
+                    None => {
+                        let suggestions = crate::diagnostics::suggest(name, reg.names(), 3);
+                        return Err(RpcError {
+                            code: codes::INVALID_INPUT,
+                            message: with_did_you_mean(
+                                format!("unknown aspect '{name}'"),
+                                &suggestions,
+                            ),
+                            data: Some(json!({ "suggestions": suggestions })),
+                        });
+                    }
+                }
+            }
+            ids
+        }
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "'aspects' must be an array of aspect names",
+            ))
+        }
+    };
+    let sets = devices::trait_sets(&list.targets, &snapshot.table);
+    Ok(proto::traits_json(&list, &sets, &aspects))
+}
+
+/// Is `path` inside one of the roots? Both are canonicalized, so `..` and symlinks cannot lead
+/// out.
+fn inside_roots(snapshot: &Snapshot, path: &Path) -> Option<PathBuf> {
+    let real = path.canonicalize().ok()?;
+    snapshot
+        .roots
+        .iter()
+        .filter_map(|r| r.canonicalize().ok())
+        .any(|r| real.starts_with(&r))
+        .then_some(real)
+}
+
+fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
+    let path = field(params, "path")
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params("'path' (a file inside the workspace roots) is required")
+        })?;
+    let real = inside_roots(snapshot, Path::new(path)).ok_or_else(|| {
+        RpcError::invalid_params(format!(
+            "'path' {path} is not an existing file inside the workspace roots"
+        ))
+    })?;
+    let targets = match field(params, "targets") {
+        Some(_) => Some(target_list(snapshot, params)?.targets),
+        None => None,
+    };
+    // The file is analysed with the workspace it belongs to, so calls into other files resolve.
+    let files = workspace::discover(&snapshot.roots)
+        .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
+    let loaded = workspace::load(&files, || {});
+    let settings = Settings {
+        table: &snapshot.table,
+        targets: targets.as_deref(),
+    };
+    let report = analysis::analyze(&loaded.files, &settings);
+    let wanted =
+        |file: &str| Path::new(file).canonicalize().ok().as_deref() == Some(real.as_path());
+    let diagnostics: Vec<&Diagnostic> = report
+        .diagnostics
+        .iter()
+        .chain(&loaded.notices)
+        .filter(|d| wanted(&d.file))
+        .collect();
+    Ok(json!({ "diagnostics": diagnostics, "stats": report.stats }))
+}

@@ -1,0 +1,370 @@
+//! The daemon, started as the real binary, driven over its Unix socket.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Daemon {
+    child: Child,
+    socket: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("sycl-analyzer")
+}
+
+fn wait_for(path: &Path) {
+    let start = Instant::now();
+    while UnixStream::connect(path).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "daemon did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn start_with(dir: tempfile::TempDir, extra: &[&str]) -> Daemon {
+    let socket = dir.path().join("run/d.sock");
+    let child = Command::new(bin())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "daemon",
+            "--socket",
+            socket.to_str().unwrap(),
+            "--root",
+            "examples",
+        ])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&socket);
+    Daemon {
+        child,
+        socket,
+        _dir: dir,
+    }
+}
+
+fn start() -> Daemon {
+    start_with(tempfile::tempdir().unwrap(), &[])
+}
+
+struct Conn {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+}
+
+impl Conn {
+    fn open(socket: &Path) -> Conn {
+        let s = UnixStream::connect(socket).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        Conn {
+            writer: s.try_clone().unwrap(),
+            reader: BufReader::new(s),
+        }
+    }
+
+    fn send_raw(&mut self, line: &[u8]) -> Value {
+        self.writer.write_all(line).unwrap();
+        self.writer.write_all(b"\n").unwrap();
+        let mut out = String::new();
+        self.reader.read_line(&mut out).unwrap();
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("bad reply {out:?}: {e}"))
+    }
+
+    fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        let req = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let reply = self.send_raw(req.to_string().as_bytes());
+        assert_eq!(reply["id"], id);
+        reply
+    }
+}
+
+#[test]
+fn every_method_answers_with_the_cli_shapes() {
+    let d = start();
+    let mut c = Conn::open(&d.socket);
+    let r = c.call(
+        1,
+        "sycl/predefinedMacros",
+        json!({ "targets": "intel_gpu_pvc,intel_gpu_12_60_7" }),
+    );
+    assert_eq!(r["result"]["targets"], json!(["intel_gpu_pvc"]));
+    assert_eq!(r["result"]["macros"]["__SYCL_TARGET_INTEL_GPU_PVC__"], "1");
+    let r = c.call(
+        2,
+        "sycl/predefinedMacros",
+        json!({ "targets": ["amd_gpu_gfx1200"] }),
+    );
+    assert_eq!(
+        r["result"]["macros"],
+        json!({ "__SYCL_TARGET_AMD_GPU_GFX1200__": "1" })
+    );
+    let r = c.call(
+        3,
+        "sycl/aspectTraits",
+        json!({ "targets": "intel_gpu_dg1", "aspects": ["fp64", "fp16"] }),
+    );
+    assert_eq!(
+        r["result"]["any_device_has"],
+        json!({ "fp64": false, "fp16": true })
+    );
+    let r = c.call(
+        4,
+        "sycl/targetInfo",
+        json!({ "names": ["intel_gpu_9_0_9", "intel_gpu_bad"] }),
+    );
+    assert_eq!(r["result"][0]["canonical"], "intel_gpu_skl");
+    assert_eq!(
+        r["result"][1]["error"],
+        "SYCL target is invalid: 'intel_gpu_bad'"
+    );
+    let r = c.call(5, "sycl/listTargets", json!({}));
+    assert_eq!(r["result"].as_array().unwrap().len(), 101);
+    let r = c.call(6, "sycl/listAspects", Value::Null);
+    assert_eq!(r["result"].as_array().unwrap().len(), 101);
+    let r = c.call(
+        7,
+        "sycl/checkFile",
+        json!({ "path": "examples/vector-math/src/device_lib.cpp", "targets": "intel_gpu_dg1" }),
+    );
+    let diags = r["result"]["diagnostics"].as_array().unwrap();
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(
+        codes,
+        ["target-unsupported-aspect", "aspect-mismatch"],
+        "{r}"
+    );
+    assert_eq!(diags[1]["chain"][1]["use"], "double literal 0.5");
+}
+
+#[test]
+fn errors_keep_the_connection_usable() {
+    let d = start();
+    let mut c = Conn::open(&d.socket);
+    let r = c.send_raw(b"{not json");
+    assert_eq!(r["error"]["code"], -32700);
+    assert_eq!(r["id"], Value::Null);
+    let r = c.call(1, "sycl/frobnicate", json!({}));
+    assert_eq!(r["error"]["code"], -32601);
+    let r = c.call(2, "sycl/aspectTraits", json!({ "targets": 5 }));
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'targets'"));
+    let r = c.call(3, "sycl/targetInfo", json!({}));
+    assert!(r["error"]["message"].as_str().unwrap().contains("'names'"));
+    let r = c.call(
+        4,
+        "sycl/predefinedMacros",
+        json!({ "targets": "intel_gpu_pcv" }),
+    );
+    assert_eq!(r["error"]["code"], -32001);
+    assert_eq!(
+        r["error"]["data"]["diagnostics"][0]["suggestions"][0],
+        "intel_gpu_pvc"
+    );
+    let r = c.call(5, "sycl/checkFile", json!({ "path": "/etc/passwd" }));
+    assert_eq!(r["error"]["code"], -32602);
+    let r = c.call(
+        6,
+        "sycl/checkFile",
+        json!({ "path": "examples/../Cargo.toml" }),
+    );
+    assert_eq!(
+        r["error"]["code"], -32602,
+        "a path leading out of the roots is refused"
+    );
+    let r = c.send_raw(b"[1, 2]");
+    assert_eq!(r["error"]["code"], -32600);
+    let r = c.send_raw(br#"{"jsonrpc": "1.0", "id": 9, "method": "sycl/listAspects"}"#);
+    assert_eq!(r["error"]["code"], -32600);
+    // A message over the cap is refused; the next one is served.
+    let mut big = Vec::with_capacity(17 << 20);
+    big.extend_from_slice(
+        br#"{"jsonrpc": "2.0", "id": 10, "method": "sycl/listAspects", "params": {"pad": ""#,
+    );
+    big.resize(17 << 20, b'x');
+    big.extend_from_slice(b"\"}}");
+    let r = c.send_raw(&big);
+    assert_eq!(r["error"]["code"], -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("limit"));
+    let r = c.call(11, "sycl/listAspects", json!({}));
+    assert!(r["result"].is_array());
+    // A notification gets no answer: the next reply is for the next request.
+    c.writer
+        .write_all(br#"{"jsonrpc": "2.0", "method": "sycl/listAspects"}"#)
+        .unwrap();
+    c.writer.write_all(b"\n").unwrap();
+    let r = c.call(12, "sycl/predefinedMacros", json!({}));
+    assert_eq!(r["result"]["targets"], json!(["spir64"]));
+}
+
+#[test]
+fn concurrent_clients() {
+    let d = start();
+    let threads: Vec<_> = (0..16)
+        .map(|t| {
+            let socket = d.socket.clone();
+            std::thread::spawn(move || {
+                let mut c = Conn::open(&socket);
+                for i in 0..50 {
+                    let id = t * 1000 + i;
+                    let r = c.call(
+                        id,
+                        "sycl/aspectTraits",
+                        json!({ "targets": "intel_gpu_pvc", "aspects": ["fp64"] }),
+                    );
+                    assert_eq!(r["result"]["all_devices_have"]["fp64"], true);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
+#[test]
+fn socket_is_private_and_single_and_survives_a_kill() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("run/d.sock");
+    let mut d = start_with(dir, &[]);
+    let mode = std::fs::metadata(&socket).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let dir_mode = std::fs::metadata(socket.parent().unwrap())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(dir_mode & 0o777, 0o700);
+    let second = Command::new(bin())
+        .args(["daemon", "--socket", socket.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("another daemon is already serving"));
+    // SIGKILL leaves the socket file behind; a new daemon replaces it.
+    d.child.kill().unwrap();
+    d.child.wait().unwrap();
+    assert!(socket.exists());
+    let dir = std::mem::replace(&mut d._dir, tempfile::tempdir().unwrap());
+    let d2 = start_with(dir, &[]);
+    let mut c = Conn::open(&d2.socket);
+    assert!(c.call(1, "sycl/listAspects", json!({}))["result"].is_array());
+}
+
+#[test]
+fn shutdown_stops_and_removes_the_socket() {
+    let mut d = start();
+    let mut c = Conn::open(&d.socket);
+    let r = c.call(1, "shutdown", Value::Null);
+    assert_eq!(r["result"], Value::Null);
+    let status = d.child.wait().unwrap();
+    assert!(status.success());
+    assert!(!d.socket.exists());
+}
+
+#[test]
+fn reload_config_after_atomic_rename_and_broken_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("devices.yaml");
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [fp16]\n").unwrap();
+    let d = start_with(dir, &["--config", cfg.to_str().unwrap()]);
+    let mut c = Conn::open(&d.socket);
+    let traits = |c: &mut Conn, id| {
+        c.call(
+            id,
+            "sycl/aspectTraits",
+            json!({ "targets": "my_gpu", "aspects": ["fp16", "fp64"] }),
+        )
+    };
+    assert_eq!(
+        traits(&mut c, 1)["result"]["all_devices_have"],
+        json!({ "fp16": true, "fp64": false })
+    );
+    // An editor saves by writing a temporary file and renaming it over the old one.
+    let tmp = cfg.with_extension("tmp");
+    std::fs::write(&tmp, "my_gpu:\n  aspects: [fp16, fp64]\n").unwrap();
+    std::fs::rename(&tmp, &cfg).unwrap();
+    let r = c.call(2, "sycl/reloadConfig", json!({}));
+    assert_eq!(r["result"]["diagnostics"], json!([]));
+    assert_eq!(
+        traits(&mut c, 3)["result"]["all_devices_have"],
+        json!({ "fp16": true, "fp64": true })
+    );
+    // A broken save keeps the last good entries and reports where it broke.
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [fp16, fp64\n").unwrap();
+    let r = c.call(4, "sycl/reloadConfig", json!({}));
+    assert_eq!(r["result"]["diagnostics"][0]["code"], "yaml-syntax");
+    assert_eq!(r["result"]["diagnostics"][0]["line"], 3);
+    assert_eq!(
+        traits(&mut c, 5)["result"]["all_devices_have"]["fp64"],
+        true
+    );
+    // Deleting it: the target is gone, with a message.
+    std::fs::remove_file(&cfg).unwrap();
+    let r = c.call(6, "sycl/reloadConfig", json!({}));
+    assert!(r["result"]["problems"][0]
+        .as_str()
+        .unwrap()
+        .contains("no longer apply"));
+    assert_eq!(traits(&mut c, 7)["error"]["code"], -32001);
+}
+
+#[test]
+fn query_connect_uses_the_daemon() {
+    let d = start();
+    let out = Command::new(bin())
+        .args([
+            "query",
+            "macros",
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "cmake",
+            "--connect",
+            d.socket.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with("__SYCL_TARGET_INTEL_GPU_DG1__=1;__SYCL_ANY_DEVICE_HAS_atomic64__=1;"),
+        "{text}"
+    );
+    let out = Command::new(bin())
+        .args([
+            "query",
+            "target",
+            "intel_gpu_bad",
+            "--connect",
+            d.socket.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = Command::new(bin())
+        .args(["query", "macros", "--connect", "/nonexistent/d.sock"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect to the daemon"));
+}
