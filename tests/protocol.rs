@@ -1,7 +1,10 @@
 //! Runs every example of protocol.md against the real binary: the documented interface is the
 //! one that exists.
 
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
@@ -104,4 +107,92 @@ fn every_protocol_example_matches_the_binary() {
             );
         }
     }
+}
+
+/// `(line, request, expected answer)` of every `jsonrpc` block.
+fn rpc_examples() -> Vec<(usize, String, serde_json::Value)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("protocol.md")).unwrap();
+    let mut out = Vec::new();
+    let mut in_block = false;
+    let mut pending: Option<(usize, String)> = None;
+    let mut answer = String::new();
+    let mut flush = |pending: &mut Option<(usize, String)>, answer: &mut String| {
+        if let Some((line, req)) = pending.take() {
+            let expected = serde_json::from_str(answer)
+                .unwrap_or_else(|e| panic!("protocol.md:{line}: bad answer JSON: {e}"));
+            out.push((line, req, expected));
+        }
+        answer.clear();
+    };
+    for (n, line) in doc.lines().enumerate() {
+        if line == "```jsonrpc" {
+            in_block = true;
+        } else if in_block && line == "```" {
+            flush(&mut pending, &mut answer);
+            in_block = false;
+        } else if in_block {
+            if let Some(req) = line.strip_prefix("--> ") {
+                flush(&mut pending, &mut answer);
+                pending = Some((n + 1, req.to_string()));
+            } else if let Some(a) = line.strip_prefix("<-- ") {
+                answer.push_str(a);
+            } else {
+                answer.push_str(line);
+            }
+            answer.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn every_daemon_example_matches_a_real_daemon() {
+    let examples = rpc_examples();
+    assert!(
+        examples.len() >= 8,
+        "found only {} JSON-RPC examples",
+        examples.len()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("d.sock");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "daemon",
+            "--root",
+            "examples",
+            "--socket",
+            socket.to_str().unwrap(),
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let stream = loop {
+        match UnixStream::connect(&socket) {
+            Ok(s) => break s,
+            Err(_) if start.elapsed() < Duration::from_secs(20) => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => panic!("daemon did not start: {e}"),
+        }
+    };
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut failures = Vec::new();
+    for (line, request, expected) in examples {
+        writeln!(writer, "{request}").unwrap();
+        let mut answer = String::new();
+        reader.read_line(&mut answer).unwrap();
+        let actual: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        if actual != expected {
+            failures.push(format!(
+                "protocol.md:{line}: {request}\n  expected {expected}\n  got      {actual}"
+            ));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
