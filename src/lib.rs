@@ -5,6 +5,8 @@ pub mod analysis;
 pub mod cli;
 pub mod devices;
 pub mod diagnostics;
+pub mod ide;
+pub mod lsp;
 pub mod proto;
 pub mod server;
 pub mod syntax;

@@ -80,6 +80,51 @@ impl LineIndex {
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
+
+    /// The byte offset of a 0-based (line, character) position whose character counts code
+    /// units of `enc`; clamped to the line and the text, as LSP asks of servers.
+    pub fn offset_of(&self, text: &str, line: u32, character: u32, enc: Encoding) -> usize {
+        let Some(&start) = self.line_starts.get(line as usize) else {
+            return text.len();
+        };
+        let end = self
+            .line_starts
+            .get(line as usize + 1)
+            .map_or(text.len(), |&e| e - 1);
+        let mut units = 0u32;
+        for (i, c) in text[start..end].char_indices() {
+            if units >= character || c == '\r' {
+                return start + i;
+            }
+            units += match enc {
+                Encoding::Utf8 => c.len_utf8() as u32,
+                Encoding::Utf16 => c.len_utf16() as u32,
+            };
+        }
+        end
+    }
+
+    /// The 0-based (line, character) of a byte offset, characters in code units of `enc`.
+    pub fn position_in(&self, text: &str, offset: usize, enc: Encoding) -> (u32, u32) {
+        let mut offset = offset.min(self.len);
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let prefix = &text[self.line_starts[line]..offset];
+        let character = match enc {
+            Encoding::Utf8 => prefix.len(),
+            Encoding::Utf16 => prefix.encode_utf16().count(),
+        };
+        (line as u32, character as u32)
+    }
+}
+
+/// The unit of LSP's `character` (negotiated at initialization).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf16,
 }
 
 /// Byte range of the character at `offset`, or an empty range at the end of the text; used to
@@ -119,6 +164,21 @@ mod tests {
         let idx = LineIndex::new(text);
         assert_eq!(idx.position(text, 1), (0, 0));
         assert_eq!(idx.position(text, 99), (0, 1));
+    }
+
+    #[test]
+    fn lsp_positions_in_utf8_and_utf16() {
+        // 'é' is 2 bytes / 1 UTF-16 unit, '😀' 4 bytes / 2 units.
+        let text = "a\né😀x = 1\n";
+        let idx = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(idx.position_in(text, x, Encoding::Utf16), (1, 3));
+        assert_eq!(idx.position_in(text, x, Encoding::Utf8), (1, 6));
+        assert_eq!(idx.offset_of(text, 1, 3, Encoding::Utf16), x);
+        assert_eq!(idx.offset_of(text, 1, 6, Encoding::Utf8), x);
+        // Past the end of a line: its end; past the last line: the text's end.
+        assert_eq!(idx.offset_of(text, 0, 99, Encoding::Utf16), 1);
+        assert_eq!(idx.offset_of(text, 9, 0, Encoding::Utf16), text.len());
     }
 
     #[test]

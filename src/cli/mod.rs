@@ -60,6 +60,8 @@ enum Command {
     /// Work with device-config files.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Serve the Language Server Protocol on stdio, for editors.
+    Lsp,
     /// Serve JSON-RPC 2.0 on a Unix socket for build systems (newline-delimited JSON).
     Daemon {
         /// Socket path (default: $XDG_RUNTIME_DIR/sycl-analyzer/daemon.sock, else a per-user
@@ -181,6 +183,10 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             .clone()
             .unwrap_or_else(server::daemon::default_socket);
         return remote::query(&socket, query);
+    }
+    if let Command::Lsp = &cli.command {
+        crate::lsp::run_stdio()?;
+        return Ok(EXIT_OK);
     }
     if let Command::Daemon { socket, roots } = &cli.command {
         let socket = socket
@@ -306,7 +312,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             }
             EXIT_OK
         }
-        Command::Config(_) | Command::Daemon { .. } => unreachable!("handled above"),
+        Command::Config(_) | Command::Daemon { .. } | Command::Lsp => unreachable!("handled above"),
         Command::Check {
             paths,
             targets,

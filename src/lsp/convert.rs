@@ -1,0 +1,98 @@
+//! Domain data to LSP types and back (positions in the negotiated encoding).
+
+use std::sync::Arc;
+
+use async_lsp::lsp_types::{
+    self as lsp, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
+    Position, TextDocumentContentChangeEvent, Url,
+};
+
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::text::{Encoding, LineIndex, TextRange};
+
+pub fn range(text: &str, index: &LineIndex, r: TextRange, enc: Encoding) -> lsp::Range {
+    let (l0, c0) = index.position_in(text, r.start, enc);
+    let (l1, c1) = index.position_in(text, r.end, enc);
+    lsp::Range::new(Position::new(l0, c0), Position::new(l1, c1))
+}
+
+/// A diagnostic, its chain as related information (one location per call and the use), so a
+/// click in the editor walks the chain. `text_of` gives the text of other files of the chain.
+pub fn diagnostic(
+    d: &Diagnostic,
+    text: &str,
+    enc: Encoding,
+    text_of: impl Fn(&str) -> Option<Arc<str>>,
+) -> lsp::Diagnostic {
+    let index = LineIndex::new(text);
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .chain
+        .iter()
+        .filter_map(|step| {
+            let uri = Url::from_file_path(&*step.file).ok()?;
+            let other = text_of(&step.file)?;
+            let idx = LineIndex::new(&other);
+            Some(DiagnosticRelatedInformation {
+                location: Location::new(uri, range(&other, &idx, step.range, enc)),
+                message: step.message.clone(),
+            })
+        })
+        .collect();
+    lsp::Diagnostic {
+        range: range(text, &index, d.range, enc),
+        severity: Some(match d.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+            Severity::Note => DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(NumberOrString::String(d.code.as_str().into())),
+        source: Some("sycl-analyzer".into()),
+        message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        ..lsp::Diagnostic::default()
+    }
+}
+
+/// Applies one `didChange` content change (a range edit, or the whole text).
+pub fn apply_change(text: &mut String, change: &TextDocumentContentChangeEvent, enc: Encoding) {
+    match change.range {
+        None => *text = change.text.clone(),
+        Some(r) => {
+            let index = LineIndex::new(text);
+            let start = index.offset_of(text, r.start.line, r.start.character, enc);
+            let end = index
+                .offset_of(text, r.end.line, r.end.character, enc)
+                .max(start);
+            text.replace_range(start..end, &change.text);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(l0: u32, c0: u32, l1: u32, c1: u32, t: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: Some(lsp::Range::new(
+                Position::new(l0, c0),
+                Position::new(l1, c1),
+            )),
+            range_length: None,
+            text: t.into(),
+        }
+    }
+
+    #[test]
+    fn edits_after_non_ascii_in_both_encodings() {
+        let mut t = String::from("é😀 double x;\n");
+        // UTF-16: é=1, 😀=2 units, so "double" starts at 4.
+        apply_change(&mut t, &edit(0, 4, 0, 10, "float"), Encoding::Utf16);
+        assert_eq!(t, "é😀 float x;\n");
+        // UTF-8: é=2, 😀=4 bytes, so "float" starts at 7.
+        apply_change(&mut t, &edit(0, 7, 0, 12, "int"), Encoding::Utf8);
+        assert_eq!(t, "é😀 int x;\n");
+        apply_change(&mut t, &edit(1, 0, 1, 0, "y"), Encoding::Utf16);
+        assert_eq!(t, "é😀 int x;\ny");
+    }
+}

@@ -1,0 +1,560 @@
+//! `sycl-analyzer lsp`: the language server on stdio, on async-lsp.
+//!
+//! async-lsp runs notification handlers one at a time, in order, on the server state (so
+//! `didChange` edits apply in the order they were sent); request handlers take what they need
+//! from the state and answer from a future. Analysis runs on the blocking pool over immutable
+//! copies and comes back as an event; a result older than the latest edit is dropped.
+//! Only this module knows LSP types: `convert` turns domain data into them.
+
+mod convert;
+
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_lsp::client_monitor::ClientProcessMonitorLayer;
+use async_lsp::concurrency::ConcurrencyLayer;
+use async_lsp::lsp_types::{
+    self as lsp, notification, request, Hover, HoverContents, HoverProviderCapability,
+    InitializeParams, InitializeResult, MarkupContent, MarkupKind, NumberOrString,
+    PositionEncodingKind, ProgressParams, ProgressParamsValue, PublishDiagnosticsParams,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, Url,
+    WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd,
+};
+use async_lsp::panic::CatchUnwindLayer;
+use async_lsp::router::Router;
+use async_lsp::server::LifecycleLayer;
+use async_lsp::{ClientSocket, ErrorCode, LanguageClient, ResponseError};
+use serde_json::Value;
+use tower::ServiceBuilder;
+
+use crate::analysis::{self, Report, Settings, SourceFile};
+use crate::devices::{self, ResolvedTarget};
+use crate::server::{self, Snapshot};
+use crate::text::Encoding;
+use crate::{ide, syntax, workspace};
+
+struct Doc {
+    text: String,
+    version: i32,
+}
+
+/// `initializationOptions` / `workspace/didChangeConfiguration` settings.
+#[derive(Clone, Debug, Default)]
+struct Options {
+    targets: Option<String>,
+    device_config: Vec<PathBuf>,
+    compile_commands: Option<PathBuf>,
+}
+
+impl Options {
+    fn from_json(v: &Value, root: Option<&Path>) -> Options {
+        let v = v.get("sycl-analyzer").unwrap_or(v);
+        let abs = |p: &str| match root {
+            Some(r) if Path::new(p).is_relative() => r.join(p),
+            _ => PathBuf::from(p),
+        };
+        Options {
+            targets: match v.get("targets") {
+                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                Some(Value::Array(a)) if !a.is_empty() => Some(
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
+                _ => None,
+            },
+            device_config: match v.get("deviceConfig") {
+                Some(Value::String(s)) => vec![abs(s)],
+                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(abs).collect(),
+                _ => Vec::new(),
+            },
+            compile_commands: v.get("compileCommands").and_then(Value::as_str).map(abs),
+        }
+    }
+}
+
+struct Indexed {
+    files: Vec<SourceFile>,
+    texts: Vec<String>,
+}
+
+struct Analyzed {
+    generation: u64,
+    report: Report,
+}
+
+struct State {
+    client: ClientSocket,
+    encoding: Encoding,
+    root: Option<PathBuf>,
+    options: Options,
+    snapshot: Arc<Snapshot>,
+    targets: Option<Vec<ResolvedTarget>>,
+    files: Arc<Vec<SourceFile>>,
+    index_of: HashMap<String, usize>,
+    /// Texts of closed files, kept to convert positions (open files use `docs`).
+    texts: HashMap<String, Arc<str>>,
+    docs: HashMap<Url, Doc>,
+    generation: u64,
+    published: HashSet<Url>,
+    progress: bool,
+}
+
+const INDEX_TOKEN: &str = "sycl-analyzer/index";
+
+impl State {
+    fn path_of(uri: &Url) -> Option<String> {
+        uri.to_file_path().ok().map(|p| p.display().to_string())
+    }
+
+    /// The targets: configured, else from compile_commands.json at the root or in build*/.
+    fn resolve_targets(&mut self) {
+        let list = self.options.targets.clone().or_else(|| {
+            let mut candidates: Vec<PathBuf> =
+                self.options.compile_commands.iter().cloned().collect();
+            if let Some(root) = &self.root {
+                candidates.push(root.join("compile_commands.json"));
+                if let Ok(dirs) = std::fs::read_dir(root) {
+                    let mut builds: Vec<PathBuf> = dirs
+                        .filter_map(Result::ok)
+                        .map(|e| e.path())
+                        .filter(|p| {
+                            p.is_dir()
+                                && p.file_name()
+                                    .is_some_and(|n| n.to_string_lossy().starts_with("build"))
+                        })
+                        .map(|p| p.join("compile_commands.json"))
+                        .collect();
+                    builds.sort();
+                    candidates.extend(builds);
+                }
+            }
+            candidates.iter().find_map(|p| {
+                let text = std::fs::read_to_string(p).ok()?;
+                let t = workspace::targets_from_compile_commands(&text).ok()?;
+                (!t.is_empty()).then(|| t.join(","))
+            })
+        });
+        self.targets = list.map(|l| devices::parse_target_list(&l, &self.snapshot.table).targets);
+    }
+
+    fn reload_snapshot(&mut self) {
+        let roots = self.root.iter().cloned().collect();
+        let (snapshot, problems) = Snapshot::load(roots, self.options.device_config.clone());
+        let mut snapshot = snapshot;
+        // Open config files count with their unsaved text.
+        for (uri, doc) in &self.docs {
+            if let Some(p) = Self::path_of(uri) {
+                if self
+                    .options
+                    .device_config
+                    .iter()
+                    .any(|c| c.display().to_string() == p)
+                {
+                    snapshot.configs.update(Arc::from(p), doc.text.as_bytes());
+                }
+            }
+        }
+        snapshot.table = snapshot.configs.table();
+        self.snapshot = Arc::new(snapshot);
+        for p in problems {
+            let _ = self.client.show_message(lsp::ShowMessageParams {
+                typ: lsp::MessageType::ERROR,
+                message: format!("sycl-analyzer: {p}"),
+            });
+        }
+        self.resolve_targets();
+    }
+
+    fn set_file(&mut self, path: String, text: &str) {
+        if !workspace::is_cpp(Path::new(&path)) {
+            return;
+        }
+        let facts = syntax::extract(text);
+        let files = Arc::make_mut(&mut self.files);
+        match self.index_of.get(&path) {
+            Some(&i) => files[i].facts = facts,
+            None => {
+                self.index_of.insert(path.clone(), files.len());
+                files.push(SourceFile {
+                    path: Arc::from(path.as_str()),
+                    facts,
+                });
+            }
+        }
+    }
+
+    fn is_config(&self, path: &str) -> bool {
+        self.options
+            .device_config
+            .iter()
+            .any(|c| c.display().to_string() == path)
+    }
+
+    /// Re-runs the analysis off the main loop; the result comes back as `Analyzed`.
+    fn schedule(&mut self) {
+        self.generation += 1;
+        let generation = self.generation;
+        let files = self.files.clone();
+        let snapshot = self.snapshot.clone();
+        let targets = self.targets.clone();
+        let client = self.client.clone();
+        tokio::task::spawn_blocking(move || {
+            let settings = Settings {
+                table: &snapshot.table,
+                targets: targets.as_deref(),
+            };
+            let mut report = analysis::analyze(&files, &settings);
+            report
+                .diagnostics
+                .extend(snapshot.configs.diagnostics().cloned());
+            let _ = client.emit(Analyzed { generation, report });
+        });
+    }
+
+    fn text_of(&self, path: &str) -> Option<Arc<str>> {
+        if let Ok(uri) = Url::from_file_path(path) {
+            if let Some(d) = self.docs.get(&uri) {
+                return Some(Arc::from(d.text.as_str()));
+            }
+        }
+        self.texts
+            .get(path)
+            .cloned()
+            .or_else(|| std::fs::read_to_string(path).ok().map(Arc::from))
+    }
+
+    fn publish(&mut self, report: &Report) {
+        let mut by_file: HashMap<&str, Vec<lsp::Diagnostic>> = HashMap::new();
+        for d in &report.diagnostics {
+            let Some(text) = self.text_of(&d.file) else {
+                continue;
+            };
+            let lsp_d = convert::diagnostic(d, &text, self.encoding, |f| self.text_of(f));
+            by_file.entry(&d.file).or_default().push(lsp_d);
+        }
+        let mut now = HashSet::new();
+        for (file, diagnostics) in by_file {
+            let Ok(uri) = Url::from_file_path(file) else {
+                continue;
+            };
+            let version = self.docs.get(&uri).map(|d| d.version);
+            let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics,
+                version,
+            });
+            now.insert(uri);
+        }
+        for uri in self.published.difference(&now) {
+            let version = self.docs.get(uri).map(|d| d.version);
+            let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics: Vec::new(),
+                version,
+            });
+        }
+        self.published = now;
+    }
+}
+
+fn initialize(st: &mut State, params: InitializeParams) -> InitializeResult {
+    let offered = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.clone())
+        .unwrap_or_default();
+    st.encoding = if offered.contains(&PositionEncodingKind::UTF8) {
+        Encoding::Utf8
+    } else {
+        Encoding::Utf16
+    };
+    #[allow(deprecated)]
+    let root = params
+        .workspace_folders
+        .as_ref()
+        .and_then(|f| f.first())
+        .and_then(|f| f.uri.to_file_path().ok())
+        .or_else(|| params.root_uri.as_ref().and_then(|u| u.to_file_path().ok()));
+    st.root = root;
+    st.progress = params
+        .capabilities
+        .window
+        .as_ref()
+        .and_then(|w| w.work_done_progress)
+        .unwrap_or(false);
+    st.options = params
+        .initialization_options
+        .as_ref()
+        .map(|o| Options::from_json(o, st.root.as_deref()))
+        .unwrap_or_default();
+    st.reload_snapshot();
+    InitializeResult {
+        capabilities: ServerCapabilities {
+            position_encoding: Some(match st.encoding {
+                Encoding::Utf8 => PositionEncodingKind::UTF8,
+                Encoding::Utf16 => PositionEncodingKind::UTF16,
+            }),
+            text_document_sync: Some(TextDocumentSyncCapability::Kind(
+                TextDocumentSyncKind::INCREMENTAL,
+            )),
+            hover_provider: Some(HoverProviderCapability::Simple(true)),
+            ..ServerCapabilities::default()
+        },
+        server_info: Some(ServerInfo {
+            name: "sycl-analyzer".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        }),
+    }
+}
+
+fn start_indexing(st: &mut State) {
+    let Some(root) = st.root.clone() else {
+        st.schedule();
+        return;
+    };
+    let token = NumberOrString::String(INDEX_TOKEN.into());
+    if st.progress {
+        let client = st.client.clone();
+        let token2 = token.clone();
+        tokio::spawn(async move {
+            let mut c = client.clone();
+            let _ = c
+                .work_done_progress_create(WorkDoneProgressCreateParams {
+                    token: token2.clone(),
+                })
+                .await;
+            let _ = client.notify::<notification::Progress>(ProgressParams {
+                token: token2,
+                value: ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(
+                    WorkDoneProgressBegin {
+                        title: "sycl-analyzer: indexing".into(),
+                        ..Default::default()
+                    },
+                )),
+            });
+        });
+    }
+    let client = st.client.clone();
+    tokio::task::spawn_blocking(move || {
+        let paths = workspace::discover(&[root]).unwrap_or_default();
+        let loaded = workspace::load(&paths, || {});
+        let _ = client.emit(Indexed {
+            files: loaded.files,
+            texts: loaded.texts,
+        });
+    });
+}
+
+fn on_indexed(st: &mut State, indexed: Indexed) {
+    let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
+    let files = Arc::make_mut(&mut st.files);
+    for (f, text) in indexed.files.into_iter().zip(indexed.texts) {
+        let path = f.path.to_string();
+        // Open documents are newer than the disk.
+        if open.contains(&path) || st.index_of.contains_key(&path) {
+            continue;
+        }
+        st.index_of.insert(path.clone(), files.len());
+        st.texts.insert(path, Arc::from(text));
+        files.push(f);
+    }
+    if st.progress {
+        let _ = st.client.notify::<notification::Progress>(ProgressParams {
+            token: NumberOrString::String(INDEX_TOKEN.into()),
+            value: ProgressParamsValue::WorkDone(WorkDoneProgress::End(WorkDoneProgressEnd {
+                message: Some(format!("{} files", st.files.len())),
+            })),
+        });
+    }
+    st.schedule();
+}
+
+fn on_change(st: &mut State, uri: &Url) {
+    let Some(path) = State::path_of(uri) else {
+        return;
+    };
+    let text = st.docs.get(uri).map(|d| d.text.clone());
+    if let Some(text) = text {
+        if st.is_config(&path) {
+            st.reload_snapshot();
+        } else {
+            st.set_file(path, &text);
+        }
+    }
+    st.schedule();
+}
+
+fn hover(st: &State, params: lsp::HoverParams) -> Option<Hover> {
+    let uri = &params.text_document_position_params.text_document.uri;
+    let doc = st.docs.get(uri)?;
+    let pos = params.text_document_position_params.position;
+    let index = crate::text::LineIndex::new(&doc.text);
+    let offset = index.offset_of(&doc.text, pos.line, pos.character, st.encoding);
+    let yaml = uri.path().ends_with(".yaml") || uri.path().ends_with(".yml");
+    let targets = st
+        .targets
+        .clone()
+        .unwrap_or_else(|| devices::parse_target_list("", &st.snapshot.table).targets);
+    let (range, markdown) =
+        ide::aspect_hover(&doc.text, offset, yaml, &st.snapshot.table, &targets)?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: markdown,
+        }),
+        range: Some(convert::range(&doc.text, &index, range, st.encoding)),
+    })
+}
+
+/// Serves the language server on stdio until the client exits.
+pub fn run_stdio() -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let (mainloop, _) = async_lsp::MainLoop::new_server(|client| {
+            let mut router = Router::new(State {
+                client: client.clone(),
+                encoding: Encoding::Utf16,
+                root: None,
+                options: Options::default(),
+                snapshot: Arc::new(Snapshot::load(Vec::new(), Vec::new()).0),
+                targets: None,
+                files: Arc::new(Vec::new()),
+                index_of: HashMap::new(),
+                texts: HashMap::new(),
+                docs: HashMap::new(),
+                generation: 0,
+                published: HashSet::new(),
+                progress: false,
+            });
+            router
+                .request::<request::Initialize, _>(|st, params| {
+                    let result = initialize(st, params);
+                    async move { Ok(result) }
+                })
+                .request::<request::HoverRequest, _>(|st, params| {
+                    let result = hover(st, params);
+                    async move { Ok(result) }
+                })
+                .request::<request::Shutdown, _>(|_, _| async { Ok(()) })
+                .notification::<notification::Initialized>(|st, _| {
+                    start_indexing(st);
+                    ControlFlow::Continue(())
+                })
+                .notification::<notification::DidOpenTextDocument>(|st, p| {
+                    let uri = p.text_document.uri;
+                    st.docs.insert(
+                        uri.clone(),
+                        Doc {
+                            text: p.text_document.text,
+                            version: p.text_document.version,
+                        },
+                    );
+                    on_change(st, &uri);
+                    ControlFlow::Continue(())
+                })
+                .notification::<notification::DidChangeTextDocument>(|st, p| {
+                    let uri = p.text_document.uri;
+                    if let Some(doc) = st.docs.get_mut(&uri) {
+                        for change in &p.content_changes {
+                            convert::apply_change(&mut doc.text, change, st.encoding);
+                        }
+                        doc.version = p.text_document.version;
+                    }
+                    on_change(st, &uri);
+                    ControlFlow::Continue(())
+                })
+                .notification::<notification::DidCloseTextDocument>(|st, p| {
+                    let uri = p.text_document.uri;
+                    st.docs.remove(&uri);
+                    if let Some(path) = State::path_of(&uri) {
+                        match std::fs::read_to_string(&path) {
+                            Ok(text) => {
+                                st.set_file(path.clone(), &text);
+                                st.texts.insert(path.clone(), Arc::from(text));
+                            }
+                            Err(_) => {
+                                // Deleted while open: it no longer takes part.
+                                if let Some(&i) = st.index_of.get(&path) {
+                                    Arc::make_mut(&mut st.files)[i].facts =
+                                        syntax::FileFacts::default();
+                                }
+                            }
+                        }
+                        if st.is_config(&path) {
+                            st.reload_snapshot();
+                        }
+                    }
+                    st.schedule();
+                    ControlFlow::Continue(())
+                })
+                .notification::<notification::DidSaveTextDocument>(|_, _| ControlFlow::Continue(()))
+                .notification::<notification::DidChangeConfiguration>(|st, p| {
+                    st.options = Options::from_json(&p.settings, st.root.as_deref());
+                    st.reload_snapshot();
+                    st.schedule();
+                    ControlFlow::Continue(())
+                })
+                .notification::<notification::Exit>(|_, _| ControlFlow::Break(Ok(())))
+                .event::<Indexed>(|st, indexed| {
+                    on_indexed(st, indexed);
+                    ControlFlow::Continue(())
+                })
+                .event::<Analyzed>(|st, a| {
+                    if a.generation == st.generation {
+                        st.publish(&a.report);
+                    }
+                    ControlFlow::Continue(())
+                })
+                .unhandled_request(|st, req| {
+                    // The daemon's methods, served from the editor's live state.
+                    let snapshot = st.snapshot.clone();
+                    async move {
+                        if !req.method.starts_with("sycl/") {
+                            return Err(ResponseError::new(
+                                ErrorCode::METHOD_NOT_FOUND,
+                                format!("unknown method '{}'", req.method),
+                            ));
+                        }
+                        let method = req.method.clone();
+                        let params = req.params.clone();
+                        let outcome = tokio::task::spawn_blocking(move || {
+                            server::handle(&snapshot, &method, &params)
+                        })
+                        .await
+                        .map_err(|_| {
+                            ResponseError::new(ErrorCode::INTERNAL_ERROR, "internal error")
+                        })?;
+                        outcome.result.map_err(|e| match e.data {
+                            Some(d) => {
+                                ResponseError::new_with_data(ErrorCode(e.code as i32), e.message, d)
+                            }
+                            None => ResponseError::new(ErrorCode(e.code as i32), e.message),
+                        })
+                    }
+                })
+                .unhandled_notification(|_, _| ControlFlow::Continue(()));
+            ServiceBuilder::new()
+                .layer(LifecycleLayer::default())
+                .layer(CatchUnwindLayer::default())
+                .layer(ConcurrencyLayer::default())
+                .layer(ClientProcessMonitorLayer::new(client))
+                .service(router)
+        });
+        let (stdin, stdout) = (
+            async_lsp::stdio::PipeStdin::lock_tokio().map_err(|e| e.to_string())?,
+            async_lsp::stdio::PipeStdout::lock_tokio().map_err(|e| e.to_string())?,
+        );
+        mainloop
+            .run_buffered(stdin, stdout)
+            .await
+            .map_err(|e| e.to_string())
+    })
+}

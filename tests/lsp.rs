@@ -1,0 +1,230 @@
+//! The language server, started as the real binary and driven over stdio as an editor would.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    next_id: i64,
+}
+
+impl Client {
+    fn start() -> Client {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, incoming) = channel();
+        std::thread::spawn(move || loop {
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length: ") {
+                    len = v.parse().unwrap();
+                }
+            }
+            let mut body = vec![0; len];
+            stdout.read_exact(&mut body).unwrap();
+            if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                return;
+            }
+        });
+        Client {
+            child,
+            stdin,
+            incoming,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, msg: Value) {
+        let body = msg.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    /// Waits for a message matching `pred`, answering the server's own requests on the way.
+    fn wait(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        loop {
+            let msg = self
+                .incoming
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}"));
+            if pred(&msg) {
+                return msg;
+            }
+            if msg.get("method").is_some() && msg.get("id").is_some() {
+                let id = msg["id"].clone();
+                self.send(json!({ "jsonrpc": "2.0", "id": id, "result": null }));
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.wait(method, |m| m["id"] == id && m.get("method").is_none())
+    }
+
+    fn diagnostics_for(&mut self, uri: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let uri = uri.to_string();
+        self.wait("publishDiagnostics", move |m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && pred(&m["params"])
+        })["params"]
+            .clone()
+    }
+}
+
+const KERNEL: &str = "// é: a non-ASCII character before positions\n\
+#include <sycl/sycl.hpp>\n\
+void helper(float *p) { double d = p[0]; p[0] = d; }\n\
+void run(sycl::queue &q, float *p) {\n\
+  q.single_task([=]() [[sycl::device_has(sycl::aspect::fp16)]] { helper(p); });\n\
+}\n";
+
+fn workspace() -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let file = root.join("k.cpp");
+    std::fs::write(&file, KERNEL).unwrap();
+    let root_uri = format!("file://{}", root.display());
+    let uri = format!("file://{}", file.display());
+    (dir, root_uri, uri)
+}
+
+fn session(encodings: Value, root_uri: &str) -> (Client, Value) {
+    let mut c = Client::start();
+    let init = c.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": root_uri,
+            "capabilities": { "general": { "positionEncodings": encodings }, "window": { "workDoneProgress": true } },
+            "initializationOptions": { "targets": ["intel_gpu_pvc"] }
+        }),
+    );
+    c.notify("initialized", json!({}));
+    (c, init)
+}
+
+fn shutdown(mut c: Client) {
+    let r = c.request("shutdown", Value::Null);
+    assert!(r.get("error").is_none(), "{r}");
+    c.notify("exit", Value::Null);
+    let status = c.child.wait().unwrap();
+    assert!(status.success(), "exit status {status:?}");
+}
+
+#[test]
+fn diagnostics_with_chain_then_ordered_edits_clear_them() {
+    let (_dir, root_uri, uri) = workspace();
+    let (mut c, init) = session(json!(["utf-16"]), &root_uri);
+    assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-16");
+    // Indexing reports progress, then the finding is published with its chain.
+    c.wait("progress end", |m| {
+        m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end"
+    });
+    let d = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+    let diag = &d["diagnostics"][0];
+    assert_eq!(diag["code"], "aspect-mismatch");
+    assert_eq!(diag["source"], "sycl-analyzer");
+    assert_eq!(
+        diag["range"]["start"],
+        json!({ "line": 4, "character": 14 })
+    );
+    let related = diag["relatedInformation"].as_array().unwrap();
+    assert_eq!(related.len(), 2);
+    assert_eq!(
+        related[0]["message"],
+        "propagated from call to function 'helper(float*)'"
+    );
+    assert_eq!(
+        related[1]["location"]["range"]["start"],
+        json!({ "line": 2, "character": 24 })
+    );
+    assert_eq!(related[1]["message"], "uses 'double' here");
+
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": KERNEL } }));
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 1);
+    assert_eq!(d["diagnostics"].as_array().unwrap().len(), 1);
+
+    // Two edits that only make sense in order: delete `double`, then type `float` there.
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [
+            { "range": { "start": { "line": 2, "character": 24 }, "end": { "line": 2, "character": 30 } }, "text": "" }
+        ] }),
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 3 }, "contentChanges": [
+            { "range": { "start": { "line": 2, "character": 24 }, "end": { "line": 2, "character": 24 } }, "text": "float" }
+        ] }),
+    );
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 3);
+    assert_eq!(d["diagnostics"], json!([]), "fixed code clears the warning");
+
+    // Hover on `fp16` (line 4): its value and what the configured target says.
+    let line = KERNEL.lines().nth(4).unwrap();
+    let character = line.find("fp16").unwrap() + 1;
+    let h = c.request("textDocument/hover", json!({ "textDocument": { "uri": uri }, "position": { "line": 4, "character": character } }));
+    let text = h["result"]["contents"]["value"].as_str().unwrap();
+    assert!(text.contains("`sycl::aspect::fp16` = 5"), "{text}");
+    assert!(text.contains("intel_gpu_pvc"), "{text}");
+
+    // The daemon's methods are served from the editor's state.
+    let r = c.request(
+        "sycl/predefinedMacros",
+        json!({ "targets": "intel_gpu_dg1" }),
+    );
+    assert_eq!(r["result"]["macros"]["__SYCL_TARGET_INTEL_GPU_DG1__"], "1");
+    let r = c.request("sycl/unknownThing", json!({}));
+    assert_eq!(r["error"]["code"], -32601);
+    shutdown(c);
+}
+
+#[test]
+fn utf8_positions_when_the_client_offers_them() {
+    let (_dir, root_uri, uri) = workspace();
+    let (mut c, init) = session(json!(["utf-8", "utf-16"]), &root_uri);
+    assert_eq!(init["result"]["capabilities"]["positionEncoding"], "utf-8");
+    // Line 0 holds 'é' (2 bytes): an edit there is addressed in bytes.
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": KERNEL } }));
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 1);
+    assert_eq!(d["diagnostics"].as_array().unwrap().len(), 1);
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [
+            { "range": { "start": { "line": 0, "character": 6 }, "end": { "line": 0, "character": 6 } }, "text": "ü" },
+            { "range": { "start": { "line": 2, "character": 24 }, "end": { "line": 2, "character": 30 } }, "text": "float" }
+        ] }),
+    );
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 2);
+    assert_eq!(d["diagnostics"], json!([]));
+    shutdown(c);
+}
