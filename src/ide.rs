@@ -124,3 +124,365 @@ mod tests {
         assert!(h.contains("Deprecated"), "{h}");
     }
 }
+
+// ---- completion ------------------------------------------------------------------------------
+
+/// What a completion offers, before any editor type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub insert: String,
+    pub detail: String,
+    pub kind: CompletionKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Aspect,
+    Target,
+    Field,
+    Value,
+}
+
+fn aspect_items(qualify: bool) -> Vec<Completion> {
+    registry()
+        .iter()
+        .filter(|(_, a)| a.deprecated.is_none())
+        .map(|(_, a)| Completion {
+            label: a.name.clone(),
+            insert: if qualify {
+                format!("sycl::aspect::{}", a.name)
+            } else {
+                a.name.clone()
+            },
+            detail: format!("sycl::aspect = {}", a.value),
+            kind: CompletionKind::Aspect,
+        })
+        .collect()
+}
+
+/// Completions at `offset` of a C++ text: aspect names after `aspect::`, and qualified ones
+/// inside `device_has(`, `uses_aspects(`, `any_device_has<`, `all_devices_have<`.
+pub fn cpp_completions(text: &str, offset: usize) -> Vec<Completion> {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..offset];
+    let typed = before
+        .trim_end_matches(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        .trim_end();
+    if typed.ends_with("aspect::") {
+        return aspect_items(false);
+    }
+    let opener = [
+        "device_has(",
+        "uses_aspects(",
+        "__uses_aspects__(",
+        "requires(",
+        "device_has<",
+        "any_device_has<",
+        "all_devices_have<",
+        "any_device_has_v<",
+        "all_devices_have_v<",
+    ];
+    let in_list = opener.iter().any(|o| {
+        before.rfind(o).is_some_and(|at| {
+            let rest = &before[at + o.len()..];
+            !rest.contains(')') && !rest.contains('>')
+        })
+    });
+    if in_list && (typed.ends_with('(') || typed.ends_with('<') || typed.ends_with(',')) {
+        return aspect_items(true);
+    }
+    Vec::new()
+}
+
+/// Completions in a device-config YAML: target names as top-level keys, field names inside an
+/// entry, aspect names in `aspects: [...]`, sizes in `sub-group-sizes: [...]`.
+pub fn yaml_completions(text: &str, offset: usize, table: &DeviceTable) -> Vec<Completion> {
+    let offset = offset.min(text.len());
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..offset];
+    let in_flow = |key: &str| {
+        before.trim_start().starts_with(key) && before.contains('[') && !before.contains(']')
+    };
+    if in_flow("aspects")
+        || before.trim_start().starts_with("- ")
+            && previous_key(text, line_start) == Some("aspects")
+    {
+        return aspect_items(false);
+    }
+    if in_flow("sub-group-sizes") {
+        return [4, 8, 16, 32, 64]
+            .iter()
+            .map(|n| Completion {
+                label: n.to_string(),
+                insert: n.to_string(),
+                detail: "sub-group size".into(),
+                kind: CompletionKind::Value,
+            })
+            .collect();
+    }
+    if before.contains(':') {
+        return Vec::new();
+    }
+    if before.starts_with(char::is_whitespace) {
+        return crate::devices::config::KEYS
+            .iter()
+            .map(|k| Completion {
+                label: k.to_string(),
+                insert: format!("{k}: "),
+                detail: "device-config field".into(),
+                kind: CompletionKind::Field,
+            })
+            .collect();
+    }
+    let mut names: Vec<&str> = table.iter().map(|(n, _)| n).collect();
+    names.extend(
+        crate::devices::targets::driver_names()
+            .intel_gpu_names()
+            .map(|(n, _)| n),
+    );
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|n| Completion {
+            label: n.to_string(),
+            insert: format!("{n}:"),
+            detail: "target".into(),
+            kind: CompletionKind::Target,
+        })
+        .collect()
+}
+
+/// The key of the closest less-indented `key:` line above `line_start`.
+fn previous_key(text: &str, line_start: usize) -> Option<&str> {
+    text[..line_start].lines().rev().find_map(|l| {
+        let t = l.trim_start();
+        (!t.starts_with('-') && !t.is_empty()).then(|| t.split(':').next().unwrap_or("").trim())
+    })
+}
+
+// ---- inlay hints -------------------------------------------------------------------------------
+
+/// `= true` / `= false` after each `any_device_has_v<aspect::X>`, `all_devices_have_v<...>`,
+/// their `_t` forms and `any_device_has<...>::value`: (offset where the hint goes, label).
+pub fn trait_hints(
+    text: &str,
+    table: &DeviceTable,
+    targets: &[ResolvedTarget],
+) -> Vec<(usize, String)> {
+    let sets = trait_sets(targets, table);
+    let reg = registry();
+    let mut hints = Vec::new();
+    for (trait_name, any) in [("any_device_has", true), ("all_devices_have", false)] {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(trait_name).map(|p| p + from) {
+            from = at + trait_name.len();
+            if text[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &text[from..];
+            let suffix_len = ["_v<", "_t<", "<"]
+                .iter()
+                .find(|s| rest.starts_with(**s))
+                .map(|s| s.len());
+            let Some(open_len) = suffix_len else { continue };
+            let Some(close) = rest.find('>') else {
+                continue;
+            };
+            let arg = &rest[open_len..close];
+            let Some(name) = arg.rsplit("::").next().map(str::trim) else {
+                continue;
+            };
+            let Some(id) = reg.by_name(name) else {
+                continue;
+            };
+            let mut end = from + close + 1;
+            if open_len == 1 && text[end..].starts_with("::value") {
+                end += "::value".len();
+            }
+            let value = if any {
+                sets.any_device_has(id)
+            } else {
+                sets.all_devices_have(id)
+            };
+            hints.push((end, format!(" = {value}")));
+        }
+    }
+    hints.sort();
+    hints
+}
+
+// ---- code actions ------------------------------------------------------------------------------
+
+/// An edit to one file: replace `range` with `text`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub file: String,
+    pub range: TextRange,
+    pub text: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+/// The edit that adds `aspect` to the `device_has` list nearest before `at` (the attribute sits
+/// before or on the decorated function's line).
+pub fn add_aspect(text: &str, file: &str, at: usize, aspect: &str) -> Option<Fix> {
+    let window_start = text[..at.min(text.len())]
+        .char_indices()
+        .rev()
+        .filter(|(_, c)| *c == '\n')
+        .nth(3)
+        .map_or(0, |(i, _)| i);
+    let line_end = text[at.min(text.len())..]
+        .find('\n')
+        .map_or(text.len(), |i| at + i);
+    let window = &text[window_start..line_end];
+    let (open_at, close) = ["device_has(", "device_has<", "requires("]
+        .iter()
+        .filter_map(|o| {
+            window
+                .rfind(o)
+                .map(|p| (p + o.len(), if o.ends_with('<') { '>' } else { ')' }))
+        })
+        .max_by_key(|(p, _)| *p)?;
+    let mut list_start = window_start + open_at;
+    // The old spelling wraps the list: `requires(has(...))`.
+    let after = &text[list_start..];
+    if let Some(rest) = after.trim_start().strip_prefix("has(") {
+        list_start += after.len() - rest.len();
+    }
+    let close_at = list_start + text[list_start..].find(close)?;
+    let qualified = format!("sycl::aspect::{aspect}");
+    let insert = if text[list_start..close_at].trim().is_empty() {
+        qualified
+    } else {
+        format!(", {qualified}")
+    };
+    Some(Fix {
+        title: format!("Add '{aspect}' to the device_has list"),
+        edits: vec![Edit {
+            file: file.into(),
+            range: TextRange::empty(close_at),
+            text: insert,
+        }],
+    })
+}
+
+/// The edit that makes the double literal at `range` a float literal.
+pub fn float_suffix(text: &str, file: &str, range: TextRange) -> Option<Fix> {
+    let lit = text.get(range.start..range.end)?;
+    if lit.ends_with(['l', 'L']) {
+        return None;
+    }
+    Some(Fix {
+        title: format!("Write {lit}f: a float literal keeps the arithmetic in float"),
+        edits: vec![Edit {
+            file: file.into(),
+            range: TextRange::empty(range.end),
+            text: "f".into(),
+        }],
+    })
+}
+
+#[cfg(test)]
+mod feature_tests {
+    use super::*;
+    use crate::devices::parse_target_list;
+
+    #[test]
+    fn completion_contexts() {
+        let t = "[[sycl::device_has(sycl::aspect::fp";
+        let items = cpp_completions(t, t.len());
+        assert!(items
+            .iter()
+            .any(|c| c.label == "fp16" && c.insert == "fp16"));
+        assert!(
+            items.iter().all(|c| c.label != "host"),
+            "deprecated aspects are not offered"
+        );
+        let t = "[[sycl::device_has(";
+        assert!(cpp_completions(t, t.len())
+            .iter()
+            .any(|c| c.insert == "sycl::aspect::gpu"));
+        let t = "if constexpr (sycl::any_device_has_v<";
+        assert!(!cpp_completions(t, t.len()).is_empty());
+        assert!(cpp_completions("int x = ", 8).is_empty());
+        let table = DeviceTable::builtin();
+        let y = "intel_gpu_x:\n  aspects: [fp16, ";
+        assert!(yaml_completions(y, y.len(), table)
+            .iter()
+            .any(|c| c.label == "atomic64"));
+        let y = "intel_gpu_x:\n  ";
+        assert!(yaml_completions(y, y.len(), table)
+            .iter()
+            .any(|c| c.insert == "sub-group-sizes: "));
+        let y = "intel_gpu_x:\n  sub-group-sizes: [";
+        assert!(yaml_completions(y, y.len(), table)
+            .iter()
+            .any(|c| c.label == "16"));
+        let y = "intel_";
+        assert!(yaml_completions(y, y.len(), table)
+            .iter()
+            .any(|c| c.label == "intel_gpu_pvc"));
+    }
+
+    #[test]
+    fn inlay_hints_for_trait_forms() {
+        let table = DeviceTable::builtin();
+        let l = parse_target_list("intel_gpu_dg1", table);
+        let t = "a = sycl::any_device_has_v<sycl::aspect::fp64>; b = all_devices_have<aspect::fp16>::value; c = my_any_device_has_v<aspect::fp16>;";
+        let hints = trait_hints(t, table, &l.targets);
+        assert_eq!(hints.len(), 2, "{hints:?}");
+        assert_eq!(
+            &t[..hints[0].0],
+            "a = sycl::any_device_has_v<sycl::aspect::fp64>"
+        );
+        assert_eq!(hints[0].1, " = false");
+        assert!(t[..hints[1].0].ends_with("::value"));
+        assert_eq!(hints[1].1, " = true");
+    }
+
+    #[test]
+    fn fixes() {
+        let t = "[[sycl::device_has(sycl::aspect::gpu)]] void f() {}";
+        let fix = add_aspect(t, "a.cpp", t.find("f()").unwrap(), "fp64").unwrap();
+        let e = &fix.edits[0];
+        let mut out = t.to_string();
+        out.replace_range(e.range.start..e.range.end, &e.text);
+        assert_eq!(
+            out,
+            "[[sycl::device_has(sycl::aspect::gpu, sycl::aspect::fp64)]] void f() {}"
+        );
+        let t = "q.single_task([=]() [[sycl::device_has()]] { });";
+        let fix = add_aspect(t, "a.cpp", t.find("[=]").unwrap(), "fp16").unwrap();
+        let mut out = t.to_string();
+        out.replace_range(
+            fix.edits[0].range.start..fix.edits[0].range.end,
+            &fix.edits[0].text,
+        );
+        assert!(out.contains("device_has(sycl::aspect::fp16)"), "{out}");
+        let t = "[[sycl::requires(has(aspect::gpu))]] void f();";
+        let fix = add_aspect(t, "a.cpp", t.find("f()").unwrap(), "fp64").unwrap();
+        let mut out = t.to_string();
+        out.replace_range(
+            fix.edits[0].range.start..fix.edits[0].range.end,
+            &fix.edits[0].text,
+        );
+        assert_eq!(
+            out,
+            "[[sycl::requires(has(aspect::gpu, sycl::aspect::fp64))]] void f();"
+        );
+        let t = "x * 0.5;";
+        let r = TextRange::new(4, 7);
+        assert_eq!(
+            float_suffix(t, "a.cpp", r).unwrap().edits[0].range,
+            TextRange::empty(7)
+        );
+    }
+}

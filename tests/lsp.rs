@@ -228,3 +228,118 @@ fn utf8_positions_when_the_client_offers_them() {
     assert_eq!(d["diagnostics"], json!([]));
     shutdown(c);
 }
+
+#[test]
+fn completion_code_actions_inlay_hints_and_config_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text =
+        format!("{KERNEL}constexpr bool has64 = sycl::any_device_has_v<sycl::aspect::fp64>;\n");
+    std::fs::write(root.join("k.cpp"), &text).unwrap();
+    let yaml = "intel_gpu_new:\n  aspects: [fp61]\n";
+    std::fs::write(root.join("devices.yaml"), yaml).unwrap();
+    let root_uri = format!("file://{}", root.display());
+    let uri = format!("file://{}/k.cpp", root.display());
+    let yaml_uri = format!("file://{}/devices.yaml", root.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": root_uri, "capabilities": {},
+                "initializationOptions": { "targets": "intel_gpu_dg1", "deviceConfig": ["devices.yaml"] } }),
+    );
+    c.notify("initialized", json!({}));
+    // The config file's problem is published at its exact place.
+    let y = c.diagnostics_for(&yaml_uri, |p| {
+        !p["diagnostics"].as_array().unwrap().is_empty()
+    });
+    assert_eq!(y["diagnostics"][0]["code"], "unknown-aspect");
+    assert_eq!(
+        y["diagnostics"][0]["range"],
+        json!({ "start": { "line": 1, "character": 12 }, "end": { "line": 1, "character": 16 } })
+    );
+
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let mismatch = d["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "aspect-mismatch")
+        .unwrap()
+        .clone();
+    // Quick fix: add the aspect to the list.
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": uri }, "range": mismatch["range"], "context": { "diagnostics": [mismatch] } }),
+    );
+    let actions = r["result"].as_array().unwrap();
+    let add = actions
+        .iter()
+        .find(|a| a["title"] == "Add 'fp64' to the device_has list")
+        .expect("add-aspect action");
+    let edit = &add["edit"]["changes"][&uri][0];
+    assert_eq!(edit["newText"], ", sycl::aspect::fp64");
+    let line4 = text.lines().nth(4).unwrap();
+    let close = line4.find(")]]").unwrap();
+    assert_eq!(
+        edit["range"]["start"],
+        json!({ "line": 4, "character": close })
+    );
+
+    // Completion after `aspect::`.
+    let at = line4.find("aspect::").unwrap() + "aspect::".len();
+    let r = c.request(
+        "textDocument/completion",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 4, "character": at } }),
+    );
+    let labels: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"fp16") && labels.contains(&"atomic64"),
+        "{labels:?}"
+    );
+
+    // Inlay hint: dg1 has no fp64.
+    let r = c.request("textDocument/inlayHint", json!({ "textDocument": { "uri": uri }, "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 9, "character": 0 } } }));
+    let hints = r["result"].as_array().unwrap();
+    assert_eq!(hints.len(), 1, "{r}");
+    assert_eq!(hints[0]["label"], " = false");
+    assert_eq!(hints[0]["position"]["line"], 6);
+
+    // YAML: replace the unknown aspect with a suggestion, after opening the file.
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": yaml_uri, "languageId": "yaml", "version": 1, "text": yaml } }));
+    c.diagnostics_for(&yaml_uri, |p| p["version"] == 1);
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": yaml_uri }, "range": { "start": { "line": 1, "character": 13 }, "end": { "line": 1, "character": 13 } }, "context": { "diagnostics": [] } }),
+    );
+    let titles: Vec<&str> = r["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(titles.contains(&"Replace with 'fp16'"), "{titles:?}");
+    // Fixing it in the editor clears the diagnostic and changes the table at once.
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": yaml_uri, "version": 2 }, "contentChanges": [
+            { "range": { "start": { "line": 1, "character": 12 }, "end": { "line": 1, "character": 16 } }, "text": "fp16" }
+        ] }),
+    );
+    let y = c.diagnostics_for(&yaml_uri, |p| p["version"] == 2);
+    assert_eq!(y["diagnostics"], json!([]));
+    let r = c.request(
+        "sycl/aspectTraits",
+        json!({ "targets": "intel_gpu_new", "aspects": ["fp16"] }),
+    );
+    assert_eq!(r["result"]["all_devices_have"]["fp16"], true);
+    shutdown(c);
+}

@@ -101,6 +101,8 @@ struct State {
     generation: u64,
     published: HashSet<Url>,
     progress: bool,
+    /// The findings last published, for code actions.
+    last: Arc<Report>,
 }
 
 const INDEX_TOKEN: &str = "sycl-analyzer/index";
@@ -303,6 +305,12 @@ fn initialize(st: &mut State, params: InitializeParams) -> InitializeResult {
                 TextDocumentSyncKind::INCREMENTAL,
             )),
             hover_provider: Some(HoverProviderCapability::Simple(true)),
+            completion_provider: Some(lsp::CompletionOptions {
+                trigger_characters: Some([":", "(", "<", ",", "[", " "].map(String::from).to_vec()),
+                ..Default::default()
+            }),
+            code_action_provider: Some(lsp::CodeActionProviderCapability::Simple(true)),
+            inlay_hint_provider: Some(lsp::OneOf::Left(true)),
             ..ServerCapabilities::default()
         },
         server_info: Some(ServerInfo {
@@ -395,11 +403,8 @@ fn hover(st: &State, params: lsp::HoverParams) -> Option<Hover> {
     let pos = params.text_document_position_params.position;
     let index = crate::text::LineIndex::new(&doc.text);
     let offset = index.offset_of(&doc.text, pos.line, pos.character, st.encoding);
-    let yaml = uri.path().ends_with(".yaml") || uri.path().ends_with(".yml");
-    let targets = st
-        .targets
-        .clone()
-        .unwrap_or_else(|| devices::parse_target_list("", &st.snapshot.table).targets);
+    let yaml = is_yaml(uri);
+    let targets = effective_targets(st);
     let (range, markdown) =
         ide::aspect_hover(&doc.text, offset, yaml, &st.snapshot.table, &targets)?;
     Some(Hover {
@@ -409,6 +414,157 @@ fn hover(st: &State, params: lsp::HoverParams) -> Option<Hover> {
         }),
         range: Some(convert::range(&doc.text, &index, range, st.encoding)),
     })
+}
+
+fn is_yaml(uri: &Url) -> bool {
+    uri.path().ends_with(".yaml") || uri.path().ends_with(".yml")
+}
+
+fn effective_targets(st: &State) -> Vec<ResolvedTarget> {
+    st.targets
+        .clone()
+        .unwrap_or_else(|| devices::parse_target_list("", &st.snapshot.table).targets)
+}
+
+fn completion(st: &State, params: lsp::CompletionParams) -> Option<lsp::CompletionResponse> {
+    let pos = params.text_document_position;
+    let doc = st.docs.get(&pos.text_document.uri)?;
+    let index = crate::text::LineIndex::new(&doc.text);
+    let offset = index.offset_of(
+        &doc.text,
+        pos.position.line,
+        pos.position.character,
+        st.encoding,
+    );
+    let items = if is_yaml(&pos.text_document.uri) {
+        ide::yaml_completions(&doc.text, offset, &st.snapshot.table)
+    } else {
+        ide::cpp_completions(&doc.text, offset)
+    };
+    (!items.is_empty()).then(|| {
+        lsp::CompletionResponse::Array(
+            items
+                .into_iter()
+                .map(|c| lsp::CompletionItem {
+                    label: c.label,
+                    insert_text: Some(c.insert),
+                    detail: Some(c.detail),
+                    kind: Some(match c.kind {
+                        ide::CompletionKind::Aspect => lsp::CompletionItemKind::ENUM_MEMBER,
+                        ide::CompletionKind::Target => lsp::CompletionItemKind::MODULE,
+                        ide::CompletionKind::Field => lsp::CompletionItemKind::FIELD,
+                        ide::CompletionKind::Value => lsp::CompletionItemKind::VALUE,
+                    }),
+                    ..Default::default()
+                })
+                .collect(),
+        )
+    })
+}
+
+fn inlay_hints(st: &State, params: lsp::InlayHintParams) -> Option<Vec<lsp::InlayHint>> {
+    let doc = st.docs.get(&params.text_document.uri)?;
+    let index = crate::text::LineIndex::new(&doc.text);
+    let targets = effective_targets(st);
+    let hints = ide::trait_hints(&doc.text, &st.snapshot.table, &targets)
+        .into_iter()
+        .filter_map(|(offset, label)| {
+            let (line, character) = index.position_in(&doc.text, offset, st.encoding);
+            let inside = (params.range.start.line..=params.range.end.line).contains(&line);
+            inside.then(|| lsp::InlayHint {
+                position: lsp::Position::new(line, character),
+                label: lsp::InlayHintLabel::String(label),
+                kind: None,
+                text_edits: None,
+                tooltip: None,
+                padding_left: None,
+                padding_right: None,
+                data: None,
+            })
+        })
+        .collect();
+    Some(hints)
+}
+
+fn code_actions(st: &State, params: lsp::CodeActionParams) -> Option<lsp::CodeActionResponse> {
+    let uri = &params.text_document.uri;
+    let path = State::path_of(uri)?;
+    let text = st.text_of(&path)?;
+    let index = crate::text::LineIndex::new(&text);
+    let start = index.offset_of(
+        &text,
+        params.range.start.line,
+        params.range.start.character,
+        st.encoding,
+    );
+    let end = index.offset_of(
+        &text,
+        params.range.end.line,
+        params.range.end.character,
+        st.encoding,
+    );
+    let mut fixes = Vec::new();
+    for d in st.last.diagnostics.iter().filter(|d| *d.file == *path) {
+        if d.range.end < start || d.range.start > end {
+            continue;
+        }
+        match d.code {
+            crate::diagnostics::Code::AspectMismatch => {
+                if let Some(aspect) = &d.aspect {
+                    fixes.extend(ide::add_aspect(&text, &path, d.range.start, aspect));
+                }
+                if let Some(step) = d.chain.last().filter(|s| {
+                    s.use_
+                        .as_deref()
+                        .is_some_and(|u| u.starts_with("double literal"))
+                }) {
+                    if let Some(t) = st.text_of(&step.file) {
+                        fixes.extend(ide::float_suffix(&t, &step.file, step.range));
+                    }
+                }
+            }
+            crate::diagnostics::Code::UnknownAspect | crate::diagnostics::Code::UnknownKey => {
+                for s in &d.suggestions {
+                    fixes.push(ide::Fix {
+                        title: format!("Replace with '{s}'"),
+                        edits: vec![ide::Edit {
+                            file: path.clone(),
+                            range: d.range,
+                            text: s.clone(),
+                        }],
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let actions = fixes
+        .into_iter()
+        .filter_map(|fix| {
+            let mut changes: HashMap<Url, Vec<lsp::TextEdit>> = HashMap::new();
+            for e in fix.edits {
+                let t = st.text_of(&e.file)?;
+                let idx = crate::text::LineIndex::new(&t);
+                changes
+                    .entry(Url::from_file_path(&e.file).ok()?)
+                    .or_default()
+                    .push(lsp::TextEdit {
+                        range: convert::range(&t, &idx, e.range, st.encoding),
+                        new_text: e.text,
+                    });
+            }
+            Some(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: fix.title,
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                edit: Some(lsp::WorkspaceEdit {
+                    changes: Some(changes),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }))
+        })
+        .collect();
+    Some(actions)
 }
 
 /// Serves the language server on stdio until the client exits.
@@ -433,6 +589,7 @@ pub fn run_stdio() -> Result<(), String> {
                 generation: 0,
                 published: HashSet::new(),
                 progress: false,
+                last: Arc::new(Report::default()),
             });
             router
                 .request::<request::Initialize, _>(|st, params| {
@@ -510,8 +667,21 @@ pub fn run_stdio() -> Result<(), String> {
                 .event::<Analyzed>(|st, a| {
                     if a.generation == st.generation {
                         st.publish(&a.report);
+                        st.last = Arc::new(a.report);
                     }
                     ControlFlow::Continue(())
+                })
+                .request::<request::Completion, _>(|st, params| {
+                    let result = completion(st, params);
+                    async move { Ok(result) }
+                })
+                .request::<request::CodeActionRequest, _>(|st, params| {
+                    let result = code_actions(st, params);
+                    async move { Ok(result) }
+                })
+                .request::<request::InlayHintRequest, _>(|st, params| {
+                    let result = inlay_hints(st, params);
+                    async move { Ok(result) }
                 })
                 .unhandled_request(|st, req| {
                     // The daemon's methods, served from the editor's live state.
