@@ -11,4 +11,5 @@ pub mod proto;
 pub mod server;
 pub mod syntax;
 pub mod text;
+pub mod watch;
 pub mod workspace;

@@ -368,3 +368,33 @@ fn query_connect_uses_the_daemon() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect to the daemon"));
 }
+
+#[test]
+fn config_changes_on_disk_apply_without_a_reload_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("conf/devices.yaml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [fp16]\n").unwrap();
+    let d = start_with(dir, &["--config", cfg.to_str().unwrap()]);
+    let mut c = Conn::open(&d.socket);
+    let fp64 = |c: &mut Conn| {
+        c.call(
+            1,
+            "sycl/aspectTraits",
+            json!({ "targets": "my_gpu", "aspects": ["fp64"] }),
+        )["result"]["all_devices_have"]["fp64"]
+            .clone()
+    };
+    assert_eq!(fp64(&mut c), false);
+    let tmp = cfg.with_extension("swp");
+    std::fs::write(&tmp, "my_gpu:\n  aspects: [fp16, fp64]\n").unwrap();
+    std::fs::rename(&tmp, &cfg).unwrap();
+    let start = Instant::now();
+    while fp64(&mut c) != true {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the change on disk was not picked up"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

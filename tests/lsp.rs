@@ -343,3 +343,47 @@ fn completion_code_actions_inlay_hints_and_config_diagnostics() {
     assert_eq!(r["result"]["all_devices_have"]["fp16"], true);
     shutdown(c);
 }
+
+#[test]
+fn changes_on_disk_are_seen_for_closed_files_and_configs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("k.cpp"), KERNEL).unwrap();
+    let cfg = root.join("conf/devices.yaml");
+    std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [fp16]\n").unwrap();
+    let root_uri = format!("file://{}", root.display());
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": root_uri, "capabilities": {},
+                "initializationOptions": { "deviceConfig": ["conf/devices.yaml"] } }),
+    );
+    c.notify("initialized", json!({}));
+    c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+    // A closed source fixed on disk (by rename, as editors and git do).
+    let tmp = root.join("k.cpp.tmp");
+    std::fs::write(&tmp, KERNEL.replace("double d", "float d")).unwrap();
+    std::fs::rename(&tmp, root.join("k.cpp")).unwrap();
+    let d = c.diagnostics_for(&uri, |p| p["diagnostics"].as_array().unwrap().is_empty());
+    assert_eq!(d["diagnostics"], json!([]));
+    // The config changed on disk applies.
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [fp16, fp64]\n").unwrap();
+    let start = std::time::Instant::now();
+    loop {
+        let r = c.request(
+            "sycl/aspectTraits",
+            json!({ "targets": "my_gpu", "aspects": ["fp64"] }),
+        );
+        if r["result"]["all_devices_have"]["fp64"] == true {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "config change not seen: {r}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    shutdown(c);
+}

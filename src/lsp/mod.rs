@@ -86,6 +86,13 @@ struct Analyzed {
     report: Report,
 }
 
+/// Changes on disk, already read and extracted on the watcher's thread.
+struct FsChanged {
+    config: bool,
+    /// Per changed C++ file: its new text and facts, or `None` when it is gone.
+    sources: Vec<(String, Option<(String, syntax::FileFacts)>)>,
+}
+
 struct State {
     client: ClientSocket,
     encoding: Encoding,
@@ -103,6 +110,7 @@ struct State {
     progress: bool,
     /// The findings last published, for code actions.
     last: Arc<Report>,
+    watcher: Option<crate::watch::Watcher>,
 }
 
 const INDEX_TOKEN: &str = "sycl-analyzer/index";
@@ -320,7 +328,83 @@ fn initialize(st: &mut State, params: InitializeParams) -> InitializeResult {
     }
 }
 
+/// (Re)starts watching the config files and the workspace.
+fn start_watching(st: &mut State) {
+    st.watcher = None;
+    let configs = st.options.device_config.clone();
+    let trees: Vec<PathBuf> = st.root.iter().cloned().collect();
+    let client = st.client.clone();
+    let watched = configs.clone();
+    let result = crate::watch::watch(&configs, &trees, move |paths| {
+        use rayon::prelude::*;
+        let config = paths
+            .iter()
+            .any(|p| watched.iter().any(|c| crate::watch::same_file(p, c)));
+        let sources = paths
+            .par_iter()
+            .filter(|p| workspace::is_cpp(p))
+            .map(|p| {
+                let text = std::fs::read_to_string(p).ok();
+                let parsed = text.map(|t| {
+                    let facts = syntax::extract(&t);
+                    (t, facts)
+                });
+                (p.display().to_string(), parsed)
+            })
+            .collect();
+        let _ = client.emit(FsChanged { config, sources });
+    });
+    match result {
+        Ok(w) => st.watcher = Some(w),
+        Err(e) => {
+            let _ = st.client.show_message(lsp::ShowMessageParams {
+                typ: lsp::MessageType::WARNING,
+                message: format!("sycl-analyzer: {e}; changes on disk will not be seen"),
+            });
+        }
+    }
+}
+
+fn on_fs_changed(st: &mut State, change: FsChanged) {
+    let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
+    let mut any = change.config;
+    for (path, parsed) in change.sources {
+        // The client owns open documents.
+        if open.contains(&path) {
+            continue;
+        }
+        let files = Arc::make_mut(&mut st.files);
+        match (parsed, st.index_of.get(&path)) {
+            (Some((text, facts)), Some(&i)) => {
+                files[i].facts = facts;
+                st.texts.insert(path, Arc::from(text));
+            }
+            (Some((text, facts)), None) => {
+                st.index_of.insert(path.clone(), files.len());
+                files.push(SourceFile {
+                    path: Arc::from(path.as_str()),
+                    facts,
+                });
+                st.texts.insert(path, Arc::from(text));
+            }
+            (None, Some(&i)) => {
+                files[i].facts = syntax::FileFacts::default();
+                st.texts.remove(&path);
+            }
+            (None, None) => continue,
+        }
+        any = true;
+    }
+    if change.config {
+        st.reload_snapshot();
+    }
+    if any {
+        st.schedule();
+    }
+}
+
 fn start_indexing(st: &mut State) {
+    start_watching(st);
     let Some(root) = st.root.clone() else {
         st.schedule();
         return;
@@ -590,6 +674,7 @@ pub fn run_stdio() -> Result<(), String> {
                 published: HashSet::new(),
                 progress: false,
                 last: Arc::new(Report::default()),
+                watcher: None,
             });
             router
                 .request::<request::Initialize, _>(|st, params| {
@@ -656,10 +741,15 @@ pub fn run_stdio() -> Result<(), String> {
                 .notification::<notification::DidChangeConfiguration>(|st, p| {
                     st.options = Options::from_json(&p.settings, st.root.as_deref());
                     st.reload_snapshot();
+                    start_watching(st);
                     st.schedule();
                     ControlFlow::Continue(())
                 })
                 .notification::<notification::Exit>(|_, _| ControlFlow::Break(Ok(())))
+                .event::<FsChanged>(|st, change| {
+                    on_fs_changed(st, change);
+                    ControlFlow::Continue(())
+                })
                 .event::<Indexed>(|st, indexed| {
                     on_indexed(st, indexed);
                     ControlFlow::Continue(())

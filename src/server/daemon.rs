@@ -110,11 +110,36 @@ pub fn run(socket: &Path, snapshot: Snapshot) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    let config_paths = snapshot.config_paths.clone();
+    let state: Shared = Arc::new(RwLock::new(Arc::new(snapshot)));
+    // Config files reload by themselves when they change on disk.
+    let watched = state.clone();
+    let files = config_paths.clone();
+    let watcher = crate::watch::watch(&files, &[], move |changed| {
+        let ours = changed
+            .iter()
+            .any(|c| config_paths.iter().any(|p| crate::watch::same_file(c, p)));
+        if ours {
+            let current = watched
+                .read()
+                .expect("snapshot lock is never poisoned")
+                .clone();
+            let (next, problems) = current.reloaded();
+            for p in problems {
+                eprintln!("warning: {p}");
+            }
+            *watched.write().expect("snapshot lock is never poisoned") = Arc::new(next);
+        }
+    });
+    if let Err(e) = &watcher {
+        eprintln!("warning: {e}; use sycl/reloadConfig after editing config files");
+    }
     let result = runtime.block_on(async move {
         let listener = UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;
-        serve(listener, Arc::new(RwLock::new(Arc::new(snapshot)))).await;
+        serve(listener, state).await;
         Ok(())
     });
+    drop(watcher);
     let _ = std::fs::remove_file(socket);
     result
 }
