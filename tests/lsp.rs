@@ -12,12 +12,18 @@ struct Client {
     stdin: ChildStdin,
     incoming: Receiver<Value>,
     next_id: i64,
+    seen: Vec<Value>,
 }
 
 impl Client {
     fn start() -> Client {
+        Self::start_with(&[])
+    }
+
+    fn start_with(extra: &[&str]) -> Client {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
             .arg("lsp")
+            .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -71,7 +77,10 @@ impl Client {
             let msg = self
                 .incoming
                 .recv_timeout(Duration::from_secs(30))
-                .unwrap_or_else(|_| panic!("timed out waiting for {what}"));
+                .unwrap_or_else(|_| {
+                    panic!("timed out waiting for {what}; last seen: {:?}", self.seen)
+                });
+            self.seen.push(msg.clone());
             if pred(&msg) {
                 return msg;
             }
@@ -91,7 +100,8 @@ impl Client {
 
     fn diagnostics_for(&mut self, uri: &str, pred: impl Fn(&Value) -> bool) -> Value {
         let uri = uri.to_string();
-        self.wait("publishDiagnostics", move |m| {
+        let what = format!("publishDiagnostics for {uri}");
+        self.wait(&what, move |m| {
             m["method"] == "textDocument/publishDiagnostics"
                 && m["params"]["uri"] == uri
                 && pred(&m["params"])
@@ -386,4 +396,47 @@ fn changes_on_disk_are_seen_for_closed_files_and_configs() {
         std::thread::sleep(Duration::from_millis(50));
     }
     shutdown(c);
+}
+
+#[test]
+fn listen_serves_the_editors_live_state_to_build_systems() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let yaml = "my_gpu:\n  aspects: [fp16]\n";
+    std::fs::write(root.join("devices.yaml"), yaml).unwrap();
+    let socket = root.join("s/lsp.sock");
+    let mut c = Client::start_with(&["--listen", socket.to_str().unwrap()]);
+    let root_uri = format!("file://{}", root.display());
+    let yaml_uri = format!("file://{}/devices.yaml", root.display());
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": root_uri, "capabilities": {},
+                "initializationOptions": { "deviceConfig": ["devices.yaml"] } }),
+    );
+    c.notify("initialized", json!({}));
+    let ask = || {
+        let s = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        let mut w = s.try_clone().unwrap();
+        writeln!(w, "{}", json!({ "jsonrpc": "2.0", "id": 1, "method": "sycl/aspectTraits", "params": { "targets": "my_gpu", "aspects": ["fp64"] } })).unwrap();
+        let mut line = String::new();
+        BufReader::new(s).read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()["result"]["all_devices_have"]["fp64"].clone()
+    };
+    assert_eq!(ask(), false);
+    // An unsaved edit in the editor is what the build system sees.
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": yaml_uri, "languageId": "yaml", "version": 1, "text": yaml } }));
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": yaml_uri, "version": 2 }, "contentChanges": [{ "text": "my_gpu:\n  aspects: [fp16, fp64]\n" }] }),
+    );
+    let start = std::time::Instant::now();
+    while ask() != true {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the editor's change did not reach the socket"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    shutdown(c);
+    assert!(!socket.exists(), "the socket is removed at exit");
 }

@@ -61,7 +61,12 @@ enum Command {
     #[command(subcommand)]
     Config(ConfigCommand),
     /// Serve the Language Server Protocol on stdio, for editors.
-    Lsp,
+    Lsp {
+        /// Also serve the daemon's JSON-RPC methods on this socket (default socket if no path),
+        /// from the editor's live state.
+        #[arg(long, value_name = "PATH", num_args = 0..=1)]
+        listen: Option<Option<PathBuf>>,
+    },
     /// Serve JSON-RPC 2.0 on a Unix socket for build systems (newline-delimited JSON).
     Daemon {
         /// Socket path (default: $XDG_RUNTIME_DIR/sycl-analyzer/daemon.sock, else a per-user
@@ -184,8 +189,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             .unwrap_or_else(server::daemon::default_socket);
         return remote::query(&socket, query);
     }
-    if let Command::Lsp = &cli.command {
-        crate::lsp::run_stdio()?;
+    if let Command::Lsp { listen } = &cli.command {
+        let socket = listen
+            .as_ref()
+            .map(|p| p.clone().unwrap_or_else(server::daemon::default_socket));
+        crate::lsp::run_stdio(socket.as_deref())?;
         return Ok(EXIT_OK);
     }
     if let Command::Daemon { socket, roots } = &cli.command {
@@ -312,7 +320,9 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             }
             EXIT_OK
         }
-        Command::Config(_) | Command::Daemon { .. } | Command::Lsp => unreachable!("handled above"),
+        Command::Config(_) | Command::Daemon { .. } | Command::Lsp { .. } => {
+            unreachable!("handled above")
+        }
         Command::Check {
             paths,
             targets,

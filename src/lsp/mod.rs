@@ -111,6 +111,8 @@ struct State {
     /// The findings last published, for code actions.
     last: Arc<Report>,
     watcher: Option<crate::watch::Watcher>,
+    /// With `--listen`: the snapshot the socket's clients read, kept equal to `snapshot`.
+    shared: Option<server::daemon::Shared>,
 }
 
 const INDEX_TOKEN: &str = "sycl-analyzer/index";
@@ -170,6 +172,9 @@ impl State {
         }
         snapshot.table = snapshot.configs.table();
         self.snapshot = Arc::new(snapshot);
+        if let Some(shared) = &self.shared {
+            *shared.write().expect("snapshot lock is never poisoned") = self.snapshot.clone();
+        }
         for p in problems {
             let _ = self.client.show_message(lsp::ShowMessageParams {
                 typ: lsp::MessageType::ERROR,
@@ -651,13 +656,27 @@ fn code_actions(st: &State, params: lsp::CodeActionParams) -> Option<lsp::CodeAc
     Some(actions)
 }
 
-/// Serves the language server on stdio until the client exits.
-pub fn run_stdio() -> Result<(), String> {
+/// Serves the language server on stdio until the client exits; with `listen`, also serves the
+/// daemon's methods on that socket from the same live state.
+pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
+    let socket = listen.map(server::daemon::bind).transpose()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
+        let shared: Option<server::daemon::Shared> = match socket {
+            Some(std_listener) => {
+                let listener =
+                    tokio::net::UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;
+                let shared: server::daemon::Shared = Arc::new(std::sync::RwLock::new(Arc::new(
+                    Snapshot::load(Vec::new(), Vec::new()).0,
+                )));
+                tokio::spawn(server::daemon::serve(listener, shared.clone()));
+                Some(shared)
+            }
+            None => None,
+        };
         let (mainloop, _) = async_lsp::MainLoop::new_server(|client| {
             let mut router = Router::new(State {
                 client: client.clone(),
@@ -675,6 +694,7 @@ pub fn run_stdio() -> Result<(), String> {
                 progress: false,
                 last: Arc::new(Report::default()),
                 watcher: None,
+                shared: shared.clone(),
             });
             router
                 .request::<request::Initialize, _>(|st, params| {
@@ -816,5 +836,9 @@ pub fn run_stdio() -> Result<(), String> {
             .run_buffered(stdin, stdout)
             .await
             .map_err(|e| e.to_string())
-    })
+    });
+    if let Some(path) = listen {
+        let _ = std::fs::remove_file(path);
+    }
+    result
 }

@@ -65,7 +65,8 @@ pub fn bind(path: &Path) -> Result<std::os::unix::net::UnixListener, String> {
     Ok(listener)
 }
 
-type Shared = Arc<RwLock<Arc<Snapshot>>>;
+/// The snapshot every connection reads; whoever owns the state swaps in the next one.
+pub type Shared = Arc<RwLock<Arc<Snapshot>>>;
 
 /// Newline-delimited frames with a size cap. A framed stream ends at the first decode error, so
 /// an oversized line is passed up as a value (the codec discards the rest of it) and the
@@ -144,7 +145,8 @@ pub fn run(socket: &Path, snapshot: Snapshot) -> Result<(), String> {
     result
 }
 
-async fn serve(listener: UnixListener, state: Shared) {
+/// Serves connections until `shutdown` or Ctrl-C.
+pub async fn serve(listener: UnixListener, state: Shared) {
     let (stop_tx, mut stop_rx) = watch::channel(false);
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
