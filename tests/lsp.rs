@@ -58,6 +58,7 @@ impl Client {
             stdin,
             incoming,
             next_id: 1,
+            seen: Vec::new(),
         }
     }
 
