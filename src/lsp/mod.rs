@@ -264,7 +264,17 @@ impl State {
             });
             now.insert(uri);
         }
-        for uri in self.published.difference(&now) {
+        // Open documents always get an answer for their current version, cleared ones included.
+        let stale: Vec<Url> = self
+            .published
+            .iter()
+            .chain(self.docs.keys())
+            .filter(|u| !now.contains(*u))
+            .cloned()
+            .collect::<HashSet<Url>>()
+            .into_iter()
+            .collect();
+        for uri in &stale {
             let version = self.docs.get(uri).map(|d| d.version);
             let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
                 uri: uri.clone(),
