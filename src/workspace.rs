@@ -131,14 +131,22 @@ fn read_source(path: &Path) -> Result<String, String> {
     })
 }
 
-/// `-fsycl-targets` values named in a `compile_commands.json`, in order of first appearance.
-pub fn targets_from_compile_commands(text: &str) -> Result<Vec<String>, String> {
+/// The SYCL options a `compile_commands.json` gives, in order of first appearance.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SyclFlags {
+    /// `-fsycl-targets=` values, split at commas.
+    pub targets: Vec<String>,
+    /// `-fsycl-device-config-file=` paths, made absolute against the entry's directory.
+    pub device_configs: Vec<PathBuf>,
+}
+
+pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String> {
     let db: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("invalid compile_commands.json: {e}"))?;
     let entries = db
         .as_array()
         .ok_or("compile_commands.json must be a JSON array")?;
-    let mut targets: Vec<String> = Vec::new();
+    let mut flags = SyclFlags::default();
     for e in entries {
         let args: Vec<String> = match (e.get("arguments"), e.get("command")) {
             (Some(serde_json::Value::Array(a)), _) => a
@@ -150,26 +158,67 @@ pub fn targets_from_compile_commands(text: &str) -> Result<Vec<String>, String> 
             }
             _ => continue,
         };
+        let dir = PathBuf::from(e.get("directory").and_then(|d| d.as_str()).unwrap_or("."));
         let mut it = args.iter();
         while let Some(a) = it.next() {
-            let value = if let Some(v) = a.strip_prefix("-fsycl-targets=") {
-                Some(v.to_string())
-            } else if a == "-fsycl-targets" {
-                it.next().cloned()
-            } else {
-                None
-            };
-            for t in value
-                .iter()
-                .flat_map(|v| v.trim_matches(['"', '\'']).split(','))
-            {
-                if !t.is_empty() && !targets.iter().any(|x| x == t) {
-                    targets.push(t.to_string());
+            let unquote = |v: &str| v.trim_matches(['"', '\'']).to_string();
+            if let Some(v) = a.strip_prefix("-fsycl-targets=").map(unquote).or_else(|| {
+                (a == "-fsycl-targets")
+                    .then(|| it.next().map(|v| unquote(v)))
+                    .flatten()
+            }) {
+                for t in v.split(',').filter(|t| !t.is_empty()) {
+                    if !flags.targets.iter().any(|x| x == t) {
+                        flags.targets.push(t.to_string());
+                    }
+                }
+            } else if let Some(v) = a.strip_prefix("-fsycl-device-config-file=").map(unquote) {
+                let p = dir.join(v);
+                if !flags.device_configs.contains(&p) {
+                    flags.device_configs.push(p);
                 }
             }
         }
     }
-    Ok(targets)
+    Ok(flags)
+}
+
+/// Where a `compile_commands.json` is looked for under a directory: the directory itself, then
+/// its `build*` subdirectories in name order.
+pub fn compile_commands_candidates(dir: &Path) -> Vec<PathBuf> {
+    let mut builds: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.is_dir()
+                        && p.file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with("build"))
+                })
+                .map(|p| p.join("compile_commands.json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    builds.sort();
+    let mut all = vec![dir.join("compile_commands.json")];
+    all.extend(builds);
+    all.retain(|p| p.is_file());
+    all
+}
+
+/// The SYCL options of the first of `candidates` that names any; an unreadable or invalid
+/// database is an error.
+pub fn find_sycl_flags(candidates: &[PathBuf]) -> Result<Option<SyclFlags>, String> {
+    for path in candidates {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let flags = sycl_flags_from_compile_commands(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if !flags.targets.is_empty() || !flags.device_configs.is_empty() {
+            return Ok(Some(flags));
+        }
+    }
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -181,11 +230,15 @@ mod tests {
         let db = r#"[{"directory": "/b", "file": "a.cpp", "command": "clang++ -fsycl -fsycl-targets=intel_gpu_pvc,spir64 -c a.cpp"},
                      {"directory": "/b", "file": "b.cpp", "arguments": ["clang++", "-fsycl-targets", "nvidia_gpu_sm_80,intel_gpu_pvc", "b.cpp"]},
                      {"directory": "/b", "file": "c.cpp", "command": "g++ -c c.cpp"}]"#;
+        let flags = sycl_flags_from_compile_commands(db).unwrap();
         assert_eq!(
-            targets_from_compile_commands(db).unwrap(),
+            flags.targets,
             ["intel_gpu_pvc", "spir64", "nvidia_gpu_sm_80"]
         );
-        assert!(targets_from_compile_commands("{").is_err());
-        assert!(targets_from_compile_commands("{}").is_err());
+        assert!(sycl_flags_from_compile_commands("{").is_err());
+        assert!(sycl_flags_from_compile_commands("{}").is_err());
+        let db = r#"[{"directory": "/b", "file": "a.cpp", "command": "icpx -fsycl-device-config-file=cfg/dev.yaml -c a.cpp"}]"#;
+        let flags = sycl_flags_from_compile_commands(db).unwrap();
+        assert_eq!(flags.device_configs, [PathBuf::from("/b/cfg/dev.yaml")]);
     }
 }

@@ -275,3 +275,18 @@ fn compile_commands_found_in_build_or_given_explicitly() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn device_config_file_named_in_compile_commands_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("k.cpp"), "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n").unwrap();
+    std::fs::write(dir.path().join("devs.yaml"), "my_dev:\n  aspects: [gpu]\n").unwrap();
+    let db = r#"[{"directory": "DIR", "file": "k.cpp", "command": "icpx -fsycl -fsycl-targets=my_dev -fsycl-device-config-file=devs.yaml -c k.cpp"}]"#
+        .replace("DIR", dir.path().to_str().unwrap());
+    std::fs::create_dir(dir.path().join("build-release")).unwrap();
+    std::fs::write(dir.path().join("build-release/compile_commands.json"), db).unwrap();
+    let v = json_out(&["check", dir.path().to_str().unwrap(), "--format", "json"], 1);
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "target-unsupported-aspect", "{v}");
+    assert!(d["message"].as_str().unwrap().contains("'my_dev'"));
+}

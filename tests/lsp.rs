@@ -441,3 +441,26 @@ fn listen_serves_the_editors_live_state_to_build_systems() {
     shutdown(c);
     assert!(!socket.exists(), "the socket is removed at exit");
 }
+
+#[test]
+fn targets_and_device_config_come_from_compile_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("k.cpp"), "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n").unwrap();
+    std::fs::write(root.join("devs.yaml"), "my_dev:\n  aspects: [gpu]\n").unwrap();
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "k.cpp", "arguments": ["icpx", "-fsycl", "-fsycl-targets=my_dev", "-fsycl-device-config-file=devs.yaml", "k.cpp"]}}]"#,
+        root.display()
+    );
+    std::fs::create_dir(root.join("build")).unwrap();
+    std::fs::write(root.join("build/compile_commands.json"), db).unwrap();
+    let root_uri = format!("file://{}", root.display());
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = Client::start();
+    c.request("initialize", json!({ "processId": null, "rootUri": root_uri, "capabilities": {} }));
+    c.notify("initialized", json!({}));
+    let d = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+    assert_eq!(d["diagnostics"][0]["code"], "target-unsupported-aspect");
+    assert!(d["diagnostics"][0]["message"].as_str().unwrap().contains("'my_dev'"));
+    shutdown(c);
+}

@@ -26,41 +26,47 @@ pub struct CheckArgs {
     pub format: CheckFormat,
 }
 
-/// The `-fsycl-targets` list: `--targets`, else the one in `compile_commands.json` (given, or
-/// found at the top of a checked directory or its `build/`), else none (implicit `spir64`).
-fn target_list(args: &CheckArgs) -> Result<Option<String>, String> {
-    if let Some(t) = &args.targets {
-        return Ok(Some(t.clone()));
-    }
+/// The SYCL options of `compile_commands.json`: the one given, or one at the top of a checked
+/// directory or in its `build*/`.
+fn compile_flags(args: &CheckArgs) -> Result<Option<workspace::SyclFlags>, String> {
     let candidates: Vec<PathBuf> = match &args.compile_commands {
         Some(p) => vec![p.clone()],
         None => args
             .paths
             .iter()
             .filter(|p| p.is_dir())
-            .flat_map(|p| {
-                [
-                    p.join("compile_commands.json"),
-                    p.join("build/compile_commands.json"),
-                ]
-            })
-            .filter(|p| p.is_file())
+            .flat_map(|p| workspace::compile_commands_candidates(p))
             .collect(),
     };
-    for path in candidates {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-        let targets = workspace::targets_from_compile_commands(&text)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if !targets.is_empty() {
-            return Ok(Some(targets.join(",")));
-        }
-    }
-    Ok(None)
+    workspace::find_sycl_flags(&candidates)
 }
 
-pub fn run(args: CheckArgs, table: &DeviceTable, reporter: &mut Reporter) -> Result<i32, String> {
-    let targets: Option<Vec<ResolvedTarget>> = match target_list(&args)? {
+/// `configs_given`: `--config` was used, so the device-config files of `compile_commands.json`
+/// do not apply.
+pub fn run(
+    args: CheckArgs,
+    configs_given: bool,
+    table: &DeviceTable,
+    reporter: &mut Reporter,
+) -> Result<i32, String> {
+    let flags = compile_flags(&args)?.unwrap_or_default();
+    let mut owned_table = None;
+    if !configs_given && !flags.device_configs.is_empty() {
+        let mut configs = Vec::new();
+        for p in &flags.device_configs {
+            configs.push(super::load_config(p, reporter)?);
+        }
+        let diagnostics: Vec<Diagnostic> =
+            configs.iter().flat_map(|c| c.diagnostics.clone()).collect();
+        reporter.report(&diagnostics);
+        owned_table = Some(DeviceTable::with_overlays(&configs));
+    }
+    let table = owned_table.as_ref().unwrap_or(table);
+    let list = args
+        .targets
+        .clone()
+        .or_else(|| (!flags.targets.is_empty()).then(|| flags.targets.join(",")));
+    let targets: Option<Vec<ResolvedTarget>> = match list {
         None => None,
         Some(list) => {
             let parsed = devices::parse_target_list(&list, table);

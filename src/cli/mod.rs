@@ -6,7 +6,7 @@ mod output;
 mod remote;
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -171,11 +171,11 @@ pub fn main() -> i32 {
     }
 }
 
-fn read_file(path: &PathBuf) -> Result<Vec<u8>, String> {
+fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
 }
 
-fn load_config(path: &PathBuf, reporter: &mut Reporter) -> Result<ConfigFile, String> {
+fn load_config(path: &Path, reporter: &mut Reporter) -> Result<ConfigFile, String> {
     let bytes = read_file(path)?;
     let name: Arc<str> = Arc::from(path.display().to_string());
     reporter.add_source(&name, &String::from_utf8_lossy(&bytes));
@@ -335,6 +335,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 compile_commands,
                 format,
             },
+            !cli.configs.is_empty(),
             &table,
             reporter,
         )?,

@@ -108,6 +108,8 @@ struct State {
     generation: u64,
     published: HashSet<Url>,
     progress: bool,
+    /// The device-config files in force: configured, else named by compile_commands.json.
+    config_paths: Vec<PathBuf>,
     /// The findings last published, for code actions.
     last: Arc<Report>,
     watcher: Option<crate::watch::Watcher>,
@@ -122,50 +124,43 @@ impl State {
         uri.to_file_path().ok().map(|p| p.display().to_string())
     }
 
-    /// The targets: configured, else from compile_commands.json at the root or in build*/.
-    fn resolve_targets(&mut self) {
-        let list = self.options.targets.clone().or_else(|| {
-            let mut candidates: Vec<PathBuf> =
-                self.options.compile_commands.iter().cloned().collect();
-            if let Some(root) = &self.root {
-                candidates.push(root.join("compile_commands.json"));
-                if let Ok(dirs) = std::fs::read_dir(root) {
-                    let mut builds: Vec<PathBuf> = dirs
-                        .filter_map(Result::ok)
-                        .map(|e| e.path())
-                        .filter(|p| {
-                            p.is_dir()
-                                && p.file_name()
-                                    .is_some_and(|n| n.to_string_lossy().starts_with("build"))
-                        })
-                        .map(|p| p.join("compile_commands.json"))
-                        .collect();
-                    builds.sort();
-                    candidates.extend(builds);
-                }
+    /// The SYCL options of compile_commands.json: the configured one, else one at the root or
+    /// in `build*/`.
+    fn compile_flags(&self) -> workspace::SyclFlags {
+        let mut candidates: Vec<PathBuf> = self.options.compile_commands.iter().cloned().collect();
+        if let Some(root) = &self.root {
+            candidates.extend(workspace::compile_commands_candidates(root));
+        }
+        match workspace::find_sycl_flags(&candidates) {
+            Ok(flags) => flags.unwrap_or_default(),
+            Err(e) => {
+                self.show(lsp::MessageType::WARNING, e);
+                workspace::SyclFlags::default()
             }
-            candidates.iter().find_map(|p| {
-                let text = std::fs::read_to_string(p).ok()?;
-                let t = workspace::targets_from_compile_commands(&text).ok()?;
-                (!t.is_empty()).then(|| t.join(","))
-            })
-        });
-        self.targets = list.map(|l| devices::parse_target_list(&l, &self.snapshot.table).targets);
+        }
     }
 
+    fn show(&self, typ: lsp::MessageType, message: String) {
+        let _ = self.client.clone().show_message(lsp::ShowMessageParams {
+            typ,
+            message: format!("sycl-analyzer: {message}"),
+        });
+    }
+
+    /// Rebuilds the device table from the config files (the configured ones, else those of
+    /// compile_commands.json; open ones with their unsaved text) and resolves the targets.
     fn reload_snapshot(&mut self) {
+        let flags = self.compile_flags();
+        self.config_paths = if self.options.device_config.is_empty() {
+            flags.device_configs.clone()
+        } else {
+            self.options.device_config.clone()
+        };
         let roots = self.root.iter().cloned().collect();
-        let (snapshot, problems) = Snapshot::load(roots, self.options.device_config.clone());
-        let mut snapshot = snapshot;
-        // Open config files count with their unsaved text.
+        let (mut snapshot, problems) = Snapshot::load(roots, self.config_paths.clone());
         for (uri, doc) in &self.docs {
             if let Some(p) = Self::path_of(uri) {
-                if self
-                    .options
-                    .device_config
-                    .iter()
-                    .any(|c| c.display().to_string() == p)
-                {
+                if self.is_config(&p) {
                     snapshot.configs.update(Arc::from(p), doc.text.as_bytes());
                 }
             }
@@ -176,12 +171,14 @@ impl State {
             *shared.write().expect("snapshot lock is never poisoned") = self.snapshot.clone();
         }
         for p in problems {
-            let _ = self.client.show_message(lsp::ShowMessageParams {
-                typ: lsp::MessageType::ERROR,
-                message: format!("sycl-analyzer: {p}"),
-            });
+            self.show(lsp::MessageType::ERROR, p);
         }
-        self.resolve_targets();
+        let list = self
+            .options
+            .targets
+            .clone()
+            .or_else(|| (!flags.targets.is_empty()).then(|| flags.targets.join(",")));
+        self.targets = list.map(|l| devices::parse_target_list(&l, &self.snapshot.table).targets);
     }
 
     fn set_file(&mut self, path: String, text: &str) {
@@ -346,7 +343,7 @@ fn initialize(st: &mut State, params: InitializeParams) -> InitializeResult {
 /// (Re)starts watching the config files and the workspace.
 fn start_watching(st: &mut State) {
     st.watcher = None;
-    let configs = st.options.device_config.clone();
+    let configs = st.config_paths.clone();
     let trees: Vec<PathBuf> = st.root.iter().cloned().collect();
     let client = st.client.clone();
     let watched = configs.clone();
@@ -702,6 +699,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 generation: 0,
                 published: HashSet::new(),
                 progress: false,
+                config_paths: Vec::new(),
                 last: Arc::new(Report::default()),
                 watcher: None,
                 shared: shared.clone(),
