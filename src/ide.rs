@@ -1,6 +1,9 @@
 //! Editor features as domain data (no LSP types): what to show on hover.
 
-use crate::devices::{registry, trait_sets, AspectId, DeviceTable, ResolvedTarget};
+use crate::analysis::FunctionSummary;
+use crate::devices::{
+    predefined_macros, registry, trait_sets, AspectId, DeviceTable, ResolvedTarget,
+};
 use crate::text::TextRange;
 
 /// The identifier around `offset`, with its range.
@@ -123,6 +126,171 @@ mod tests {
         let (_, h) = aspect_hover("aspects: [gpu, host]", 16, true, table, &l.targets).unwrap();
         assert!(h.contains("Deprecated"), "{h}");
     }
+}
+
+/// Hover text for a predefined macro: what defines it and its value for the configured targets.
+pub fn macro_hover(word: &str, table: &DeviceTable, targets: &[ResolvedTarget]) -> Option<String> {
+    let defined: Vec<String> = predefined_macros(targets, table)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    let list = targets
+        .iter()
+        .map(|t| t.canonical.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let value = if defined.iter().any(|d| d == word) {
+        1
+    } else {
+        0
+    };
+    let meaning = if word == "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__" {
+        "defined when some target may have devices with any aspect (no entry, or `may_support_other_aspects`); then every `any_device_has<A>` is true".to_string()
+    } else if let Some(a) = word
+        .strip_prefix("__SYCL_ANY_DEVICE_HAS_")
+        .and_then(|r| r.strip_suffix("__"))
+    {
+        registry().by_name(a)?;
+        format!("1 when some device of some target may have aspect `{a}` (and `__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__` is not defined)")
+    } else if let Some(a) = word
+        .strip_prefix("__SYCL_ALL_DEVICES_HAVE_")
+        .and_then(|r| r.strip_suffix("__"))
+    {
+        registry().by_name(a)?;
+        format!("1 when every device of every target has aspect `{a}`")
+    } else if word.starts_with("__SYCL_TARGET_") && word.ends_with("__") {
+        let names = crate::devices::targets::driver_names();
+        let target = names
+            .all_spellings()
+            .chain(table.iter().map(|(n, _)| n))
+            .filter_map(|n| crate::devices::resolve(n, table).ok())
+            .find(|t| t.macro_name.as_deref() == Some(word))?;
+        format!(
+            "defined when `-fsycl-targets` includes `{}`",
+            target.canonical
+        )
+    } else {
+        return None;
+    };
+    Some(format!(
+        "**`{word}`**: {meaning}.
+
+Under `-fsycl-targets={list}`: **{value}**
+"
+    ))
+}
+
+/// Hover text for a target name (a YAML key, or a name in a target list).
+pub fn target_hover(name: &str, table: &DeviceTable) -> Option<String> {
+    let t = crate::devices::resolve(name, table).ok()?;
+    let mut s = format!("**target `{}`**", t.canonical);
+    if t.canonical != name {
+        s.push_str(&format!(" (`{name}` is an alias)"));
+    }
+    s.push_str(&format!(
+        "
+
+macro: {}
+",
+        t.macro_name
+            .as_deref()
+            .map_or("none".to_string(), |m| format!("`{m}`"))
+    ));
+    match t.entry.as_deref().and_then(|e| table.get(e)) {
+        Some(info) => {
+            let reg = registry();
+            s.push_str(&format!(
+                "
+aspects every device has ({}): {}
+
+devices may have other aspects: {}
+
+sub-group sizes: {}
+",
+                info.aspects.len(),
+                reg.sorted_names(info.aspects).join(", "),
+                info.may_support_other_aspects,
+                info.sub_group_sizes
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            if let (Some(tc), Some(o)) = (&info.aot_toolchain, &info.aot_toolchain_options) {
+                s.push_str(&format!(
+                    "
+AOT: `{tc} {o}`
+"
+                ));
+            }
+            s.push_str(&format!(
+                "
+from: {}
+",
+                info.source
+            ));
+        }
+        None => s.push_str(
+            "
+no device-table entry: any aspect is possible, none is guaranteed
+",
+        ),
+    }
+    Some(s)
+}
+
+/// Hover text for a top-level key of a device-config YAML: the target as it now stands, or why
+/// it is not in the table.
+pub fn yaml_key_hover(text: &str, range: TextRange, table: &DeviceTable) -> Option<String> {
+    let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+    let is_key = range.start == line_start && text[range.end..].trim_start().starts_with(':');
+    if !is_key {
+        return None;
+    }
+    let name = &text[range.start..range.end];
+    Some(target_hover(name, table).unwrap_or_else(|| {
+        format!("**target `{name}`**\n\nnot in the device table: its entry has errors (see the diagnostics)\n")
+    }))
+}
+
+/// Hover text for a kernel or decorated function: declared versus used aspects.
+pub fn function_hover(f: &FunctionSummary) -> String {
+    let reg = registry();
+    let used = reg.sorted_names(f.used);
+    let mut s = format!(
+        "**{}** `{}`
+",
+        if f.kernel { "kernel" } else { "function" },
+        f.name
+    );
+    match &f.declared {
+        Some(d) => s.push_str(&format!(
+            "
+declares (`device_has`): {}
+",
+            if d.is_empty() {
+                "nothing".into()
+            } else {
+                d.join(", ")
+            }
+        )),
+        None => s.push_str(
+            "
+declares no aspects
+",
+        ),
+    }
+    s.push_str(&format!(
+        "
+uses: {}
+",
+        if used.is_empty() {
+            "no optional feature".into()
+        } else {
+            used.join(", ")
+        }
+    ));
+    s
 }
 
 // ---- completion ------------------------------------------------------------------------------
@@ -446,6 +614,38 @@ mod feature_tests {
         assert_eq!(hints[0].1, " = false");
         assert!(t[..hints[1].0].ends_with("::value"));
         assert_eq!(hints[1].1, " = true");
+    }
+
+    #[test]
+    fn macro_target_and_function_hovers() {
+        let table = DeviceTable::builtin();
+        let l = parse_target_list("intel_gpu_pvc", table);
+        let h = macro_hover("__SYCL_ALL_DEVICES_HAVE_fp64__", table, &l.targets).unwrap();
+        assert!(h.ends_with("**1**\n"), "{h}");
+        let h = macro_hover("__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__", table, &l.targets).unwrap();
+        assert!(h.ends_with("**0**\n"), "{h}");
+        let h = macro_hover("__SYCL_TARGET_INTEL_GPU_ADL_S__", table, &l.targets).unwrap();
+        assert!(h.contains("includes `intel_gpu_adl_s`"), "{h}");
+        assert!(macro_hover("__SYCL_ALL_DEVICES_HAVE_nope__", table, &l.targets).is_none());
+        let h = target_hover("intel_gpu_12_60_7", table).unwrap();
+        assert!(
+            h.contains("`intel_gpu_12_60_7` is an alias") && h.contains("sub-group sizes: 16, 32"),
+            "{h}"
+        );
+        assert!(h.contains("AOT: `ocloc -device pvc`"), "{h}");
+        let f = FunctionSummary {
+            file: "a.cpp".into(),
+            name_span: Default::default(),
+            name: "f()".into(),
+            kernel: false,
+            declared: Some(vec!["gpu".into()]),
+            used: [registry().by_name("fp64").unwrap()].into_iter().collect(),
+        };
+        let h = function_hover(&f);
+        assert!(
+            h.contains("declares (`device_has`): gpu") && h.contains("uses: fp64"),
+            "{h}"
+        );
     }
 
     #[test]

@@ -285,7 +285,10 @@ fn device_config_file_named_in_compile_commands_applies() {
         .replace("DIR", dir.path().to_str().unwrap());
     std::fs::create_dir(dir.path().join("build-release")).unwrap();
     std::fs::write(dir.path().join("build-release/compile_commands.json"), db).unwrap();
-    let v = json_out(&["check", dir.path().to_str().unwrap(), "--format", "json"], 1);
+    let v = json_out(
+        &["check", dir.path().to_str().unwrap(), "--format", "json"],
+        1,
+    );
     let d = &v["diagnostics"][0];
     assert_eq!(d["code"], "target-unsupported-aspect", "{v}");
     assert!(d["message"].as_str().unwrap().contains("'my_dev'"));

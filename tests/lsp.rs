@@ -245,7 +245,7 @@ fn completion_code_actions_inlay_hints_and_config_diagnostics() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     let text =
-        format!("{KERNEL}constexpr bool has64 = sycl::any_device_has_v<sycl::aspect::fp64>;\n");
+        format!("{KERNEL}constexpr bool has64 = sycl::any_device_has_v<sycl::aspect::fp64>;\n#if __SYCL_ALL_DEVICES_HAVE_fp16__\n#endif\n");
     std::fs::write(root.join("k.cpp"), &text).unwrap();
     let yaml = "intel_gpu_new:\n  aspects: [fp61]\n";
     std::fs::write(root.join("devices.yaml"), yaml).unwrap();
@@ -324,9 +324,46 @@ fn completion_code_actions_inlay_hints_and_config_diagnostics() {
     assert_eq!(hints[0]["label"], " = false");
     assert_eq!(hints[0]["position"]["line"], 6);
 
+    // Hover on a macro, and on the decorated kernel (declared versus used).
+    let h = c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 7, "character": 8 } }),
+    );
+    let md = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        md.contains("`__SYCL_ALL_DEVICES_HAVE_fp16__`") && md.contains("intel_gpu_dg1`: **1**"),
+        "{md}"
+    );
+    let h = c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri }, "position": { "line": 4, "character": 15 } }),
+    );
+    let md = h["result"]["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        md.contains("declares (`device_has`): fp16") && md.contains("uses: fp64"),
+        "{md}"
+    );
+
     // YAML: replace the unknown aspect with a suggestion, after opening the file.
     c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": yaml_uri, "languageId": "yaml", "version": 1, "text": yaml } }));
     c.diagnostics_for(&yaml_uri, |p| p["version"] == 1);
+    let h = c.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": yaml_uri }, "position": { "line": 0, "character": 3 } }),
+    );
+    assert!(
+        h["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("target `intel_gpu_new`"),
+        "{h}"
+    );
     let r = c.request(
         "textDocument/codeAction",
         json!({ "textDocument": { "uri": yaml_uri }, "range": { "start": { "line": 1, "character": 13 }, "end": { "line": 1, "character": 13 } }, "context": { "diagnostics": [] } }),
@@ -457,10 +494,16 @@ fn targets_and_device_config_come_from_compile_commands() {
     let root_uri = format!("file://{}", root.display());
     let uri = format!("file://{}/k.cpp", root.display());
     let mut c = Client::start();
-    c.request("initialize", json!({ "processId": null, "rootUri": root_uri, "capabilities": {} }));
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": root_uri, "capabilities": {} }),
+    );
     c.notify("initialized", json!({}));
     let d = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
     assert_eq!(d["diagnostics"][0]["code"], "target-unsupported-aspect");
-    assert!(d["diagnostics"][0]["message"].as_str().unwrap().contains("'my_dev'"));
+    assert!(d["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'my_dev'"));
     shutdown(c);
 }

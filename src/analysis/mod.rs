@@ -43,6 +43,21 @@ pub struct Stats {
 pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     pub stats: Stats,
+    /// Kernels and functions that declare aspects: what they declare and use, for editors.
+    pub summaries: Vec<FunctionSummary>,
+}
+
+/// Declared versus used aspects of a kernel or decorated function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSummary {
+    pub file: Arc<str>,
+    /// Where its name (or a lambda's introducer) is.
+    pub name_span: Span,
+    pub name: String,
+    pub kernel: bool,
+    /// `None` when it declares nothing; names as written (unknown ones included).
+    pub declared: Option<Vec<String>>,
+    pub used: AspectSet,
 }
 
 pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
@@ -63,6 +78,29 @@ pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
         ))
     });
     diagnostics.dedup();
+    let summaries = graph
+        .nodes()
+        .filter(|&n| graph.is_kernel(n) || graph.device_has(n).is_some())
+        .map(|n| {
+            let (file, name_span) = graph.name_span(n);
+            FunctionSummary {
+                file: graph.path(file).clone(),
+                name_span,
+                name: graph.display_name(n),
+                kernel: graph.is_kernel(n),
+                declared: graph.device_has(n).map(|d| {
+                    d.aspects
+                        .iter()
+                        .map(|a| match a {
+                            AspectRef::Named { name, .. } => name.clone(),
+                            AspectRef::Unknown { text, .. } => text.clone(),
+                        })
+                        .collect()
+                }),
+                used: graph.used(n),
+            }
+        })
+        .collect();
     Report {
         diagnostics,
         stats: Stats {
@@ -70,6 +108,7 @@ pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
             functions: graph.function_count(),
             kernels: graph.kernels().count(),
         },
+        summaries,
     }
 }
 

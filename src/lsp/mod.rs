@@ -501,8 +501,24 @@ fn hover(st: &State, params: lsp::HoverParams) -> Option<Hover> {
     let offset = index.offset_of(&doc.text, pos.line, pos.character, st.encoding);
     let yaml = is_yaml(uri);
     let targets = effective_targets(st);
-    let (range, markdown) =
-        ide::aspect_hover(&doc.text, offset, yaml, &st.snapshot.table, &targets)?;
+    let table = &st.snapshot.table;
+    let path = State::path_of(uri);
+    let summary = st.last.summaries.iter().find(|f| {
+        Some(&*f.file) == path.as_deref()
+            && f.name_span.range.start <= offset
+            && offset <= f.name_span.range.end
+    });
+    let found = ide::aspect_hover(&doc.text, offset, yaml, table, &targets)
+        .or_else(|| summary.map(|f| (f.name_span.range, ide::function_hover(f))))
+        .or_else(|| {
+            let (range, word) = ide::word_at(&doc.text, offset)?;
+            let text = ide::macro_hover(word, table, &targets).or_else(|| {
+                yaml.then(|| ide::yaml_key_hover(&doc.text, range, table))
+                    .flatten()
+            })?;
+            Some((range, text))
+        });
+    let (range, markdown) = found?;
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
