@@ -507,3 +507,46 @@ fn targets_and_device_config_come_from_compile_commands() {
         .contains("'my_dev'"));
     shutdown(c);
 }
+
+#[test]
+fn config_renamed_or_broken_on_disk_changes_published_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("k.cpp"), "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n").unwrap();
+    let cfg = root.join("devices.yaml");
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [fp64]\n").unwrap();
+    let root_uri = format!("file://{}", root.display());
+    let uri = format!("file://{}/k.cpp", root.display());
+    let cfg_uri = format!("file://{}", cfg.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": root_uri, "capabilities": {},
+                "initializationOptions": { "targets": "my_gpu", "deviceConfig": "devices.yaml" } }),
+    );
+    c.notify("initialized", json!({}));
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": std::fs::read_to_string(root.join("k.cpp")).unwrap() } }));
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 1);
+    assert_eq!(d["diagnostics"], json!([]), "my_gpu has fp64");
+    // Saved by rename: my_gpu loses fp64, the kernel is flagged.
+    let tmp = root.join("devices.yaml.new");
+    std::fs::write(&tmp, "my_gpu:\n  aspects: [gpu]\n").unwrap();
+    std::fs::rename(&tmp, &cfg).unwrap();
+    let d = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+    assert_eq!(d["diagnostics"][0]["code"], "target-unsupported-aspect");
+    // Broken on disk: the error is shown on the YAML file, the last good table stays.
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [fp64\n").unwrap();
+    let y = c.diagnostics_for(&cfg_uri, |p| {
+        !p["diagnostics"].as_array().unwrap().is_empty()
+    });
+    assert_eq!(y["diagnostics"][0]["code"], "yaml-syntax");
+    let r = c.request(
+        "sycl/aspectTraits",
+        json!({ "targets": "my_gpu", "aspects": ["gpu", "fp64"] }),
+    );
+    assert_eq!(
+        r["result"]["all_devices_have"],
+        json!({ "gpu": true, "fp64": false })
+    );
+    shutdown(c);
+}

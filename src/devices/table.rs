@@ -99,6 +99,11 @@ impl ConfigSet {
         &slot.latest.diagnostics
     }
 
+    /// The files loaded, in order.
+    pub fn files(&self) -> impl Iterator<Item = &Arc<str>> {
+        self.files.keys()
+    }
+
     pub fn remove(&mut self, file: &str) -> bool {
         self.files.shift_remove(file).is_some()
     }

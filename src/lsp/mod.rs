@@ -156,17 +156,43 @@ impl State {
         } else {
             self.options.device_config.clone()
         };
-        let roots = self.root.iter().cloned().collect();
-        let (mut snapshot, problems) = Snapshot::load(roots, self.config_paths.clone());
-        for (uri, doc) in &self.docs {
-            if let Some(p) = Self::path_of(uri) {
-                if self.is_config(&p) {
-                    snapshot.configs.update(Arc::from(p), doc.text.as_bytes());
+        // Start from the configs in force, so a file that no longer parses keeps its last
+        // good entries.
+        let mut configs = self.snapshot.configs.clone();
+        let gone: Vec<String> = configs
+            .files()
+            .filter(|f| !self.is_config(f))
+            .map(|f| f.to_string())
+            .collect();
+        for f in gone {
+            configs.remove(&f);
+        }
+        let mut problems = Vec::new();
+        for p in &self.config_paths {
+            let name = p.display().to_string();
+            let open = Url::from_file_path(p).ok().and_then(|u| self.docs.get(&u));
+            match open
+                .map(|d| d.text.clone().into_bytes())
+                .map_or_else(|| std::fs::read(p), Ok)
+            {
+                Ok(bytes) => {
+                    configs.update(Arc::from(name), &bytes);
+                }
+                Err(e) => {
+                    configs.remove(&name);
+                    problems.push(format!(
+                        "cannot read '{name}': {e}; its targets do not apply"
+                    ));
                 }
             }
         }
-        snapshot.table = snapshot.configs.table();
-        self.snapshot = Arc::new(snapshot);
+        let table = configs.table();
+        self.snapshot = Arc::new(Snapshot {
+            roots: self.root.iter().cloned().collect(),
+            config_paths: self.config_paths.clone(),
+            configs,
+            table,
+        });
         if let Some(shared) = &self.shared {
             *shared.write().expect("snapshot lock is never poisoned") = self.snapshot.clone();
         }
