@@ -56,6 +56,9 @@ fn describe(id: AspectId, table: &DeviceTable, targets: &[ResolvedTarget]) -> St
         "**aspect `{}`** — `sycl::aspect::{}` = {}\n",
         info.name, info.name, info.value
     );
+    if let Some(d) = &info.description {
+        s.push_str(&format!("\n{d}\n"));
+    }
     if let Some(why) = &info.deprecated {
         s.push_str(&format!("\n*Deprecated*: {why}\n"));
     }
@@ -111,6 +114,10 @@ mod tests {
         let (range, hover) = aspect_hover(text, at, false, table, &l.targets).unwrap();
         assert_eq!(&text[range.start..range.end], "fp64");
         assert!(hover.contains("= 6"), "{hover}");
+        assert!(
+            hover.contains("64-bit floating point (double) in kernels."),
+            "{hover}"
+        );
         assert!(
             hover.contains("guaranteed on `intel_gpu_pvc` only, not on `intel_gpu_dg1`"),
             "{hover}"

@@ -48,6 +48,9 @@ pub fn aspects_json() -> Value {
                 if let Some(m) = &a.deprecated {
                     v["message"] = json!(m);
                 }
+                if let Some(d) = &a.description {
+                    v["description"] = json!(d);
+                }
                 v
             })
             .collect(),

@@ -27,6 +27,8 @@ pub struct AspectInfo {
     pub value: i64,
     /// `Some(message)` for aspects of `aspects_deprecated.def`.
     pub deprecated: Option<String>,
+    /// One line for people (hovers).
+    pub description: Option<String>,
 }
 
 /// A set of aspects as a bitset over registry indices.
@@ -142,10 +144,12 @@ impl AspectRegistry {
                     _ => return Err(format!("aspect {name} has no integer value")),
                 };
                 let message = field("message").and_then(|(_, v)| v.as_str());
+                let description = field("description").and_then(|(_, v)| v.as_str());
                 aspects.push(AspectInfo {
                     name: name.to_string(),
                     value,
                     deprecated: deprecated.then(|| message.unwrap_or("deprecated").to_string()),
+                    description: description.map(str::to_string),
                 });
             }
         }
