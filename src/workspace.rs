@@ -84,7 +84,13 @@ pub fn load(paths: &[PathBuf], progress: impl Fn() + Sync) -> Loaded {
             let out = match read_source(p) {
                 Ok(text) => {
                     let facts = syntax::extract(&text);
-                    Ok((SourceFile { path: name, facts }, text))
+                    Ok((
+                        SourceFile {
+                            path: name,
+                            facts: Arc::new(facts),
+                        },
+                        text,
+                    ))
                 }
                 Err(why) => Err(notice(&name, why)),
             };

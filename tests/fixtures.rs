@@ -82,7 +82,7 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         targets = targets.or(t);
         sources.push(SourceFile {
             path: Arc::from(name.as_str()),
-            facts: extract(&text),
+            facts: Arc::new(extract(&text)),
         });
     }
     let table = DeviceTable::builtin();

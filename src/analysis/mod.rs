@@ -22,7 +22,8 @@ use crate::syntax::{AspectRef, DeclForm, FileFacts, Span};
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     pub path: Arc<str>,
-    pub facts: FileFacts,
+    /// Shared: a snapshot of the workspace is a vector of cheap clones.
+    pub facts: Arc<FileFacts>,
 }
 
 /// What the checks are run against.

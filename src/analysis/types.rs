@@ -186,7 +186,7 @@ mod tests {
     fn index(src: &str) -> Vec<SourceFile> {
         vec![SourceFile {
             path: Arc::from("t.cpp"),
-            facts: extract(src),
+            facts: Arc::new(extract(src)),
         }]
     }
 

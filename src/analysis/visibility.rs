@@ -117,10 +117,10 @@ mod tests {
     fn file(path: &str, includes: &[&str]) -> SourceFile {
         SourceFile {
             path: Arc::from(path),
-            facts: FileFacts {
+            facts: Arc::new(FileFacts {
                 includes: includes.iter().map(|s| s.to_string()).collect(),
                 ..FileFacts::default()
-            },
+            }),
         }
     }
 

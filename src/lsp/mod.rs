@@ -84,6 +84,8 @@ struct Indexed {
 struct Analyzed {
     generation: u64,
     report: Report,
+    /// Facts of the sources parsed for this run.
+    parsed: Vec<(String, Arc<syntax::FileFacts>)>,
 }
 
 /// Changes on disk, already read and extracted on the watcher's thread.
@@ -113,6 +115,8 @@ struct State {
     /// The findings last published, for code actions.
     last: Arc<Report>,
     watcher: Option<crate::watch::Watcher>,
+    /// Texts of sources edited since the last accepted analysis, not yet parsed.
+    dirty: HashMap<String, Arc<str>>,
     /// With `--listen`: the snapshot the socket's clients read, kept equal to `snapshot`.
     shared: Option<server::daemon::Shared>,
 }
@@ -207,40 +211,69 @@ impl State {
         self.targets = list.map(|l| devices::parse_target_list(&l, &self.snapshot.table).targets);
     }
 
+    /// Records a new text for a source; it is parsed by the next analysis, off the main loop.
     fn set_file(&mut self, path: String, text: &str) {
-        if !workspace::is_cpp(Path::new(&path)) {
-            return;
+        if workspace::is_cpp(Path::new(&path)) {
+            self.dirty.insert(path, Arc::from(text));
         }
-        let facts = syntax::extract(text);
+    }
+
+    /// Stores facts parsed off the main loop.
+    fn store_facts(&mut self, parsed: Vec<(String, Arc<syntax::FileFacts>)>) {
         let files = Arc::make_mut(&mut self.files);
-        match self.index_of.get(&path) {
-            Some(&i) => files[i].facts = facts,
-            None => {
-                self.index_of.insert(path.clone(), files.len());
-                files.push(SourceFile {
-                    path: Arc::from(path.as_str()),
-                    facts,
-                });
+        for (path, facts) in parsed {
+            self.dirty.remove(&path);
+            match self.index_of.get(&path) {
+                Some(&i) => files[i].facts = facts,
+                None => {
+                    self.index_of.insert(path.clone(), files.len());
+                    files.push(SourceFile {
+                        path: Arc::from(path.as_str()),
+                        facts,
+                    });
+                }
             }
         }
     }
 
     fn is_config(&self, path: &str) -> bool {
-        self.options
-            .device_config
+        self.config_paths
             .iter()
             .any(|c| c.display().to_string() == path)
     }
 
-    /// Re-runs the analysis off the main loop; the result comes back as `Analyzed`.
+    /// Re-runs the analysis off the main loop, parsing the sources edited since the last one
+    /// first; the result comes back as `Analyzed`. Each run takes every pending text, so a run
+    /// whose result is dropped as stale loses nothing.
     fn schedule(&mut self) {
         self.generation += 1;
         let generation = self.generation;
-        let files = self.files.clone();
+        let base = self.files.clone();
+        let index_of = self.index_of.clone();
+        let dirty: Vec<(String, Arc<str>)> = self
+            .dirty
+            .iter()
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect();
         let snapshot = self.snapshot.clone();
         let targets = self.targets.clone();
         let client = self.client.clone();
         tokio::task::spawn_blocking(move || {
+            use rayon::prelude::*;
+            let parsed: Vec<(String, Arc<syntax::FileFacts>)> = dirty
+                .par_iter()
+                .map(|(p, t)| (p.clone(), Arc::new(syntax::extract(t))))
+                .collect();
+            let mut files: Vec<SourceFile> = (*base).clone();
+            for (path, facts) in &parsed {
+                match index_of.get(path) {
+                    Some(&i) => files[i].facts = facts.clone(),
+                    None => files.push(SourceFile {
+                        path: Arc::from(path.as_str()),
+                        facts: facts.clone(),
+                    }),
+                }
+            }
             let settings = Settings {
                 table: &snapshot.table,
                 targets: targets.as_deref(),
@@ -249,7 +282,11 @@ impl State {
             report
                 .diagnostics
                 .extend(snapshot.configs.diagnostics().cloned());
-            let _ = client.emit(Analyzed { generation, report });
+            let _ = client.emit(Analyzed {
+                generation,
+                report,
+                parsed,
+            });
         });
     }
 
@@ -405,34 +442,26 @@ fn start_watching(st: &mut State) {
 
 fn on_fs_changed(st: &mut State, change: FsChanged) {
     let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
-    let mut any = change.config;
-    for (path, parsed) in change.sources {
+    let mut parsed = Vec::new();
+    for (path, source) in change.sources {
         // The client owns open documents.
         if open.contains(&path) {
             continue;
         }
-        let files = Arc::make_mut(&mut st.files);
-        match (parsed, st.index_of.get(&path)) {
-            (Some((text, facts)), Some(&i)) => {
-                files[i].facts = facts;
-                st.texts.insert(path, Arc::from(text));
+        match source {
+            Some((text, facts)) => {
+                st.texts.insert(path.clone(), Arc::from(text));
+                parsed.push((path, Arc::new(facts)));
             }
-            (Some((text, facts)), None) => {
-                st.index_of.insert(path.clone(), files.len());
-                files.push(SourceFile {
-                    path: Arc::from(path.as_str()),
-                    facts,
-                });
-                st.texts.insert(path, Arc::from(text));
-            }
-            (None, Some(&i)) => {
-                files[i].facts = syntax::FileFacts::default();
+            None if st.index_of.contains_key(&path) => {
                 st.texts.remove(&path);
+                parsed.push((path, Arc::new(syntax::FileFacts::default())));
             }
-            (None, None) => continue,
+            None => {}
         }
-        any = true;
     }
+    let any = change.config || !parsed.is_empty();
+    st.store_facts(parsed);
     if change.config {
         st.reload_snapshot();
     }
@@ -744,6 +773,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 config_paths: Vec::new(),
                 last: Arc::new(Report::default()),
                 watcher: None,
+                dirty: HashMap::new(),
                 shared: shared.clone(),
             });
             router
@@ -794,9 +824,9 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                             }
                             Err(_) => {
                                 // Deleted while open: it no longer takes part.
-                                if let Some(&i) = st.index_of.get(&path) {
-                                    Arc::make_mut(&mut st.files)[i].facts =
-                                        syntax::FileFacts::default();
+                                st.dirty.remove(&path);
+                                if st.index_of.contains_key(&path) {
+                                    st.store_facts(vec![(path.clone(), Arc::default())]);
                                 }
                             }
                         }
@@ -826,6 +856,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 })
                 .event::<Analyzed>(|st, a| {
                     if a.generation == st.generation {
+                        st.store_facts(a.parsed);
                         st.publish(&a.report);
                         st.last = Arc::new(a.report);
                     }
