@@ -41,6 +41,7 @@ fn start_with(dir: tempfile::TempDir, extra: &[&str]) -> Daemon {
     let socket = dir.path().join("run/d.sock");
     let child = Command::new(bin())
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("SYCL_ANALYZER_TEST_PANIC", "1")
         .args([
             "daemon",
             "--socket",
@@ -397,4 +398,14 @@ fn config_changes_on_disk_apply_without_a_reload_request() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn a_panicking_handler_is_an_error_not_a_crash() {
+    let d = start();
+    let mut c = Conn::open(&d.socket);
+    let r = c.call(1, "sycl/__panic", json!({}));
+    assert_eq!(r["error"]["code"], -32603);
+    let r = c.call(2, "sycl/listAspects", json!({}));
+    assert!(r["result"].is_array(), "the daemon goes on");
 }

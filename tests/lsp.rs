@@ -22,6 +22,7 @@ impl Client {
 
     fn start_with(extra: &[&str]) -> Client {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
+            .env("SYCL_ANALYZER_TEST_PANIC", "1")
             .arg("lsp")
             .args(extra)
             .stdin(Stdio::piped())
@@ -548,5 +549,16 @@ fn config_renamed_or_broken_on_disk_changes_published_diagnostics() {
         r["result"]["all_devices_have"],
         json!({ "gpu": true, "fp64": false })
     );
+    shutdown(c);
+}
+
+#[test]
+fn a_panicking_request_is_answered_and_the_server_goes_on() {
+    let (_dir, root_uri, _uri) = workspace();
+    let (mut c, _) = session(json!(["utf-16"]), &root_uri);
+    let r = c.request("sycl/__panic", json!({}));
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    let r = c.request("sycl/listAspects", json!({}));
+    assert!(r["result"].is_array());
     shutdown(c);
 }
