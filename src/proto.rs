@@ -113,3 +113,77 @@ pub fn traits_json(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) ->
     }
     json!({ "targets": canonical_names(list), "any_device_has": any, "all_devices_have": all })
 }
+
+/// The JSON Schema of the device-config YAML (`config/device-config.schema.json`), generated
+/// from the aspect registry and the device table so it cannot drift from them.
+pub fn device_config_schema() -> Value {
+    let reg = registry();
+    let names: Vec<&str> = reg.iter().map(|(_, a)| a.name.as_str()).collect();
+    let descriptions: Vec<String> = reg
+        .iter()
+        .map(|(_, a)| {
+            let mut d = format!(
+                "{} (sycl::aspect = {})",
+                a.description.as_deref().unwrap_or(""),
+                a.value
+            );
+            if let Some(why) = &a.deprecated {
+                d.push_str(&format!(" Deprecated: {why}"));
+            }
+            d
+        })
+        .collect();
+    let table = DeviceTable::builtin();
+    let targets: Map<String, Value> = table
+        .iter()
+        .map(|(n, _)| (n.to_string(), json!({ "$ref": "#/definitions/entry" })))
+        .collect();
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "sycl-analyzer device config (DPC++ -fsycl-device-config-file)",
+        "description": "Top-level keys are -fsycl-targets names; each entry adds a target or replaces the built-in one whole.",
+        "type": "object",
+        "properties": targets,
+        "additionalProperties": { "$ref": "#/definitions/entry" },
+        "definitions": {
+            "aspect": {
+                "description": "An aspect name (or its number in the newest DPC++ numbering).",
+                "anyOf": [
+                    { "type": "string", "enum": names, "enumDescriptions": descriptions },
+                    { "type": "integer" }
+                ]
+            },
+            "entry": {
+                "type": "object",
+                "required": ["aspects"],
+                "additionalProperties": false,
+                "properties": {
+                    "aspects": {
+                        "description": "Aspects every device of the target has.",
+                        "type": "array",
+                        "items": { "$ref": "#/definitions/aspect" }
+                    },
+                    "may_support_other_aspects": {
+                        "description": "Whether some device of the target may have aspects not listed.",
+                        "type": ["boolean", "integer"],
+                        "enum": [true, false, 0, 1],
+                        "default": false
+                    },
+                    "sub-group-sizes": {
+                        "description": "Supported sub-group sizes.",
+                        "type": "array",
+                        "items": { "type": "integer", "minimum": 1 }
+                    },
+                    "aot-toolchain": {
+                        "description": "AOT compiler (ocloc for intel_gpu_* by default).",
+                        "type": "string"
+                    },
+                    "aot-toolchain-options": {
+                        "description": "Options for the AOT compiler (-device <suffix> for intel_gpu_<suffix> by default).",
+                        "type": "string"
+                    }
+                }
+            }
+        }
+    })
+}

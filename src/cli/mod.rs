@@ -60,6 +60,8 @@ enum Command {
     /// Work with device-config files.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Print the JSON Schema of the device-config YAML.
+    Schema,
     /// Serve the Language Server Protocol on stdio, for editors.
     Lsp {
         /// Also serve the daemon's JSON-RPC methods on this socket (default socket if no path),
@@ -253,6 +255,10 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 TextFormat::Json => output::print_json(&proto::targets_json(&table)),
                 TextFormat::Text => output::out(&output::targets_text(&table)),
             }
+            EXIT_OK
+        }
+        Command::Schema => {
+            output::print_json(&proto::device_config_schema());
             EXIT_OK
         }
         Command::Aspects { format } => {
