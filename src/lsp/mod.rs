@@ -877,6 +877,11 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 .unhandled_request(|st, req| {
                     // The daemon's methods, served from the editor's live state.
                     let snapshot = st.snapshot.clone();
+                    // Without `targets`, a request means the editor's configured targets.
+                    let targets: Option<Vec<String>> = st
+                        .targets
+                        .as_ref()
+                        .map(|t| t.iter().map(|t| t.canonical.clone()).collect());
                     async move {
                         if !req.method.starts_with("sycl/") {
                             return Err(ResponseError::new(
@@ -885,7 +890,18 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                             ));
                         }
                         let method = req.method.clone();
-                        let params = req.params.clone();
+                        let mut params = req.params.clone();
+                        if let (Some(t), true) =
+                            (targets, params.get("targets").is_none_or(Value::is_null))
+                        {
+                            // Lua clients encode an empty table as `[]`.
+                            if params.is_null() || params.as_array().is_some_and(Vec::is_empty) {
+                                params = serde_json::json!({});
+                            }
+                            if let Some(obj) = params.as_object_mut() {
+                                obj.insert("targets".into(), serde_json::json!(t));
+                            }
+                        }
                         let outcome = tokio::task::spawn_blocking(move || {
                             server::handle(&snapshot, &method, &params)
                         })

@@ -1,0 +1,99 @@
+-- End-to-end test in a real Neovim (0.7+): run by tests/nvim.rs as
+--   nvim --headless --clean -u tests/nvim/e2e.lua
+-- with SYCL_ANALYZER_ROOT (the repository) and SYCL_ANALYZER_BIN (the server binary) set.
+-- Exits non-zero on any failure.
+local root = os.getenv('SYCL_ANALYZER_ROOT')
+local bin = os.getenv('SYCL_ANALYZER_BIN')
+
+local function fail(msg)
+  io.stderr:write('nvim e2e FAILED: ' .. msg .. '\n')
+  vim.cmd('cquit 1')
+end
+
+local function step(msg)
+  io.stdout:write('nvim e2e: ' .. msg .. '\n')
+end
+
+vim.cmd('filetype on')
+vim.opt.runtimepath:append(root .. '/editors/nvim')
+vim.cmd('runtime plugin/sycl_analyzer.lua')
+require('sycl_analyzer').setup({ cmd = { bin, 'lsp' } })
+
+vim.cmd('edit ' .. root .. '/examples/vector-math/src/main.cpp')
+local buf = vim.api.nvim_get_current_buf()
+if vim.fn.exists(':SyclMacros') ~= 2 or vim.fn.exists(':SyclTargets') ~= 2 then
+  fail('user commands missing')
+end
+
+local function mismatch(aspect)
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if d.code == 'aspect-mismatch' and d.message:find("'" .. aspect .. "'", 1, true) then
+      return d
+    end
+  end
+  return nil
+end
+
+if not vim.wait(30000, function() return mismatch('fp64') ~= nil end, 50) then
+  fail('no aspect-mismatch diagnostic within 30 s; got ' .. vim.inspect(vim.diagnostic.get(buf)))
+end
+local d = mismatch('fp64')
+if d.source ~= 'sycl-analyzer' then
+  fail('source is ' .. tostring(d.source))
+end
+local related = d.user_data and d.user_data.lsp and d.user_data.lsp.relatedInformation or {}
+if #related ~= 3 then
+  fail('expected 3 related locations (the chain), got ' .. vim.inspect(related))
+end
+if not related[3].message:find("uses 'double literal 0.5' here", 1, true) then
+  fail('the chain does not end at the literal: ' .. related[3].message)
+end
+if not related[3].location.uri:find('blend.hpp', 1, true) then
+  fail('the use is not in blend.hpp: ' .. related[3].location.uri)
+end
+step('diagnostic with its chain')
+
+local lnum = d.lnum
+local line = vim.api.nvim_buf_get_lines(buf, lnum, lnum + 1, false)[1]
+local col = line:find('fp16', 1, true)
+local results = vim.lsp.buf_request_sync(buf, 'textDocument/hover', {
+  textDocument = vim.lsp.util.make_text_document_params(buf),
+  position = { line = lnum, character = col },
+}, 10000)
+local hover = ''
+for _, r in pairs(results or {}) do
+  if r.result and r.result.contents then
+    hover = hover .. (r.result.contents.value or '')
+  end
+end
+if not hover:find('sycl::aspect::fp16` = 5', 1, true) then
+  fail('hover text: ' .. hover)
+end
+step('hover on an aspect')
+
+-- Fix the problem in the buffer (unsaved): declare fp64 too.
+local fixed = line:gsub('sycl::aspect::fp16%)', 'sycl::aspect::fp16, sycl::aspect::fp64)', 1)
+vim.api.nvim_buf_set_lines(buf, lnum, lnum + 1, false, { fixed })
+if not vim.wait(30000, function() return mismatch('fp64') == nil end, 50) then
+  fail('the diagnostic did not clear after the fix')
+end
+step('the fix clears the diagnostic')
+
+
+-- :SyclMacros opens the macros of the project's targets (from compile_commands.json).
+vim.cmd('SyclMacros')
+local found = vim.wait(10000, function()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):find('sycl-analyzer://macros', 1, true) then
+      local text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+      return text:find('#define __SYCL_TARGET_INTEL_GPU_DG1__ 1', 1, true) ~= nil
+    end
+  end
+  return false
+end, 50)
+if not found then
+  fail(':SyclMacros did not show the macros')
+end
+step(':SyclMacros')
+
+vim.cmd('qall!')
