@@ -1,0 +1,79 @@
+// The extension's logic that does not need VS Code: settings to initialization options, finding
+// the server binary, and the device-config files named in compile_commands.json.
+import * as path from 'node:path';
+
+export interface Settings {
+  path: string;
+  targets: string[];
+  deviceConfig: string[];
+  compileCommands: string;
+}
+
+export interface InitializationOptions {
+  targets?: string[];
+  deviceConfig?: string[];
+  compileCommands?: string;
+}
+
+/** What the server receives: empty settings are left out, so the server's own discovery applies. */
+export function toInitializationOptions(s: Settings): InitializationOptions {
+  const out: InitializationOptions = {};
+  const targets = s.targets.map((t) => t.trim()).filter((t) => t.length > 0);
+  if (targets.length > 0) out.targets = targets;
+  const configs = s.deviceConfig.map((c) => c.trim()).filter((c) => c.length > 0);
+  if (configs.length > 0) out.deviceConfig = configs;
+  if (s.compileCommands.trim().length > 0) out.compileCommands = s.compileCommands.trim();
+  return out;
+}
+
+/**
+ * The server binary: the configured path (made absolute against the workspace), else the first
+ * `sycl-analyzer` on PATH. `exists` is injected so this stays testable.
+ */
+export function findServer(
+  configured: string,
+  workspace: string | undefined,
+  envPath: string | undefined,
+  exists: (p: string) => boolean,
+  platform: NodeJS.Platform = process.platform,
+): string | undefined {
+  const exe = platform === 'win32' ? 'sycl-analyzer.exe' : 'sycl-analyzer';
+  if (configured.trim().length > 0) {
+    const p = path.isAbsolute(configured) || !workspace ? configured : path.join(workspace, configured);
+    return exists(p) ? p : undefined;
+  }
+  const sep = platform === 'win32' ? ';' : ':';
+  for (const dir of (envPath ?? '').split(sep)) {
+    if (dir.length === 0) continue;
+    const p = path.join(dir, exe);
+    if (exists(p)) return p;
+  }
+  return undefined;
+}
+
+/** `-fsycl-device-config-file=` paths of a compile_commands.json, absolute, without repeats. */
+export function deviceConfigsFromCompileCommands(text: string): string[] {
+  let db: unknown;
+  try {
+    db = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(db)) return [];
+  const found = new Set<string>();
+  for (const entry of db) {
+    if (typeof entry !== 'object' || entry === null) continue;
+    const e = entry as { directory?: unknown; arguments?: unknown; command?: unknown };
+    const dir = typeof e.directory === 'string' ? e.directory : '.';
+    const args = Array.isArray(e.arguments)
+      ? e.arguments.filter((a): a is string => typeof a === 'string')
+      : typeof e.command === 'string'
+        ? e.command.split(/\s+/)
+        : [];
+    for (const a of args) {
+      const m = /^-fsycl-device-config-file=(.+)$/.exec(a);
+      if (m) found.add(path.resolve(dir, m[1].replace(/^["']|["']$/g, '')));
+    }
+  }
+  return [...found];
+}
