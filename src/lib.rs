@@ -2,6 +2,8 @@
 //! the compiler. See ARCHITECTURE.md for the layers.
 
 pub mod analysis;
+pub mod bench;
+pub mod cache;
 pub mod cli;
 pub mod devices;
 pub mod diagnostics;

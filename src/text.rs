@@ -3,10 +3,12 @@
 //! Ranges are byte offsets into UTF-8 text; line and column numbers exist only at the edges
 //! (diagnostic output, editor protocols), computed from a [`LineIndex`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Half-open byte range `[start, end)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct TextRange {
     pub start: usize,
     pub end: usize,
@@ -29,7 +31,7 @@ impl TextRange {
 
 /// 1-based line and column positions of a range. Columns count Unicode scalar values, so a
 /// position means the same thing whatever the editor's encoding; `end_column` is exclusive.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineCol {
     pub line: u32,
     pub column: u32,

@@ -52,6 +52,8 @@ pub struct Loaded {
     pub files: Vec<SourceFile>,
     /// Sources of the files, for rendering snippets.
     pub texts: Vec<String>,
+    /// Content hashes of the files, for the persisted index.
+    pub hashes: Vec<u64>,
     pub notices: Vec<Diagnostic>,
 }
 
@@ -77,20 +79,26 @@ fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
 
 /// Reads and extracts every file in parallel. A file that cannot be used becomes a notice.
 pub fn load(paths: &[PathBuf], progress: impl Fn() + Sync) -> Loaded {
-    let results: Vec<Result<(SourceFile, String), Box<Diagnostic>>> = paths
+    load_indexed(paths, &crate::cache::Index::default(), progress)
+}
+
+/// Like [`load`], taking the facts of unchanged files from a persisted index.
+pub fn load_indexed(
+    paths: &[PathBuf],
+    index: &crate::cache::Index,
+    progress: impl Fn() + Sync,
+) -> Loaded {
+    let results: Vec<Result<(SourceFile, String, u64), Box<Diagnostic>>> = paths
         .par_iter()
         .map(|p| {
             let name: Arc<str> = Arc::from(p.display().to_string());
             let out = match read_source(p) {
                 Ok(text) => {
-                    let facts = syntax::extract(&text);
-                    Ok((
-                        SourceFile {
-                            path: name,
-                            facts: Arc::new(facts),
-                        },
-                        text,
-                    ))
+                    let hash = crate::cache::content_hash(&text);
+                    let facts = index
+                        .get(&name, hash)
+                        .unwrap_or_else(|| Arc::new(syntax::extract(&text)));
+                    Ok((SourceFile { path: name, facts }, text, hash))
                 }
                 Err(why) => Err(notice(&name, why)),
             };
@@ -101,18 +109,33 @@ pub fn load(paths: &[PathBuf], progress: impl Fn() + Sync) -> Loaded {
     let mut loaded = Loaded {
         files: Vec::new(),
         texts: Vec::new(),
+        hashes: Vec::new(),
         notices: Vec::new(),
     };
     for r in results {
         match r {
-            Ok((f, t)) => {
+            Ok((f, t, h)) => {
                 loaded.files.push(f);
                 loaded.texts.push(t);
+                loaded.hashes.push(h);
             }
             Err(n) => loaded.notices.push(*n),
         }
     }
     loaded
+}
+
+impl Loaded {
+    /// Saves the facts for the next start; a failure only costs that start its speed.
+    pub fn save_index(&self, path: &Path) -> std::io::Result<()> {
+        let entries: Vec<(String, u64, Arc<crate::syntax::FileFacts>)> = self
+            .files
+            .iter()
+            .zip(&self.hashes)
+            .map(|(f, h)| (f.path.to_string(), *h, f.facts.clone()))
+            .collect();
+        crate::cache::Index::save(path, &entries)
+    }
 }
 
 /// The text of a source file, or why it is skipped.

@@ -24,6 +24,8 @@ pub struct CheckArgs {
     pub targets: Option<String>,
     pub compile_commands: Option<PathBuf>,
     pub format: CheckFormat,
+    /// Neither read nor write the persisted index.
+    pub no_cache: bool,
 }
 
 /// The SYCL options of `compile_commands.json`: the one given, or one at the top of a checked
@@ -84,11 +86,24 @@ pub fn run(
     };
     let files = workspace::discover(&args.paths)?;
     let bar = progress_bar(files.len());
-    let loaded = workspace::load(&files, || {
+    // The persisted index of the first path: unchanged files are not parsed again.
+    let index_path = if args.no_cache {
+        None
+    } else {
+        args.paths.first().and_then(|p| crate::cache::index_path(p))
+    };
+    let index = index_path
+        .as_deref()
+        .map(crate::cache::Index::load)
+        .unwrap_or_default();
+    let loaded = workspace::load_indexed(&files, &index, || {
         if let Some(b) = &bar {
             b.inc(1);
         }
     });
+    if let Some(p) = &index_path {
+        let _ = loaded.save_index(p);
+    }
     if let Some(b) = bar {
         b.finish_and_clear();
     }

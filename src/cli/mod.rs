@@ -62,6 +62,28 @@ enum Command {
     Config(ConfigCommand),
     /// Print the JSON Schema of the device-config YAML.
     Schema,
+    /// Measure: raw parse, cold and warm analysis, edit latency in the language server, socket
+    /// query latency, peak memory; on a directory or a generated workspace.
+    Bench {
+        /// A real code base (default: a generated one).
+        dir: Option<PathBuf>,
+        /// Lines of the generated workspace (10k, 100k, 1M...).
+        #[arg(long, value_name = "LINES")]
+        synthetic: Option<usize>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Random one-line edits measured in the language server.
+        #[arg(long, default_value_t = 1000)]
+        edits: usize,
+        /// Socket queries measured.
+        #[arg(long, default_value_t = 20000)]
+        queries: usize,
+        /// A few seconds' proof that the harness works (2k lines, 20 edits, 400 queries).
+        #[arg(long)]
+        quick: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve the Language Server Protocol on stdio, for editors.
     Lsp {
         /// Also serve the daemon's JSON-RPC methods on this socket (default socket if no path),
@@ -95,6 +117,9 @@ enum Command {
         compile_commands: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = check::CheckFormat::Text)]
         format: check::CheckFormat,
+        /// Do not use the persisted index of parsed files (in the user cache directory).
+        #[arg(long)]
+        no_cache: bool,
     },
 }
 
@@ -257,6 +282,30 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             }
             EXIT_OK
         }
+        Command::Bench {
+            dir,
+            synthetic,
+            seed,
+            edits,
+            queries,
+            quick,
+            json,
+        } => {
+            let args = crate::bench::BenchArgs {
+                dir,
+                synthetic: if quick { Some(2_000) } else { synthetic },
+                seed,
+                edits: if quick { 20 } else { edits },
+                queries: if quick { 400 } else { queries },
+            };
+            let figures = crate::bench::run(&args)?;
+            if json {
+                output::print_json(&figures);
+            } else {
+                output::out(&crate::bench::table(&figures));
+            }
+            EXIT_OK
+        }
         Command::Schema => {
             output::print_json(&proto::device_config_schema());
             EXIT_OK
@@ -334,12 +383,14 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             targets,
             compile_commands,
             format,
+            no_cache,
         } => check::run(
             check::CheckArgs {
                 paths,
                 targets,
                 compile_commands,
                 format,
+                no_cache,
             },
             !cli.configs.is_empty(),
             &table,

@@ -500,8 +500,16 @@ fn start_indexing(st: &mut State) {
     }
     let client = st.client.clone();
     tokio::task::spawn_blocking(move || {
-        let paths = workspace::discover(&[root]).unwrap_or_default();
-        let loaded = workspace::load(&paths, || {});
+        let paths = workspace::discover(std::slice::from_ref(&root)).unwrap_or_default();
+        let index_path = crate::cache::index_path(&root);
+        let index = index_path
+            .as_deref()
+            .map(crate::cache::Index::load)
+            .unwrap_or_default();
+        let loaded = workspace::load_indexed(&paths, &index, || {});
+        if let Some(p) = &index_path {
+            let _ = loaded.save_index(p);
+        }
         let _ = client.emit(Indexed {
             files: loaded.files,
             texts: loaded.texts,

@@ -1,17 +1,19 @@
 //! Plain per-file facts extracted from C++ source. No syntax tree survives extraction, so
 //! closed files cost only these records (and they can be cached).
 
+use serde::{Deserialize, Serialize};
+
 use crate::text::{LineCol, TextRange};
 
 /// A located piece of source: byte range plus its resolved 1-based position.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Span {
     pub range: TextRange,
     pub pos: LineCol,
 }
 
 /// An aspect as written in an attribute or property.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AspectRef {
     /// `sycl::aspect::fp16`, `aspect::fp16`, `fp16`: the name after the last `::`.
     Named { name: String, span: Span },
@@ -20,7 +22,7 @@ pub enum AspectRef {
 }
 
 /// Which spelling declared the aspects a function may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeclForm {
     /// `[[sycl::device_has(...)]]` or the old `[[sycl::requires(...)]]`.
     Attribute,
@@ -28,7 +30,7 @@ pub enum DeclForm {
     Property,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceHas {
     pub aspects: Vec<AspectRef>,
     pub form: DeclForm,
@@ -36,7 +38,7 @@ pub struct DeviceHas {
 }
 
 /// A type named inside a function (or in its signature).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TypeMention {
     /// As written, whitespace-normalised, without cv-qualifiers: `double`, `sycl::half`,
     /// `long double`, `my_real`, `ns::Struct1`.
@@ -50,13 +52,13 @@ pub struct TypeMention {
 }
 
 /// An unsuffixed floating literal (`2.0`, `1e-3`) in an expression that computes in double.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DoubleLiteral {
     pub text: String,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CallTarget {
     /// `f(...)`, `ns::f(...)`, `S::f(...)`: the name and the qualifier components written.
     Named {
@@ -75,7 +77,7 @@ pub enum CallTarget {
     Lambda(usize),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub target: CallTarget,
     pub args: usize,
@@ -86,14 +88,14 @@ pub struct Call {
     pub literal_args: Vec<DoubleLiteral>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KernelRef {
     Lambda(usize),
     /// A functor given by its type name (`MyKernel{...}` or a local variable of that type).
     Functor(String),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelLaunch {
     pub kernel: KernelRef,
     /// `parallel_for`, `single_task`, ...
@@ -101,7 +103,7 @@ pub struct KernelLaunch {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Function {
     /// Unqualified name: `func1`, `operator()`, `S` for a constructor, `<lambda>`.
     pub name: String,
@@ -162,7 +164,7 @@ impl Function {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Class {
     pub name: String,
     pub scope: Vec<String>,
@@ -184,7 +186,7 @@ impl Class {
 }
 
 /// `using name = type;` or `typedef type name;`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Alias {
     pub name: String,
     pub scope: Vec<String>,
@@ -192,7 +194,7 @@ pub struct Alias {
     pub uses_aspects: Vec<AspectRef>,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
     pub functions: Vec<Function>,
     pub classes: Vec<Class>,

@@ -1,0 +1,388 @@
+//! `sycl-analyzer bench`: figures against tree-sitter's own parse speed, measured in the same
+//! run. Not a test: it reports, it never fails on a number.
+
+pub mod synth;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::analysis::{self, Settings};
+use crate::devices::DeviceTable;
+use crate::{cache, workspace};
+
+pub struct BenchArgs {
+    pub dir: Option<PathBuf>,
+    pub synthetic: Option<usize>,
+    pub seed: u64,
+    pub edits: usize,
+    pub queries: usize,
+}
+
+/// User + system CPU time of this process, and its peak RSS in KiB.
+fn rusage() -> (Duration, u64) {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, (t.tv_usec as u32) * 1000);
+    (tv(u.ru_utime) + tv(u.ru_stime), u.ru_maxrss as u64)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn us(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+pub fn run(args: &BenchArgs) -> Result<Value, String> {
+    let root = match (&args.dir, args.synthetic) {
+        (Some(d), _) => d.clone(),
+        (None, lines) => {
+            let lines = lines.unwrap_or(10_000);
+            let dir =
+                std::env::temp_dir().join(format!("sycl-analyzer-bench-{lines}-{}", args.seed));
+            let _ = std::fs::remove_dir_all(&dir);
+            synth::generate(&dir, lines, args.seed).map_err(|e| e.to_string())?;
+            dir
+        }
+    };
+    let paths = workspace::discover(std::slice::from_ref(&root))?;
+    let texts: Vec<String> = paths
+        .iter()
+        .filter_map(|p| std::fs::read(p).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .collect();
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let lines: usize = texts.iter().map(|t| t.lines().count()).sum();
+
+    // Raw parse: tree-sitter alone, one thread, the same texts.
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_cpp::LANGUAGE.into())
+        .map_err(|e| e.to_string())?;
+    let t = Instant::now();
+    for text in &texts {
+        let _ = parser.parse(text, None);
+    }
+    let raw = t.elapsed();
+
+    // Cold: read, extract in parallel, call graph, diagnostics; no index.
+    let table = DeviceTable::builtin();
+    let settings = Settings {
+        table,
+        targets: None,
+    };
+    let (cpu0, _) = rusage();
+    let t = Instant::now();
+    let loaded = workspace::load_indexed(&paths, &cache::Index::default(), || {});
+    let report = analysis::analyze(&loaded.files, &settings);
+    let cold = t.elapsed();
+    let (cpu1, _) = rusage();
+    let findings = report.diagnostics.len();
+    let index_file =
+        std::env::temp_dir().join(format!("sycl-analyzer-bench-{}.idx", std::process::id()));
+    loaded.save_index(&index_file).map_err(|e| e.to_string())?;
+    drop(loaded);
+
+    // Warm: the same, with the persisted index read from disk.
+    let t = Instant::now();
+    let index = cache::Index::load(&index_file);
+    let loaded = workspace::load_indexed(&paths, &index, || {});
+    let warm_report = analysis::analyze(&loaded.files, &settings);
+    let warm = t.elapsed();
+    let _ = std::fs::remove_file(&index_file);
+    let (_, rss_kib) = rusage();
+    if warm_report.diagnostics.len() != findings {
+        return Err("warm and cold runs disagree".into());
+    }
+
+    let (q1, q16) = query_latency(args.queries)?;
+    let edits = edit_latency(&root, &paths, args.edits, args.seed)?;
+
+    Ok(json!({
+        "workspace": root.display().to_string(),
+        "files": paths.len(),
+        "bytes": bytes,
+        "lines": lines,
+        "findings": findings,
+        "raw_parse_ms": ms(raw),
+        "cold_wall_ms": ms(cold),
+        "cold_cpu_ms": ms(cpu1.saturating_sub(cpu0)),
+        "cold_over_raw": cold.as_secs_f64() / raw.as_secs_f64().max(1e-9),
+        "warm_wall_ms": ms(warm),
+        "warm_over_cold": warm.as_secs_f64() / cold.as_secs_f64().max(1e-9),
+        "peak_rss_mib": rss_kib as f64 / 1024.0,
+        "query_1_client": q1,
+        "query_16_clients": q16,
+        "edit": edits,
+    }))
+}
+
+/// Starts a daemon on a private socket in this process and measures `sycl/aspectTraits`
+/// round trips: one client, then 16 at once.
+fn query_latency(queries: usize) -> Result<(Value, Value), String> {
+    let dir = std::env::temp_dir().join(format!("sycl-analyzer-bench-sock-{}", std::process::id()));
+    let socket = dir.join("d.sock");
+    let (snapshot, _) = crate::server::Snapshot::load(vec![PathBuf::from(".")], Vec::new());
+    let s2 = socket.clone();
+    let server = std::thread::spawn(move || crate::server::daemon::run(&s2, snapshot));
+    let start = Instant::now();
+    while UnixStream::connect(&socket).is_err() {
+        if start.elapsed() > Duration::from_secs(10) {
+            return Err("the bench daemon did not start".into());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let client = |n: usize| -> Result<Vec<Duration>, String> {
+        let s = UnixStream::connect(&socket).map_err(|e| e.to_string())?;
+        let mut w = s.try_clone().map_err(|e| e.to_string())?;
+        let mut r = BufReader::new(s);
+        let mut lat = Vec::with_capacity(n);
+        let mut line = String::new();
+        for i in 0..n {
+            let req = format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"sycl/aspectTraits\",\"params\":{{\"targets\":\"intel_gpu_pvc,nvidia_gpu_sm_80\",\"aspects\":[\"fp64\"]}}}}\n"
+            );
+            let t = Instant::now();
+            w.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
+            line.clear();
+            r.read_line(&mut line).map_err(|e| e.to_string())?;
+            lat.push(t.elapsed());
+        }
+        Ok(lat)
+    };
+    let mut one = client(queries)?;
+    one.sort();
+    let per = (queries / 16).max(1);
+    let t = Instant::now();
+    let mut all: Vec<Duration> = std::thread::scope(|scope| {
+        let hs: Vec<_> = (0..16).map(|_| scope.spawn(|| client(per))).collect();
+        hs.into_iter()
+            .filter_map(|h| h.join().ok())
+            .filter_map(Result::ok)
+            .flatten()
+            .collect()
+    });
+    let wall = t.elapsed();
+    all.sort();
+    let mut s = UnixStream::connect(&socket).map_err(|e| e.to_string())?;
+    let _ = s.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"shutdown\"}\n");
+    let _ = s.read(&mut [0u8; 64]);
+    let _ = server.join();
+    let _ = std::fs::remove_dir_all(&dir);
+    let summary = |lat: &[Duration], wall: Option<Duration>| {
+        let total: Duration = lat.iter().sum();
+        let qps = lat.len() as f64 / wall.unwrap_or(total).as_secs_f64().max(1e-9);
+        json!({ "queries": lat.len(), "p50_us": us(percentile(lat, 0.5)), "p99_us": us(percentile(lat, 0.99)), "per_second": qps })
+    };
+    Ok((summary(&one, None), summary(&all, Some(wall))))
+}
+
+fn lsp_send(w: &mut impl Write, msg: &Value) -> Result<(), String> {
+    let body = msg.to_string();
+    write!(w, "Content-Length: {}\r\n\r\n{body}", body.len()).map_err(|e| e.to_string())?;
+    w.flush().map_err(|e| e.to_string())
+}
+
+/// Runs `sycl-analyzer lsp` on the workspace, opens up to 10 files and measures, over `edits`
+/// random one-line edits, the time from `didChange` to the diagnostics of that version.
+fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Result<Value, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut child = Command::new(exe)
+        .arg("lsp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .env(
+            "XDG_CACHE_HOME",
+            std::env::temp_dir().join("sycl-analyzer-bench-cache"),
+        )
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let pid = child.id();
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let (tx, rx) = mpsc::channel::<Value>();
+    std::thread::spawn(move || loop {
+        let mut len = 0usize;
+        loop {
+            let mut line = String::new();
+            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length: ") {
+                len = v.parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0; len];
+        if stdout.read_exact(&mut body).is_err() {
+            return;
+        }
+        if let Ok(v) = serde_json::from_slice(&body) {
+            if tx.send(v).is_err() {
+                return;
+            }
+        }
+    });
+    let root_abs = std::path::absolute(root).map_err(|e| e.to_string())?;
+    let uri_of = |p: &Path| {
+        format!(
+            "file://{}",
+            std::path::absolute(p)
+                .unwrap_or_else(|_| p.to_path_buf())
+                .display()
+        )
+    };
+    lsp_send(
+        &mut stdin,
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": null, "rootUri": format!("file://{}", root_abs.display()), "capabilities": {} } }),
+    )?;
+    let wait = |pred: &dyn Fn(&Value) -> bool, limit: Duration| -> Result<(), String> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let m = rx
+                .recv_timeout(left)
+                .map_err(|_| "the language server did not answer in time".to_string())?;
+            if pred(&m) {
+                return Ok(());
+            }
+        }
+    };
+    wait(&|m| m["id"] == 1, Duration::from_secs(60))?;
+    lsp_send(
+        &mut stdin,
+        &json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+    )?;
+    let mut rng = synth::Rng::new(seed);
+    let open: Vec<(String, Vec<String>)> = paths
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+        .take(10)
+        .filter_map(|p| {
+            Some((
+                uri_of(p),
+                std::fs::read_to_string(p)
+                    .ok()?
+                    .lines()
+                    .map(String::from)
+                    .collect(),
+            ))
+        })
+        .collect();
+    if open.is_empty() {
+        return Err("no .cpp file to edit".into());
+    }
+    for (uri, lines) in &open {
+        lsp_send(
+            &mut stdin,
+            &json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": lines.join("\n") } } }),
+        )?;
+    }
+    // Indexing done and every open file answered once.
+    for (uri, _) in &open {
+        let uri = uri.clone();
+        wait(
+            &move |m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == uri
+                    && m["params"]["version"] == 1
+            },
+            Duration::from_secs(300),
+        )?;
+    }
+    let mut open = open;
+    let mut versions = vec![1i64; open.len()];
+    let mut lat = Vec::with_capacity(edits);
+    for _ in 0..edits {
+        let f = rng.below(open.len() as u64) as usize;
+        let l = rng.below(open[f].1.len() as u64) as usize;
+        versions[f] += 1;
+        let v = versions[f];
+        // Append a space to a line: a real edit that keeps the code as it was.
+        let end = open[f].1[l].chars().map(char::len_utf16).sum::<usize>();
+        open[f].1[l].push(' ');
+        let uri = open[f].0.clone();
+        let t = Instant::now();
+        lsp_send(
+            &mut stdin,
+            &json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": { "uri": uri, "version": v },
+            "contentChanges": [{ "range": { "start": { "line": l, "character": end }, "end": { "line": l, "character": end } }, "text": " " }] } }),
+        )?;
+        wait(
+            &move |m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == uri
+                    && m["params"]["version"] == v
+            },
+            Duration::from_secs(60),
+        )?;
+        lat.push(t.elapsed());
+    }
+    let rss = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .unwrap_or(0.0);
+    lsp_send(
+        &mut stdin,
+        &json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null }),
+    )?;
+    let _ = wait(&|m| m["id"] == 2, Duration::from_secs(10));
+    lsp_send(
+        &mut stdin,
+        &json!({ "jsonrpc": "2.0", "method": "exit", "params": null }),
+    )?;
+    let _ = child.wait();
+    lat.sort();
+    Ok(
+        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss / 1024.0 }),
+    )
+}
+
+/// The human table.
+pub fn table(v: &Value) -> String {
+    let f = |k: &str| v[k].as_f64().unwrap_or(0.0);
+    format!(
+        "workspace      {}\nfiles          {}\nbytes          {}\nlines          {}\nfindings       {}\n\
+         raw parse      {:.1} ms (tree-sitter only, 1 thread)\n\
+         cold analysis  {:.1} ms wall, {:.1} ms CPU  = {:.2} x raw parse\n\
+         warm start     {:.1} ms  = {:.3} x cold\n\
+         peak RSS       {:.1} MiB (this process), {:.1} MiB (language server)\n\
+         edit -> diags  p50 {:.2} ms, p99 {:.2} ms over {} edits\n\
+         socket query   1 client: p50 {:.1} us, p99 {:.1} us; 16 clients: p50 {:.1} us, {:.0} queries/s\n",
+        v["workspace"].as_str().unwrap_or(""),
+        v["files"], v["bytes"], v["lines"], v["findings"],
+        f("raw_parse_ms"),
+        f("cold_wall_ms"), f("cold_cpu_ms"), f("cold_over_raw"),
+        f("warm_wall_ms"), f("warm_over_cold"),
+        f("peak_rss_mib"), v["edit"]["server_peak_rss_mib"].as_f64().unwrap_or(0.0),
+        v["edit"]["p50_ms"].as_f64().unwrap_or(0.0), v["edit"]["p99_ms"].as_f64().unwrap_or(0.0), v["edit"]["edits"],
+        v["query_1_client"]["p50_us"].as_f64().unwrap_or(0.0), v["query_1_client"]["p99_us"].as_f64().unwrap_or(0.0),
+        v["query_16_clients"]["p50_us"].as_f64().unwrap_or(0.0), v["query_16_clients"]["per_second"].as_f64().unwrap_or(0.0),
+    )
+}
