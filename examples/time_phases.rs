@@ -1,5 +1,10 @@
 //! Times the phases of `check` on a directory: `cargo run --release --example time_phases DIR`.
+//! With TIME_PHASES_REPEAT=N the analysis runs N more times (for profiling it alone).
 use std::time::Instant;
+
+use sycl_analyzer::analysis::{analyze, Settings};
+use sycl_analyzer::devices::DeviceTable;
+
 fn main() {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: time_phases DIR"));
     let t = Instant::now();
@@ -8,18 +13,21 @@ fn main() {
     let t = Instant::now();
     let loaded = sycl_analyzer::workspace::load(&files, || {});
     println!("read+extract: {:?}", t.elapsed());
-    let t = Instant::now();
-    let table = sycl_analyzer::devices::DeviceTable::builtin();
-    let r = sycl_analyzer::analysis::analyze(
-        &loaded.files,
-        &sycl_analyzer::analysis::Settings {
-            table,
-            targets: None,
-        },
-    );
-    println!(
-        "analyze: {:?} ({} diagnostics)",
-        t.elapsed(),
-        r.diagnostics.len()
-    );
+    let settings = Settings {
+        table: DeviceTable::builtin(),
+        targets: None,
+    };
+    let repeat: usize = std::env::var("TIME_PHASES_REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..=repeat {
+        let t = Instant::now();
+        let r = analyze(&loaded.files, &settings);
+        println!(
+            "analyze: {:?} ({} diagnostics)",
+            t.elapsed(),
+            r.diagnostics.len()
+        );
+    }
 }

@@ -46,6 +46,9 @@ pub struct Graph<'a> {
     members: Vec<Vec<(u32, usize)>>,
     node_of: HashMap<(u32, usize), NodeId>,
     by_name: HashMap<&'a str, Vec<NodeId>>,
+    /// The same, per file declaring the function: a call looks only in the files it sees, so a
+    /// name defined in every file of a large workspace costs a call nothing extra.
+    by_name_in_file: HashMap<(&'a str, u32), Vec<NodeId>>,
     edges: Vec<Vec<Edge>>,
     uses: Vec<Vec<Use>>,
     used: Vec<AspectSet>,
@@ -132,6 +135,7 @@ impl<'a> Graph<'a> {
             members,
             node_of,
             by_name: HashMap::new(),
+            by_name_in_file: HashMap::new(),
             edges: vec![Vec::new(); n],
             uses: vec![Vec::new(); n],
             used: vec![AspectSet::EMPTY; n],
@@ -144,6 +148,14 @@ impl<'a> Graph<'a> {
             let f = g.function(node);
             if !f.is_lambda && f.name != "<host>" {
                 g.by_name.entry(f.name.as_str()).or_default().push(node);
+                let mut files: Vec<u32> = g.members[node].iter().map(|&(fi, _)| fi).collect();
+                files.dedup();
+                for fi in files {
+                    g.by_name_in_file
+                        .entry((f.name.as_str(), fi))
+                        .or_default()
+                        .push(node);
+                }
             }
             let declared = g.members_of(node).find_map(|(_, f)| f.device_has.clone());
             g.device_has[node] = declared;
@@ -263,17 +275,19 @@ impl<'a> Graph<'a> {
 
     /// Functions of that name declared where `from` can see them, taking `args` arguments.
     fn candidates(&self, from: u32, name: &str, args: usize) -> impl Iterator<Item = NodeId> + '_ {
-        self.by_name
-            .get(name)
-            .map_or(&[][..], Vec::as_slice)
+        let mut nodes: Vec<NodeId> = self
+            .visibility
+            .visible_from(from)
             .iter()
+            .filter_map(|&f| self.by_name_in_file.get(&(name, f)))
+            .flatten()
             .copied()
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+            .into_iter()
             .filter(move |&n| self.function(n).accepts_args(args))
-            .filter(move |&n| {
-                self.members[n]
-                    .iter()
-                    .any(|&(f, _)| self.visibility.sees(from, f))
-            })
     }
 
     fn constructors(&self, from: u32, type_name: &str, args: usize) -> Vec<NodeId> {

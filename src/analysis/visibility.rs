@@ -103,6 +103,11 @@ impl Visibility {
         Self { visible }
     }
 
+    /// The files `from` sees, sorted, itself included.
+    pub fn visible_from(&self, from: u32) -> &[u32] {
+        &self.visible[from as usize]
+    }
+
     pub fn sees(&self, from: u32, file: u32) -> bool {
         self.visible[from as usize].binary_search(&file).is_ok()
     }
