@@ -2,6 +2,9 @@
 //! walked into, ERROR nodes included, so a broken region costs only what is inside it.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
+
+use std::num::NonZeroU16 as FieldId;
 
 use tree_sitter::Node;
 
@@ -21,6 +24,59 @@ const KERNEL_INVOCATIONS: [&str; 6] = [
 
 /// Member and free calls whose callable argument runs only on devices with the given aspects.
 const GUARDED_CALLS: [&str; 2] = ["if_device_has", "else_if_device_has"];
+
+/// tree-sitter-cpp field ids, looked up once: `child_by_field_name` compares the name with
+/// every field name of the grammar on each call, which showed in profiles.
+struct Fields {
+    argument: FieldId,
+    arguments: FieldId,
+    body: FieldId,
+    captures: FieldId,
+    condition: FieldId,
+    consequence: FieldId,
+    declarator: FieldId,
+    default_value: FieldId,
+    field: FieldId,
+    function: FieldId,
+    left: FieldId,
+    name: FieldId,
+    operator: FieldId,
+    parameters: FieldId,
+    path: FieldId,
+    right: FieldId,
+    scope: FieldId,
+    r#type: FieldId,
+    value: FieldId,
+}
+
+static FIELDS: LazyLock<Fields> = LazyLock::new(|| {
+    let lang: tree_sitter::Language = tree_sitter_cpp::LANGUAGE.into();
+    let id = |n: &str| {
+        lang.field_id_for_name(n)
+            .expect("tree-sitter-cpp has this field")
+    };
+    Fields {
+        argument: id("argument"),
+        arguments: id("arguments"),
+        body: id("body"),
+        captures: id("captures"),
+        condition: id("condition"),
+        consequence: id("consequence"),
+        declarator: id("declarator"),
+        default_value: id("default_value"),
+        field: id("field"),
+        function: id("function"),
+        left: id("left"),
+        name: id("name"),
+        operator: id("operator"),
+        parameters: id("parameters"),
+        path: id("path"),
+        right: id("right"),
+        scope: id("scope"),
+        r#type: id("type"),
+        value: id("value"),
+    }
+});
 
 #[derive(Clone, Copy, Debug)]
 enum Owner {
@@ -100,7 +156,7 @@ impl<'a> Extractor<'a> {
             "comment" | "string_literal" | "raw_string_literal" | "char_literal" => {}
             "namespace_definition" => {
                 let name = n
-                    .child_by_field_name("name")
+                    .child_by_field_id(FIELDS.name.get())
                     .map(|x| self.text(x).to_string());
                 let parts: Vec<String> = name
                     .iter()
@@ -110,7 +166,7 @@ impl<'a> Extractor<'a> {
                     .collect();
                 let depth = self.scope.len();
                 self.scope.extend(parts);
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = n.child_by_field_id(FIELDS.body.get()) {
                     self.visit_children(body, cur);
                 }
                 self.scope.truncate(depth);
@@ -137,11 +193,11 @@ impl<'a> Extractor<'a> {
             }
             "call_expression" => self.call(n, cur),
             "new_expression" | "compound_literal_expression" => {
-                if let (Some(c), Some(t)) = (cur, n.child_by_field_name("type")) {
+                if let (Some(c), Some(t)) = (cur, n.child_by_field_id(FIELDS.r#type.get())) {
                     self.mention(c, t);
                     let args = n
-                        .child_by_field_name("arguments")
-                        .or_else(|| n.child_by_field_name("value"))
+                        .child_by_field_id(FIELDS.arguments.get())
+                        .or_else(|| n.child_by_field_id(FIELDS.value.get()))
                         .map_or(0, |a| a.named_child_count());
                     let type_name = normalize(self.text(t));
                     self.push_call(
@@ -153,7 +209,7 @@ impl<'a> Extractor<'a> {
                         Vec::new(),
                     );
                 }
-                self.visit_children_except(n, cur, "type");
+                self.visit_children_except(n, cur, FIELDS.r#type);
             }
             "type_descriptor" => {
                 if let Some(c) = cur {
@@ -161,10 +217,10 @@ impl<'a> Extractor<'a> {
                 }
             }
             "cast_expression" => {
-                if let (Some(c), Some(t)) = (cur, n.child_by_field_name("type")) {
+                if let (Some(c), Some(t)) = (cur, n.child_by_field_id(FIELDS.r#type.get())) {
                     self.type_descriptor(c, t);
                 }
-                self.visit_children_except(n, cur, "type");
+                self.visit_children_except(n, cur, FIELDS.r#type);
             }
             // Constant contexts: no code is emitted for them.
             "sizeof_expression"
@@ -174,7 +230,7 @@ impl<'a> Extractor<'a> {
             | "template_parameter_list"
             | "enumerator_list" => {}
             "preproc_include" => {
-                if let Some(p) = n.child_by_field_name("path") {
+                if let Some(p) = n.child_by_field_id(FIELDS.path.get()) {
                     let path = self.text(p).trim_matches(|c| matches!(c, '"' | '<' | '>'));
                     self.facts.includes.push(path.to_string());
                 }
@@ -182,7 +238,7 @@ impl<'a> Extractor<'a> {
             "if_statement" => self.if_statement(n, cur),
             // `is_same_v<T, double>` in an expression: its arguments are types.
             "template_function" | "template_method" => {
-                if let (Some(c), Some(args)) = (cur, n.child_by_field_name("arguments")) {
+                if let (Some(c), Some(args)) = (cur, n.child_by_field_id(FIELDS.arguments.get())) {
                     let name = split_name(self.src, n).1;
                     self.mention_template_args(c, args, name);
                 }
@@ -200,8 +256,8 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    fn visit_children_except(&mut self, n: Node, cur: Option<usize>, field: &str) {
-        let skip = n.child_by_field_name(field).map(|x| x.id());
+    fn visit_children_except(&mut self, n: Node, cur: Option<usize>, field: FieldId) {
+        let skip = n.child_by_field_id(field.get()).map(|x| x.id());
         let mut cursor = n.walk();
         let children: Vec<Node> = n.children(&mut cursor).collect();
         for c in children {
@@ -226,14 +282,14 @@ impl<'a> Extractor<'a> {
     // ---- declarations -------------------------------------------------------------------
 
     fn class(&mut self, n: Node, cur: Option<usize>) {
-        let Some(body) = n.child_by_field_name("body") else {
-            if let (Some(c), Some(name)) = (cur, n.child_by_field_name("name")) {
+        let Some(body) = n.child_by_field_id(FIELDS.body.get()) else {
+            if let (Some(c), Some(name)) = (cur, n.child_by_field_id(FIELDS.name.get())) {
                 self.mention(c, name);
             }
             return;
         };
         let name = n
-            .child_by_field_name("name")
+            .child_by_field_id(FIELDS.name.get())
             .map(|x| last_component(self.text(x)))
             .unwrap_or_else(|| "<anonymous>".to_string());
         let idx = self.facts.classes.len();
@@ -280,7 +336,7 @@ impl<'a> Extractor<'a> {
     }
 
     fn field(&mut self, class: usize, m: Node, cur: Option<usize>) {
-        let Some(ty) = m.child_by_field_name("type") else {
+        let Some(ty) = m.child_by_field_id(FIELDS.r#type.get()) else {
             return;
         };
         if matches!(
@@ -292,7 +348,7 @@ impl<'a> Extractor<'a> {
         let type_text = type_name(self.src, ty);
         let mut cursor = m.walk();
         let by_value = m
-            .children_by_field_name("declarator", &mut cursor)
+            .children_by_field_id(FIELDS.declarator, &mut cursor)
             .any(|d| !is_indirect(d));
         if by_value {
             self.facts.classes[class].members_by_value.push(type_text);
@@ -300,12 +356,14 @@ impl<'a> Extractor<'a> {
     }
 
     fn alias(&mut self, n: Node) {
-        let (Some(name), Some(ty)) = (n.child_by_field_name("name"), n.child_by_field_name("type"))
-        else {
+        let (Some(name), Some(ty)) = (
+            n.child_by_field_id(FIELDS.name.get()),
+            n.child_by_field_id(FIELDS.r#type.get()),
+        ) else {
             return;
         };
         let target = ty
-            .child_by_field_name("type")
+            .child_by_field_id(FIELDS.r#type.get())
             .map(|t| type_name(self.src, t))
             .unwrap_or_else(|| normalize(self.text(ty)));
         let idx = self.facts.aliases.len();
@@ -322,13 +380,13 @@ impl<'a> Extractor<'a> {
     }
 
     fn typedef(&mut self, n: Node) {
-        let Some(ty) = n.child_by_field_name("type") else {
+        let Some(ty) = n.child_by_field_id(FIELDS.r#type.get()) else {
             return;
         };
         let target = type_name(self.src, ty);
         let mut cursor = n.walk();
         let declarators: Vec<Node> = n
-            .children_by_field_name("declarator", &mut cursor)
+            .children_by_field_id(FIELDS.declarator, &mut cursor)
             .collect();
         for d in declarators {
             if d.kind() != "type_identifier" {
@@ -353,7 +411,7 @@ impl<'a> Extractor<'a> {
         if find_function_declarator(n).is_some() && self.function(n) {
             return;
         }
-        let ty = n.child_by_field_name("type");
+        let ty = n.child_by_field_id(FIELDS.r#type.get());
         if let Some(t) = ty {
             if matches!(
                 t.kind(),
@@ -371,14 +429,14 @@ impl<'a> Extractor<'a> {
         let constexpr = has_child_text(n, self.src, "constexpr");
         let mut cursor = n.walk();
         let declarators: Vec<Node> = n
-            .children_by_field_name("declarator", &mut cursor)
+            .children_by_field_id(FIELDS.declarator, &mut cursor)
             .collect();
         let mut mentioned = false;
         for d in declarators {
             let (inner, value) = if d.kind() == "init_declarator" {
                 (
-                    d.child_by_field_name("declarator"),
-                    d.child_by_field_name("value"),
+                    d.child_by_field_id(FIELDS.declarator.get()),
+                    d.child_by_field_id(FIELDS.value.get()),
                 )
             } else {
                 (Some(d), None)
@@ -453,14 +511,14 @@ impl<'a> Extractor<'a> {
         let Some(fd) = find_function_declarator(n) else {
             return false;
         };
-        let Some(name_node) = fd.child_by_field_name("declarator") else {
+        let Some(name_node) = fd.child_by_field_id(FIELDS.declarator.get()) else {
             return false;
         };
         let (qualifier, name) = split_name(self.src, name_node);
         if name.is_empty() {
             return false;
         }
-        let body = n.child_by_field_name("body");
+        let body = n.child_by_field_id(FIELDS.body.get());
         let mut scope = self.scope.clone();
         scope.extend(qualifier.iter().cloned());
         let class = if qualifier.is_empty() {
@@ -496,8 +554,10 @@ impl<'a> Extractor<'a> {
             TextRange::new(self.head_start(n).min(n.start_byte()), head_end),
             Owner::Function(idx),
         ));
-        if let Some(ret) = n.child_by_field_name("type") {
-            if !is_indirect(n.child_by_field_name("declarator").unwrap_or(fd)) || is_builtin(ret) {
+        if let Some(ret) = n.child_by_field_id(FIELDS.r#type.get()) {
+            if !is_indirect(n.child_by_field_id(FIELDS.declarator.get()).unwrap_or(fd))
+                || is_builtin(ret)
+            {
                 self.mention(idx, ret);
             }
         }
@@ -561,7 +621,7 @@ impl<'a> Extractor<'a> {
         let mut params = Vec::new();
         let mut defaulted = 0;
         let mut variadic = false;
-        let Some(list) = fd.child_by_field_name("parameters") else {
+        let Some(list) = fd.child_by_field_id(FIELDS.parameters.get()) else {
             return (params, 0, false);
         };
         let mut cursor = list.walk();
@@ -585,21 +645,23 @@ impl<'a> Extractor<'a> {
     }
 
     fn param_mentions(&mut self, idx: usize, fd: Node) {
-        let Some(list) = fd.child_by_field_name("parameters") else {
+        let Some(list) = fd.child_by_field_id(FIELDS.parameters.get()) else {
             return;
         };
         let mut cursor = list.walk();
         let params: Vec<Node> = list.named_children(&mut cursor).collect();
         for p in params {
-            let Some(t) = p.child_by_field_name("type") else {
+            let Some(t) = p.child_by_field_id(FIELDS.r#type.get()) else {
                 continue;
             };
-            let indirect = p.child_by_field_name("declarator").is_some_and(is_indirect);
+            let indirect = p
+                .child_by_field_id(FIELDS.declarator.get())
+                .is_some_and(is_indirect);
             if !indirect || is_builtin(t) {
                 self.mention(idx, t);
             }
             if let Some(name) = p
-                .child_by_field_name("declarator")
+                .child_by_field_id(FIELDS.declarator.get())
                 .and_then(|d| declared_name(d, self.src))
             {
                 let tn = normalize(self.text(t));
@@ -613,10 +675,10 @@ impl<'a> Extractor<'a> {
     }
 
     fn lambda(&mut self, n: Node) -> usize {
-        let captures = n.child_by_field_name("captures").unwrap_or(n);
-        let fd = n.child_by_field_name("declarator");
+        let captures = n.child_by_field_id(FIELDS.captures.get()).unwrap_or(n);
+        let fd = n.child_by_field_id(FIELDS.declarator.get());
         let (params, defaulted, variadic) = fd.map_or((Vec::new(), 0, false), |d| self.params(d));
-        let body = n.child_by_field_name("body");
+        let body = n.child_by_field_id(FIELDS.body.get());
         let idx = self.facts.functions.len();
         self.facts.functions.push(Function {
             name: "<lambda>".into(),
@@ -676,8 +738,8 @@ impl<'a> Extractor<'a> {
 
     fn call(&mut self, n: Node, cur: Option<usize>) {
         let (Some(func), args) = (
-            n.child_by_field_name("function"),
-            n.child_by_field_name("arguments"),
+            n.child_by_field_id(FIELDS.function.get()),
+            n.child_by_field_id(FIELDS.arguments.get()),
         ) else {
             return self.visit_children(n, cur);
         };
@@ -854,10 +916,10 @@ impl<'a> Extractor<'a> {
                 None => None,
             },
             "compound_literal_expression" => arg
-                .child_by_field_name("type")
+                .child_by_field_id(FIELDS.r#type.get())
                 .map(|t| KernelRef::Functor(normalize(self.text(t)))),
             "call_expression" => {
-                let f = arg.child_by_field_name("function")?;
+                let f = arg.child_by_field_id(FIELDS.function.get())?;
                 matches!(
                     f.kind(),
                     "identifier" | "qualified_identifier" | "template_function"
@@ -870,7 +932,7 @@ impl<'a> Extractor<'a> {
 
     fn if_statement(&mut self, n: Node, cur: Option<usize>) {
         let is_constexpr = has_child_text(n, self.src, "constexpr");
-        let cond = n.child_by_field_name("condition");
+        let cond = n.child_by_field_id(FIELDS.condition.get());
         let always_false = is_constexpr
             && cond.is_some_and(|c| {
                 let t: String = self
@@ -882,7 +944,9 @@ impl<'a> Extractor<'a> {
             });
         let mut cursor = n.walk();
         let children: Vec<Node> = n.children(&mut cursor).collect();
-        let consequence = n.child_by_field_name("consequence").map(|x| x.id());
+        let consequence = n
+            .child_by_field_id(FIELDS.consequence.get())
+            .map(|x| x.id());
         for c in children {
             if always_false && Some(c.id()) == consequence {
                 continue;
@@ -902,10 +966,12 @@ impl<'a> Extractor<'a> {
     fn mention(&mut self, cur: usize, t: Node) {
         match t.kind() {
             "qualified_identifier"
-                if t.child_by_field_name("name")
+                if t.child_by_field_id(FIELDS.name.get())
                     .is_some_and(|n| n.kind() == "template_type") =>
             {
-                let name = t.child_by_field_name("name").expect("checked above");
+                let name = t
+                    .child_by_field_id(FIELDS.name.get())
+                    .expect("checked above");
                 self.template_mention(cur, t, name);
             }
             "primitive_type"
@@ -929,7 +995,7 @@ impl<'a> Extractor<'a> {
             }
             "template_type" => self.template_mention(cur, t, t),
             "class_specifier" | "struct_specifier" | "union_specifier" => {
-                if let Some(name) = t.child_by_field_name("name") {
+                if let Some(name) = t.child_by_field_id(FIELDS.name.get()) {
                     self.mention(cur, name);
                 }
             }
@@ -953,10 +1019,12 @@ impl<'a> Extractor<'a> {
     /// `T`, `T*`, `const T&` in a cast or a template argument: through a pointer or reference
     /// only a builtin type counts, as for declarations.
     fn type_descriptor(&mut self, cur: usize, d: Node) {
-        let Some(t) = d.child_by_field_name("type") else {
+        let Some(t) = d.child_by_field_id(FIELDS.r#type.get()) else {
             return;
         };
-        let indirect = d.child_by_field_name("declarator").is_some_and(is_indirect);
+        let indirect = d
+            .child_by_field_id(FIELDS.declarator.get())
+            .is_some_and(is_indirect);
         if !indirect || is_builtin(t) {
             self.mention(cur, t);
         }
@@ -964,18 +1032,18 @@ impl<'a> Extractor<'a> {
 
     /// `ns::tmpl<A, B>` at `whole`, whose `template_type` node is `tt`.
     fn template_mention(&mut self, cur: usize, whole: Node, tt: Node) {
-        let args = tt.child_by_field_name("arguments");
+        let args = tt.child_by_field_id(FIELDS.arguments.get());
         let first_arg = args.and_then(|a| {
             let mut cursor = a.walk();
             let first = a.named_children(&mut cursor).next();
             first.map(|f| {
-                let inner = f.child_by_field_name("type").unwrap_or(f);
+                let inner = f.child_by_field_id(FIELDS.r#type.get()).unwrap_or(f);
                 type_name(self.src, inner)
             })
         });
         let text = normalize(
             &self.text(whole)[..tt
-                .child_by_field_name("name")
+                .child_by_field_id(FIELDS.name.get())
                 .map_or(whole.end_byte(), |n| n.end_byte())
                 - whole.start_byte()],
         );
@@ -1165,24 +1233,25 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
     let computes = match p.kind() {
         "binary_expression" => {
             let op = p
-                .child_by_field_name("operator")
+                .child_by_field_id(FIELDS.operator.get())
                 .map_or("", |o| &src[o.byte_range()]);
             let arithmetic = matches!(
                 op,
                 "+" | "-" | "*" | "/" | "<" | ">" | "<=" | ">=" | "==" | "!="
             );
-            let other = if p.child_by_field_name("left").map(|l| l.id()) == Some(child.id()) {
-                p.child_by_field_name("right")
-            } else {
-                p.child_by_field_name("left")
-            };
+            let other =
+                if p.child_by_field_id(FIELDS.left.get()).map(|l| l.id()) == Some(child.id()) {
+                    p.child_by_field_id(FIELDS.right.get())
+                } else {
+                    p.child_by_field_id(FIELDS.left.get())
+                };
             arithmetic && other.is_some_and(|o| unwrap_sign(o).kind() != "number_literal")
         }
         "assignment_expression" => {
             let op = p
-                .child_by_field_name("operator")
+                .child_by_field_id(FIELDS.operator.get())
                 .map_or("=", |o| &src[o.byte_range()]);
-            op != "=" && p.child_by_field_name("right").map(|r| r.id()) == Some(child.id())
+            op != "=" && p.child_by_field_id(FIELDS.right.get()).map(|r| r.id()) == Some(child.id())
         }
         _ => false,
     };
@@ -1220,17 +1289,17 @@ fn has_child_text(n: Node, src: &str, text: &str) -> bool {
 
 /// The `function_declarator` inside a (possibly pointer/reference/attributed) declarator.
 fn find_function_declarator(n: Node) -> Option<Node> {
-    let mut d = n.child_by_field_name("declarator")?;
+    let mut d = n.child_by_field_id(FIELDS.declarator.get())?;
     loop {
         match d.kind() {
             "function_declarator" => {
                 // `int (*fp)(int)` declares a pointer, not a function.
-                let inner = d.child_by_field_name("declarator")?;
+                let inner = d.child_by_field_id(FIELDS.declarator.get())?;
                 return (inner.kind() != "parenthesized_declarator").then_some(d);
             }
             "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
                 d = d
-                    .child_by_field_name("declarator")
+                    .child_by_field_id(FIELDS.declarator.get())
                     .or_else(|| d.named_child(d.named_child_count().saturating_sub(1) as u32))?;
             }
             _ => return None,
@@ -1246,7 +1315,8 @@ fn is_indirect(d: Node) -> bool {
             | "abstract_pointer_declarator"
             | "abstract_reference_declarator"
     ) || (d.kind() == "init_declarator"
-        && d.child_by_field_name("declarator").is_some_and(is_indirect))
+        && d.child_by_field_id(FIELDS.declarator.get())
+            .is_some_and(is_indirect))
 }
 
 fn is_builtin(t: Node) -> bool {
@@ -1271,7 +1341,7 @@ fn declared_name(d: Node, src: &str) -> Option<String> {
         match d.kind() {
             "identifier" | "field_identifier" => return Some(src[d.byte_range()].to_string()),
             _ => {
-                d = d.child_by_field_name("declarator").or_else(|| {
+                d = d.child_by_field_id(FIELDS.declarator.get()).or_else(|| {
                     let mut c = d.walk();
                     let x = d.named_children(&mut c).find(|ch| {
                         matches!(
@@ -1298,10 +1368,10 @@ fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
             let mut qualifier = Vec::new();
             let mut cur = n;
             loop {
-                if let Some(scope) = cur.child_by_field_name("scope") {
+                if let Some(scope) = cur.child_by_field_id(FIELDS.scope.get()) {
                     let s = match scope.kind() {
                         "template_type" => scope
-                            .child_by_field_name("name")
+                            .child_by_field_id(FIELDS.name.get())
                             .map_or(String::new(), |x| src[x.byte_range()].to_string()),
                         _ => src[scope.byte_range()].to_string(),
                     };
@@ -1309,7 +1379,7 @@ fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
                         qualifier.push(s);
                     }
                 }
-                match cur.child_by_field_name("name") {
+                match cur.child_by_field_id(FIELDS.name.get()) {
                     Some(next) if next.kind() == "qualified_identifier" => cur = next,
                     Some(next) => return (qualifier, split_name(src, next).1),
                     None => return (qualifier, String::new()),
@@ -1317,7 +1387,7 @@ fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
             }
         }
         "template_function" | "template_method" | "template_type" => n
-            .child_by_field_name("name")
+            .child_by_field_id(FIELDS.name.get())
             .map_or((Vec::new(), String::new()), |x| split_name(src, x)),
         "operator_name" => (
             Vec::new(),
@@ -1337,13 +1407,13 @@ fn callee_parts<'t>(
 ) -> (Option<Node<'t>>, Option<String>, Option<Node<'t>>) {
     match f.kind() {
         "field_expression" => {
-            let receiver = f.child_by_field_name("argument");
-            let field = f.child_by_field_name("field");
+            let receiver = f.child_by_field_id(FIELDS.argument.get());
+            let field = f.child_by_field_id(FIELDS.field.get());
             let (name, targs) = match field {
                 Some(x) if x.kind() == "template_method" => (
-                    x.child_by_field_name("name")
+                    x.child_by_field_id(FIELDS.name.get())
                         .map(|n| src[n.byte_range()].to_string()),
-                    x.child_by_field_name("arguments"),
+                    x.child_by_field_id(FIELDS.arguments.get()),
                 ),
                 Some(x) => (Some(split_name(src, x).1).filter(|s| !s.is_empty()), None),
                 None => (None, None),
@@ -1354,18 +1424,18 @@ fn callee_parts<'t>(
         "template_function" => (
             None,
             Some(split_name(src, f).1).filter(|s| !s.is_empty()),
-            f.child_by_field_name("arguments"),
+            f.child_by_field_id(FIELDS.arguments.get()),
         ),
         "qualified_identifier" => {
             let mut last = f;
             while last.kind() == "qualified_identifier" {
-                match last.child_by_field_name("name") {
+                match last.child_by_field_id(FIELDS.name.get()) {
                     Some(n) => last = n,
                     None => break,
                 }
             }
             let targs = (last.kind() == "template_function")
-                .then(|| last.child_by_field_name("arguments"))
+                .then(|| last.child_by_field_id(FIELDS.arguments.get()))
                 .flatten();
             (
                 None,
@@ -1385,14 +1455,14 @@ fn type_name(src: &str, t: Node) -> String {
 
 fn param_type_text(src: &str, p: Node) -> String {
     let end = p
-        .child_by_field_name("default_value")
+        .child_by_field_id(FIELDS.default_value.get())
         .map_or(p.end_byte(), |d| d.start_byte());
     let mut text = src[p.start_byte()..end].to_string();
-    if p.child_by_field_name("default_value").is_some() {
+    if p.child_by_field_id(FIELDS.default_value.get()).is_some() {
         text = text.trim_end().trim_end_matches('=').to_string();
     }
     if let Some(name) = p
-        .child_by_field_name("declarator")
+        .child_by_field_id(FIELDS.declarator.get())
         .and_then(|d| declared_name_range(d))
     {
         let (a, b) = (name.0 - p.start_byte(), name.1 - p.start_byte());
@@ -1411,7 +1481,7 @@ fn declared_name_range(d: Node) -> Option<(usize, usize)> {
         match d.kind() {
             "identifier" | "field_identifier" => return Some((d.start_byte(), d.end_byte())),
             _ => {
-                d = d.child_by_field_name("declarator").or_else(|| {
+                d = d.child_by_field_id(FIELDS.declarator.get()).or_else(|| {
                     let mut c = d.walk();
                     let x = d.named_children(&mut c).find(|ch| {
                         matches!(
