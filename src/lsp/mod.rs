@@ -108,7 +108,8 @@ struct State {
     texts: HashMap<String, Arc<str>>,
     docs: HashMap<Url, Doc>,
     generation: u64,
-    published: HashSet<Url>,
+    /// What each file was last sent, to skip sending it again unchanged.
+    published: HashMap<Url, Vec<crate::diagnostics::Diagnostic>>,
     progress: bool,
     /// The device-config files in force: configured, else named by compile_commands.json.
     config_paths: Vec<PathBuf>,
@@ -302,47 +303,53 @@ impl State {
             .or_else(|| std::fs::read_to_string(path).ok().map(Arc::from))
     }
 
+    /// Publishes what changed since the last run: a closed file whose findings are the same is
+    /// not sent again; open documents are answered every run, for their current version.
     fn publish(&mut self, report: &Report) {
-        let mut by_file: HashMap<&str, Vec<lsp::Diagnostic>> = HashMap::new();
+        let mut by_file: HashMap<&str, Vec<crate::diagnostics::Diagnostic>> = HashMap::new();
         for d in &report.diagnostics {
-            let Some(text) = self.text_of(&d.file) else {
-                continue;
-            };
-            let lsp_d = convert::diagnostic(d, &text, self.encoding, |f| self.text_of(f));
-            by_file.entry(&d.file).or_default().push(lsp_d);
+            by_file.entry(&d.file).or_default().push(d.clone());
         }
-        let mut now = HashSet::new();
-        for (file, diagnostics) in by_file {
+        let mut next: HashMap<Url, Vec<crate::diagnostics::Diagnostic>> = HashMap::new();
+        for (file, diags) in by_file {
             let Ok(uri) = Url::from_file_path(file) else {
                 continue;
             };
-            let version = self.docs.get(&uri).map(|d| d.version);
+            let open = self.docs.get(&uri).map(|d| d.version);
+            if open.is_none() && self.published.get(&uri) == Some(&diags) {
+                next.insert(uri, diags);
+                continue;
+            }
+            let Some(text) = self.text_of(file) else {
+                continue;
+            };
+            let diagnostics = diags
+                .iter()
+                .map(|d| convert::diagnostic(d, &text, self.encoding, |f| self.text_of(f)))
+                .collect();
             let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
                 uri: uri.clone(),
                 diagnostics,
-                version,
+                version: open,
             });
-            now.insert(uri);
+            next.insert(uri, diags);
         }
-        // Open documents always get an answer for their current version, cleared ones included.
-        let stale: Vec<Url> = self
+        let cleared: HashSet<Url> = self
             .published
-            .iter()
+            .keys()
             .chain(self.docs.keys())
-            .filter(|u| !now.contains(*u))
+            .filter(|u| !next.contains_key(*u))
             .cloned()
-            .collect::<HashSet<Url>>()
-            .into_iter()
             .collect();
-        for uri in &stale {
-            let version = self.docs.get(uri).map(|d| d.version);
+        for uri in cleared {
+            let version = self.docs.get(&uri).map(|d| d.version);
             let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
-                uri: uri.clone(),
+                uri,
                 diagnostics: Vec::new(),
                 version,
             });
         }
-        self.published = now;
+        self.published = next;
     }
 }
 
@@ -776,7 +783,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 texts: HashMap::new(),
                 docs: HashMap::new(),
                 generation: 0,
-                published: HashSet::new(),
+                published: HashMap::new(),
                 progress: false,
                 config_paths: Vec::new(),
                 last: Arc::new(Report::default()),
