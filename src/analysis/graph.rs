@@ -8,7 +8,10 @@
 //! the receiver's declared class when it is known, else every method of that name. Overloads
 //! are narrowed by argument count; whatever remains ambiguous gets an edge to every candidate.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+// Fx: the maps are keyed by names and small ids, hashed in hot loops; no untrusted keys.
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use petgraph::algo::tarjan_scc;
@@ -63,7 +66,7 @@ pub struct Graph<'a> {
 /// joins the definition its file can see, else the one nearest to it in the directory tree
 /// (what the linker of its program would pick).
 fn group_functions(files: &[SourceFile], visibility: &Visibility) -> Vec<Vec<(u32, usize)>> {
-    let mut by_key: HashMap<String, Vec<(u32, usize)>> = HashMap::new();
+    let mut by_key: HashMap<String, Vec<(u32, usize)>> = HashMap::default();
     let mut order: Vec<String> = Vec::new();
     for (fi, file) in files.iter().enumerate() {
         for (idx, f) in file.facts.functions.iter().enumerate() {
@@ -123,7 +126,7 @@ impl<'a> Graph<'a> {
     pub fn build(files: &'a [SourceFile]) -> Self {
         let visibility = Visibility::new(files);
         let members = group_functions(files, &visibility);
-        let mut node_of = HashMap::new();
+        let mut node_of = HashMap::default();
         for (node, m) in members.iter().enumerate() {
             for &member in m {
                 node_of.insert(member, node);
@@ -134,8 +137,8 @@ impl<'a> Graph<'a> {
             files,
             members,
             node_of,
-            by_name: HashMap::new(),
-            by_name_in_file: HashMap::new(),
+            by_name: HashMap::default(),
+            by_name_in_file: HashMap::default(),
             edges: vec![Vec::new(); n],
             uses: vec![Vec::new(); n],
             used: vec![AspectSet::EMPTY; n],
@@ -507,7 +510,7 @@ impl<'a> Graph<'a> {
     /// The shortest call chain from `from` to a use of `aspect`, ties broken by source order:
     /// the calls taken (caller, edge) and the use.
     pub fn chain(&self, from: NodeId, aspect: AspectId) -> Option<(Vec<(NodeId, &Edge)>, &Use)> {
-        let mut parent: HashMap<NodeId, (NodeId, usize)> = HashMap::new();
+        let mut parent: HashMap<NodeId, (NodeId, usize)> = HashMap::default();
         let mut queue = VecDeque::from([from]);
         let mut seen = vec![false; self.members.len()];
         seen[from] = true;

@@ -6,8 +6,8 @@
 //! declarations share a name and disagree, only what all of them use counts: a finding must
 //! never rest on a guess between unrelated types.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use super::features::{features, names};
 use super::SourceFile;
@@ -57,8 +57,8 @@ fn scope_matches(scope: &[String], qualifier: &[&str]) -> bool {
 
 impl<'a> TypeIndex<'a> {
     pub fn new(files: &'a [SourceFile]) -> Self {
-        let mut aliases: HashMap<&str, Vec<AliasDecl>> = HashMap::new();
-        let mut classes: HashMap<&str, Vec<&Class>> = HashMap::new();
+        let mut aliases: HashMap<&str, Vec<AliasDecl>> = HashMap::default();
+        let mut classes: HashMap<&str, Vec<&Class>> = HashMap::default();
         for f in files {
             for a in &f.facts.aliases {
                 aliases.entry(a.name.as_str()).or_default().push(AliasDecl {
@@ -74,7 +74,7 @@ impl<'a> TypeIndex<'a> {
         Self {
             aliases,
             classes,
-            memo: RefCell::new(HashMap::new()),
+            memo: RefCell::new(HashMap::default()),
         }
     }
 
