@@ -427,17 +427,7 @@ fn target_list(
 fn report_invalid_targets(list: &str, parsed: &TargetList, reporter: &mut Reporter, json: bool) {
     let file: Arc<str> = Arc::from("--targets");
     reporter.add_source(&file, list);
-    let mut sink = DiagnosticSink::new(file, list);
-    for e in &parsed.invalid {
-        sink.push(
-            e.range,
-            Severity::Error,
-            Code::InvalidTarget,
-            with_did_you_mean(e.message.clone(), &e.suggestions),
-            e.suggestions.clone(),
-        );
-    }
-    let diagnostics = sink.finish();
+    let diagnostics = parsed.invalid_diagnostics(file, list);
     if json {
         output::print_json(&proto::diagnostics_json(&diagnostics));
     }

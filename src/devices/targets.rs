@@ -265,6 +265,28 @@ pub struct TargetList {
     pub implicit: bool,
 }
 
+impl TargetList {
+    /// The invalid names as diagnostics located in `list`, reported as file `file`.
+    pub fn invalid_diagnostics(
+        &self,
+        file: std::sync::Arc<str>,
+        list: &str,
+    ) -> Vec<crate::diagnostics::Diagnostic> {
+        use crate::diagnostics::{with_did_you_mean, Code, DiagnosticSink, Severity};
+        let mut sink = DiagnosticSink::new(file, list);
+        for e in &self.invalid {
+            sink.push(
+                e.range,
+                Severity::Error,
+                Code::InvalidTarget,
+                with_did_you_mean(e.message.clone(), &e.suggestions),
+                e.suggestions.clone(),
+            );
+        }
+        sink.finish()
+    }
+}
+
 /// The implicit JIT target of a compile without `-fsycl-targets`.
 pub const DEFAULT_TARGET: &str = "spir64";
 

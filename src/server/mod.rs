@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::analysis::{self, Settings};
 use crate::devices::{self, ConfigSet, DeviceTable, TargetList};
-use crate::diagnostics::{with_did_you_mean, Code, Diagnostic, DiagnosticSink, Severity};
+use crate::diagnostics::{with_did_you_mean, Diagnostic};
 use crate::{proto, workspace};
 
 /// JSON-RPC error codes.
@@ -202,20 +202,11 @@ fn target_list(snapshot: &Snapshot, params: &Value) -> Result<TargetList, RpcErr
     if parsed.invalid.is_empty() {
         return Ok(parsed);
     }
-    let mut sink = DiagnosticSink::new(Arc::from("targets"), &list);
-    for e in &parsed.invalid {
-        sink.push(
-            e.range,
-            Severity::Error,
-            Code::InvalidTarget,
-            with_did_you_mean(e.message.clone(), &e.suggestions),
-            e.suggestions.clone(),
-        );
-    }
+    let diagnostics = parsed.invalid_diagnostics(Arc::from("targets"), &list);
     Err(RpcError {
         code: codes::INVALID_INPUT,
         message: parsed.invalid[0].message.clone(),
-        data: Some(proto::diagnostics_json(&sink.finish())),
+        data: Some(proto::diagnostics_json(&diagnostics)),
     })
 }
 

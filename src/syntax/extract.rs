@@ -654,12 +654,7 @@ impl<'a> Extractor<'a> {
             let Some(t) = p.child_by_field_id(FIELDS.r#type.get()) else {
                 continue;
             };
-            let indirect = p
-                .child_by_field_id(FIELDS.declarator.get())
-                .is_some_and(is_indirect);
-            if !indirect || is_builtin(t) {
-                self.mention(idx, t);
-            }
+            self.mention_typed(idx, p);
             if let Some(name) = p
                 .child_by_field_id(FIELDS.declarator.get())
                 .and_then(|d| declared_name(d, self.src))
@@ -1019,10 +1014,16 @@ impl<'a> Extractor<'a> {
     /// `T`, `T*`, `const T&` in a cast or a template argument: through a pointer or reference
     /// only a builtin type counts, as for declarations.
     fn type_descriptor(&mut self, cur: usize, d: Node) {
-        let Some(t) = d.child_by_field_id(FIELDS.r#type.get()) else {
+        self.mention_typed(cur, d);
+    }
+
+    /// The `type` of a node with an optional `declarator` (a parameter, a type descriptor):
+    /// through a pointer or reference only a builtin type counts.
+    fn mention_typed(&mut self, cur: usize, n: Node) {
+        let Some(t) = n.child_by_field_id(FIELDS.r#type.get()) else {
             return;
         };
-        let indirect = d
+        let indirect = n
             .child_by_field_id(FIELDS.declarator.get())
             .is_some_and(is_indirect);
         if !indirect || is_builtin(t) {
