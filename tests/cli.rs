@@ -26,7 +26,7 @@ fn json_of(cmd: &mut Command) -> serde_json::Value {
 }
 
 #[test]
-fn readme_main_command_answers() {
+fn query_macros_for_two_targets() {
     let v = json_of(bin().args([
         "query",
         "macros",
