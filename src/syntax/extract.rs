@@ -140,11 +140,19 @@ impl<'a> Extractor<'a> {
         self.span_of(TextRange::new(n.start_byte(), n.end_byte()))
     }
 
+    /// Visits the children with a cursor over the tree (it borrows the tree, not `self`), so no
+    /// vector is allocated per node: the walk touches every node of every file.
     fn visit_children(&mut self, n: Node, cur: Option<usize>) {
         let mut cursor = n.walk();
-        let children: Vec<Node> = n.children(&mut cursor).collect();
-        for c in children {
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            let c = cursor.node();
             self.visit(c, cur);
+            if !cursor.goto_next_sibling() {
+                break;
+            }
         }
     }
 
@@ -259,10 +267,16 @@ impl<'a> Extractor<'a> {
     fn visit_children_except(&mut self, n: Node, cur: Option<usize>, field: FieldId) {
         let skip = n.child_by_field_id(field.get()).map(|x| x.id());
         let mut cursor = n.walk();
-        let children: Vec<Node> = n.children(&mut cursor).collect();
-        for c in children {
+        if !cursor.goto_first_child() {
+            return;
+        }
+        loop {
+            let c = cursor.node();
             if Some(c.id()) != skip {
                 self.visit(c, cur);
+            }
+            if !cursor.goto_next_sibling() {
+                break;
             }
         }
     }
