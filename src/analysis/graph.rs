@@ -35,6 +35,17 @@ pub struct Use {
     pub span: Span,
 }
 
+impl Use {
+    fn new(aspect: AspectId, what: String, file: u32, span: Span) -> Self {
+        Self {
+            aspect,
+            what,
+            file,
+            span,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Edge {
     pub to: NodeId,
@@ -206,31 +217,21 @@ impl<'a> Graph<'a> {
                     None => m.text.clone(),
                 };
                 for a in set.iter() {
-                    uses.push(Use {
-                        aspect: a,
-                        what: what.clone(),
-                        file: fi,
-                        span: m.span,
-                    });
+                    uses.push(Use::new(a, what.clone(), fi, m.span));
                 }
             }
             for l in &func.literals {
-                uses.push(Use {
-                    aspect: fp64,
-                    what: format!("double literal {}", l.text),
-                    file: fi,
-                    span: l.span,
-                });
+                uses.push(Use::new(
+                    fp64,
+                    format!("double literal {}", l.text),
+                    fi,
+                    l.span,
+                ));
             }
             for r in &func.uses_aspects {
                 if let AspectRef::Named { name, span } = r {
                     if let Some(a) = reg.by_name(name) {
-                        uses.push(Use {
-                            aspect: a,
-                            what: format!("__uses_aspects__({name})"),
-                            file: fi,
-                            span: *span,
-                        });
+                        uses.push(Use::new(a, format!("__uses_aspects__({name})"), fi, *span));
                     }
                 }
             }
@@ -243,21 +244,16 @@ impl<'a> Graph<'a> {
                 };
                 if let Some(name) = callee_name {
                     if let Some(a) = f.function_aspect(name) {
-                        uses.push(Use {
-                            aspect: a,
-                            what: format!("{name}()"),
-                            file: fi,
-                            span: call.span,
-                        });
+                        uses.push(Use::new(a, format!("{name}()"), fi, call.span));
                     }
                     if f.is_math(name) {
                         for l in &call.literal_args {
-                            uses.push(Use {
-                                aspect: fp64,
-                                what: format!("double literal {} passed to {name}", l.text),
-                                file: fi,
-                                span: l.span,
-                            });
+                            uses.push(Use::new(
+                                fp64,
+                                format!("double literal {} passed to {name}", l.text),
+                                fi,
+                                l.span,
+                            ));
                         }
                     }
                 }

@@ -1351,29 +1351,7 @@ fn is_double_type(t: &str) -> bool {
 
 /// The identifier a declarator declares.
 fn declared_name(d: Node, src: &str) -> Option<String> {
-    let mut d = d;
-    loop {
-        match d.kind() {
-            "identifier" | "field_identifier" => return Some(src[d.byte_range()].to_string()),
-            _ => {
-                d = d.child_by_field_id(FIELDS.declarator.get()).or_else(|| {
-                    let mut c = d.walk();
-                    let x = d.named_children(&mut c).find(|ch| {
-                        matches!(
-                            ch.kind(),
-                            "identifier"
-                                | "field_identifier"
-                                | "pointer_declarator"
-                                | "reference_declarator"
-                                | "array_declarator"
-                                | "init_declarator"
-                        )
-                    });
-                    x
-                })?;
-            }
-        }
-    }
+    declared_name_range(d).map(|(start, end)| src[start..end].to_string())
 }
 
 /// `(qualifier components, name)` of a declarator or callee name node.
@@ -1490,6 +1468,7 @@ fn param_type_text(src: &str, p: Node) -> String {
     t.replace(" &", "&").replace(" *", "*")
 }
 
+/// The byte range of the identifier a declarator declares.
 fn declared_name_range(d: Node) -> Option<(usize, usize)> {
     let mut d = d;
     loop {
@@ -1502,9 +1481,11 @@ fn declared_name_range(d: Node) -> Option<(usize, usize)> {
                         matches!(
                             ch.kind(),
                             "identifier"
+                                | "field_identifier"
                                 | "pointer_declarator"
                                 | "reference_declarator"
                                 | "array_declarator"
+                                | "init_declarator"
                         )
                     });
                     x
