@@ -1,5 +1,6 @@
 //! Times the phases of `check` on a directory: `cargo run --release --example time_phases DIR`.
-//! With TIME_PHASES_REPEAT=N the analysis runs N more times (for profiling it alone).
+//! With TIME_PHASES_REPEAT=N the analysis runs N more times (for profiling it alone); with
+//! TIME_PHASES_EDITS=N, N body-only edits (a file re-extracted) go through the incremental path.
 use std::time::Instant;
 
 use sycl_analyzer::analysis::{analyze, Settings};
@@ -28,6 +29,31 @@ fn main() {
             "analyze: {:?} ({} diagnostics)",
             t.elapsed(),
             r.diagnostics.len()
+        );
+    }
+    let edits: usize = std::env::var("TIME_PHASES_EDITS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if edits > 0 {
+        let mut files = loaded.files.clone();
+        let mut analysis = sycl_analyzer::analysis::Analysis::new(files.clone());
+        let (mut update, mut report) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+        for e in 0..edits {
+            let i = e * 7919 % files.len();
+            let text = std::fs::read_to_string(&*files[i].path).unwrap_or_default();
+            files[i].facts = std::sync::Arc::new(sycl_analyzer::syntax::extract(&text));
+            let t = Instant::now();
+            analysis.update(files.clone());
+            update += t.elapsed();
+            let t = Instant::now();
+            let _ = analysis.report_for(&settings, |_| false);
+            report += t.elapsed();
+        }
+        println!(
+            "per edit: update {:?}, report {:?}",
+            update / edits as u32,
+            report / edits as u32
         );
     }
 }

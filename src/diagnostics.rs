@@ -111,6 +111,28 @@ pub struct ChainStep {
 }
 
 impl Diagnostic {
+    pub fn new(
+        file: Arc<str>,
+        range: TextRange,
+        pos: LineCol,
+        severity: Severity,
+        code: Code,
+        message: String,
+    ) -> Self {
+        Diagnostic {
+            file,
+            range,
+            pos,
+            severity,
+            code,
+            message,
+            suggestions: Vec::new(),
+            function: None,
+            aspect: None,
+            chain: Vec::new(),
+        }
+    }
+
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

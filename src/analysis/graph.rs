@@ -54,22 +54,93 @@ pub struct Edge {
     pub mask: AspectSet,
 }
 
-pub struct Graph<'a> {
-    files: &'a [SourceFile],
+/// What depends only on the files' interfaces (functions' signatures, classes, aliases,
+/// includes): kept across edits that change function bodies only.
+pub struct Skeleton {
+    visibility: Visibility,
     /// Per node, its functions (file, index); the definition, if any, first.
     members: Vec<Vec<(u32, usize)>>,
     node_of: HashMap<(u32, usize), NodeId>,
-    by_name: HashMap<&'a str, Vec<NodeId>>,
-    /// The same, per file declaring the function: a call looks only in the files it sees, so a
-    /// name defined in every file of a large workspace costs a call nothing extra.
-    by_name_in_file: HashMap<(&'a str, u32), Vec<NodeId>>,
+    by_name: HashMap<Box<str>, Vec<NodeId>>,
+    name_ids: HashMap<Box<str>, u32>,
+    /// Per (name id, file declaring it): a call looks only in the files it sees, so a name
+    /// defined in every file of a large workspace costs a call nothing extra.
+    by_name_in_file: HashMap<(u32, u32), Vec<NodeId>>,
+    /// Classes with `get(properties_tag)`, by name, in file order.
+    prop_classes: HashMap<Box<str>, Vec<(u32, usize)>>,
+    /// Their `operator()`s, wherever launched: (operator, class).
+    class_kernels: Vec<(NodeId, (u32, usize))>,
+    function_count: usize,
+}
+
+/// Where a node's declared aspects are written: a member function's `device_has`, or the
+/// `get(properties_tag)` of the functor class it is the `operator()` of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclSource {
+    Function(u32, usize),
+    Class(u32, usize),
+}
+
+/// What a node's bodies say besides uses and calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeInfo {
+    /// The member (file, index) that carries `device_has`.
+    declared: Option<(u32, usize)>,
+    /// Kernels launched from here.
+    launches: Vec<NodeId>,
+    /// Functor kernels launched from here whose class declares aspects: (operator, class).
+    functor_props: Vec<(NodeId, (u32, usize))>,
+    external: bool,
+    arch_checks: bool,
+}
+
+/// Per node: direct uses, outgoing calls, launches. Re-read per node whose files changed.
+#[derive(Clone, Default)]
+pub struct Bodies {
     edges: Vec<Vec<Edge>>,
     uses: Vec<Vec<Use>>,
+    info: Vec<NodeInfo>,
+}
+
+impl Bodies {
+    /// Replaces one node's bodies; true when what the graph derives from them may change
+    /// (aspects used, calls, launches, declarations), false when only positions moved.
+    pub fn replace(
+        &mut self,
+        node: NodeId,
+        (uses, edges, info): (Vec<Use>, Vec<Edge>, NodeInfo),
+    ) -> bool {
+        let aspects = |u: &[Use]| u.iter().map(|u| u.aspect).collect::<AspectSet>();
+        let calls = |e: &[Edge]| e.iter().map(|e| (e.to, e.mask)).collect::<Vec<_>>();
+        let changed = aspects(&uses) != aspects(&self.uses[node])
+            || calls(&edges) != calls(&self.edges[node])
+            || info != self.info[node];
+        self.uses[node] = uses;
+        self.edges[node] = edges;
+        self.info[node] = info;
+        changed
+    }
+}
+
+/// What the whole graph decides: kernels, device code, propagated aspects.
+pub struct Derived {
     used: Vec<AspectSet>,
     kernel: Vec<bool>,
     device: Vec<bool>,
-    device_has: Vec<Option<DeviceHas>>,
-    visibility: Visibility,
+    decl: Vec<Option<DeclSource>>,
+    /// Nodes that declare aspects, and kernels or `SYCL_EXTERNAL` functions, in node order.
+    decorated: Vec<NodeId>,
+    entry_points: Vec<NodeId>,
+}
+
+/// A view of the graph for the checks.
+pub struct Graph<'a> {
+    files: &'a [SourceFile],
+    sk: &'a Skeleton,
+    edges: &'a [Vec<Edge>],
+    uses: &'a [Vec<Use>],
+    info: &'a [NodeInfo],
+    d: &'a Derived,
 }
 
 /// One node per function: a declaration and its definition are one node. Several definitions of
@@ -133,8 +204,8 @@ fn group_key(file: u32, idx: usize, f: &Function) -> String {
     }
 }
 
-impl<'a> Graph<'a> {
-    pub fn build(files: &'a [SourceFile]) -> Self {
+impl Skeleton {
+    pub fn build(files: &[SourceFile]) -> Self {
         let visibility = Visibility::new(files);
         let members = group_functions(files, &visibility);
         let mut node_of = HashMap::default();
@@ -143,67 +214,161 @@ impl<'a> Graph<'a> {
                 node_of.insert(member, node);
             }
         }
-        let n = members.len();
-        let mut g = Graph {
-            files,
+        let mut sk = Skeleton {
+            visibility,
             members,
             node_of,
             by_name: HashMap::default(),
+            name_ids: HashMap::default(),
             by_name_in_file: HashMap::default(),
-            edges: vec![Vec::new(); n],
-            uses: vec![Vec::new(); n],
-            used: vec![AspectSet::EMPTY; n],
-            kernel: vec![false; n],
-            device: vec![false; n],
-            device_has: vec![None; n],
-            visibility,
+            prop_classes: HashMap::default(),
+            class_kernels: Vec::new(),
+            function_count: 0,
         };
-        for node in 0..n {
-            let f = g.function(node);
-            if !f.is_lambda && f.name != "<host>" {
-                g.by_name.entry(f.name.as_str()).or_default().push(node);
-                let mut files: Vec<u32> = g.members[node].iter().map(|&(fi, _)| fi).collect();
-                files.dedup();
-                for fi in files {
-                    g.by_name_in_file
-                        .entry((f.name.as_str(), fi))
+        for node in 0..sk.members.len() {
+            let f = sk.function(files, node);
+            if f.name != "<host>" {
+                sk.function_count += 1;
+            }
+            if f.is_lambda || f.name == "<host>" {
+                continue;
+            }
+            sk.by_name
+                .entry(f.name.as_str().into())
+                .or_default()
+                .push(node);
+            let next = sk.name_ids.len() as u32;
+            let id = *sk.name_ids.entry(f.name.as_str().into()).or_insert(next);
+            let mut in_files: Vec<u32> = sk.members[node].iter().map(|&(fi, _)| fi).collect();
+            in_files.dedup();
+            for fi in in_files {
+                sk.by_name_in_file.entry((id, fi)).or_default().push(node);
+            }
+        }
+        // A functor with `get(properties_tag)` declares its kernel's aspects even when it is
+        // launched from a file the analysis does not see.
+        for (fi, file) in files.iter().enumerate() {
+            for (ci, c) in file.facts.classes.iter().enumerate() {
+                if c.kernel_properties.is_some() {
+                    let at = (fi as u32, ci);
+                    sk.prop_classes
+                        .entry(c.name.as_str().into())
                         .or_default()
-                        .push(node);
+                        .push(at);
+                    for o in sk.functor_operators(files, None, &c.name) {
+                        sk.class_kernels.push((o, at));
+                    }
                 }
             }
-            let declared = g.members_of(node).find_map(|(_, f)| f.device_has.clone());
-            g.device_has[node] = declared;
         }
-        let types = TypeIndex::new(files);
-        for node in 0..n {
-            g.collect(node, &types);
+        sk
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.members.len()
+    }
+
+    /// The nodes with a member among the first `functions` functions of `file`.
+    pub fn nodes_in_file(&self, file: u32, functions: usize) -> impl Iterator<Item = NodeId> + '_ {
+        (0..functions).filter_map(move |idx| self.node_of.get(&(file, idx)).copied())
+    }
+
+    fn function<'f>(&self, files: &'f [SourceFile], node: NodeId) -> &'f Function {
+        let (fi, idx) = self.members[node][0];
+        &files[fi as usize].facts.functions[idx]
+    }
+
+    /// The `operator()`s of a functor class, as seen from a launching file (any when `None`).
+    fn functor_operators(
+        &self,
+        files: &[SourceFile],
+        from: Option<u32>,
+        type_name: &str,
+    ) -> Vec<NodeId> {
+        let base = type_name.split('<').next().unwrap_or(type_name);
+        let class = base.rsplit("::").next().unwrap_or(base);
+        self.by_name
+            .get("operator()")
+            .map(|v| {
+                v.iter()
+                    .copied()
+                    .filter(|&n| self.function(files, n).class.as_deref() == Some(class))
+                    .filter(|&n| {
+                        from.is_none_or(|f| {
+                            self.members[n]
+                                .iter()
+                                .any(|&(g, _)| self.visibility.sees(f, g))
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// Reads function bodies: direct aspect uses, and calls resolved against the skeleton.
+pub struct Collector<'a> {
+    files: &'a [SourceFile],
+    sk: &'a Skeleton,
+    types: &'a TypeIndex<'a>,
+}
+
+impl<'a> Collector<'a> {
+    pub fn new(files: &'a [SourceFile], sk: &'a Skeleton, types: &'a TypeIndex<'a>) -> Self {
+        Self { files, sk, types }
+    }
+
+    pub fn collect_all(&self) -> Bodies {
+        let mut b = Bodies::default();
+        for n in 0..self.sk.node_count() {
+            let (uses, edges, info) = self.collect(n);
+            b.uses.push(uses);
+            b.edges.push(edges);
+            b.info.push(info);
         }
-        g.mark_kernels(&types);
-        g.mark_device();
-        g.propagate();
-        g
+        b
     }
 
     fn function(&self, node: NodeId) -> &'a Function {
-        let (fi, idx) = self.members[node][0];
-        &self.files[fi as usize].facts.functions[idx]
+        self.sk.function(self.files, node)
     }
 
     fn members_of(&self, node: NodeId) -> impl Iterator<Item = (u32, &'a Function)> + '_ {
-        self.members[node]
+        self.sk.members[node]
             .iter()
             .map(|&(fi, idx)| (fi, &self.files[fi as usize].facts.functions[idx]))
     }
 
     /// Direct uses and outgoing edges of one node.
-    fn collect(&mut self, node: NodeId, types: &TypeIndex) {
+    pub fn collect(&self, node: NodeId) -> (Vec<Use>, Vec<Edge>, NodeInfo) {
+        let types = self.types;
         let f = features();
         let reg = registry();
         let fp64 = reg.by_name("fp64").expect("fp64 is an aspect");
         let mut uses = Vec::new();
         let mut edges = Vec::new();
-        let members: Vec<(u32, &Function)> = self.members_of(node).collect();
-        for (fi, func) in members {
+        let mut info = NodeInfo::default();
+        for (i, (fi, func)) in self.members_of(node).enumerate() {
+            if info.declared.is_none() && func.device_has.is_some() {
+                info.declared = Some(self.sk.members[node][i]);
+            }
+            info.external |= func.sycl_external;
+            info.arch_checks |= !func.arch_checks.is_empty();
+            for launch in &func.launches {
+                match &launch.kernel {
+                    KernelRef::Lambda(idx) => info
+                        .launches
+                        .extend(self.sk.node_of.get(&(fi, *idx)).copied()),
+                    KernelRef::Functor(t) => {
+                        let ops = self.sk.functor_operators(self.files, Some(fi), t);
+                        info.launches.extend(ops.iter().copied());
+                        let (_, last) = super::types::split(t);
+                        for &c in self.sk.prop_classes.get(last).into_iter().flatten() {
+                            info.functor_props.extend(ops.iter().map(|&o| (o, c)));
+                        }
+                    }
+                }
+            }
             for m in &func.types {
                 if m.template_of
                     .as_deref()
@@ -258,7 +423,7 @@ impl<'a> Graph<'a> {
                     }
                 }
                 let mask = known_aspects(&call.guarded);
-                for to in self.resolve(fi, func, call, types) {
+                for to in self.resolve(fi, func, call) {
                     edges.push(Edge {
                         to,
                         span: call.span,
@@ -268,20 +433,23 @@ impl<'a> Graph<'a> {
             }
         }
         uses.sort_by_key(|u| (u.file, u.span.range.start));
-        self.uses[node] = uses;
-        self.edges[node] = edges;
+        (uses, edges, info)
     }
 
     /// Functions of that name declared where `from` can see them, taking `args` arguments.
     fn candidates(&self, from: u32, name: &str, args: usize) -> impl Iterator<Item = NodeId> + '_ {
-        let mut nodes: Vec<NodeId> = self
-            .visibility
-            .visible_from(from)
-            .iter()
-            .filter_map(|&f| self.by_name_in_file.get(&(name, f)))
-            .flatten()
-            .copied()
-            .collect();
+        let mut nodes: Vec<NodeId> = match self.sk.name_ids.get(name) {
+            Some(&id) => self
+                .sk
+                .visibility
+                .visible_from(from)
+                .iter()
+                .filter_map(|&f| self.sk.by_name_in_file.get(&(id, f)))
+                .flatten()
+                .copied()
+                .collect(),
+            None => Vec::new(),
+        };
         nodes.sort_unstable();
         nodes.dedup();
         nodes
@@ -297,9 +465,10 @@ impl<'a> Graph<'a> {
             .collect()
     }
 
-    fn resolve(&self, file: u32, caller: &Function, call: &Call, types: &TypeIndex) -> Vec<NodeId> {
+    fn resolve(&self, file: u32, caller: &Function, call: &Call) -> Vec<NodeId> {
         match &call.target {
             CallTarget::Lambda(idx) => self
+                .sk
                 .node_of
                 .get(&(file, *idx))
                 .copied()
@@ -339,7 +508,7 @@ impl<'a> Graph<'a> {
                 }
                 if all.is_empty() {
                     // `S(...)` constructs when S is a class.
-                    return if types.classes_named(name).is_empty() {
+                    return if self.types.classes_named(name).is_empty() {
                         Vec::new()
                     } else {
                         self.constructors(file, name, call.args)
@@ -381,85 +550,58 @@ impl<'a> Graph<'a> {
             }
         }
     }
+}
 
-    fn mark_kernels(&mut self, types: &TypeIndex) {
-        let mut kernels = Vec::new();
-        let mut functor_props = Vec::new();
-        for node in 0..self.members.len() {
-            for (fi, func) in self.members_of(node) {
-                for launch in &func.launches {
-                    match &launch.kernel {
-                        KernelRef::Lambda(idx) => {
-                            kernels.extend(self.node_of.get(&(fi, *idx)).copied())
-                        }
-                        KernelRef::Functor(t) => {
-                            let ops = self.functor_operators(Some(fi), t);
-                            kernels.extend(ops.iter().copied());
-                            for c in types.classes_named(t) {
-                                if let Some(p) = &c.kernel_properties {
-                                    functor_props.extend(ops.iter().map(|&o| (o, p.clone())));
-                                }
-                            }
-                        }
-                    }
-                }
+impl Derived {
+    pub fn compute(sk: &Skeleton, bodies: &Bodies) -> Self {
+        let n = sk.node_count();
+        let mut d = Derived {
+            used: vec![AspectSet::EMPTY; n],
+            kernel: vec![false; n],
+            device: vec![false; n],
+            decl: bodies
+                .info
+                .iter()
+                .map(|i| i.declared.map(|(fi, idx)| DeclSource::Function(fi, idx)))
+                .collect(),
+            decorated: Vec::new(),
+            entry_points: Vec::new(),
+        };
+        let launched = bodies.info.iter().flat_map(|i| &i.functor_props);
+        for &(o, class) in launched.chain(&sk.class_kernels) {
+            d.kernel[o] = true;
+            if d.decl[o].is_none() {
+                d.decl[o] = Some(DeclSource::Class(class.0, class.1));
             }
         }
-        // A functor with `get(properties_tag)` declares its kernel's aspects even when it is
-        // launched from a file the analysis does not see.
-        for file in self.files {
-            for c in &file.facts.classes {
-                if let Some(p) = &c.kernel_properties {
-                    for o in self.functor_operators(None, &c.name) {
-                        functor_props.push((o, p.clone()));
-                        kernels.push(o);
-                    }
-                }
+        for info in &bodies.info {
+            for &k in &info.launches {
+                d.kernel[k] = true;
             }
         }
-        for k in kernels {
-            self.kernel[k] = true;
-        }
-        for (o, p) in functor_props {
-            if self.device_has[o].is_none() {
-                self.device_has[o] = Some(p);
-            }
-        }
-    }
-
-    /// The `operator()`s of a functor class, as seen from a launching file (any when `None`).
-    fn functor_operators(&self, from: Option<u32>, type_name: &str) -> Vec<NodeId> {
-        let base = type_name.split('<').next().unwrap_or(type_name);
-        let class = base.rsplit("::").next().unwrap_or(base);
-        self.by_name
-            .get("operator()")
-            .map(|v| {
-                v.iter()
-                    .copied()
-                    .filter(|&n| self.function(n).class.as_deref() == Some(class))
-                    .filter(|&n| {
-                        from.is_none_or(|f| {
-                            self.members[n]
-                                .iter()
-                                .any(|&(g, _)| self.visibility.sees(f, g))
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+        d.decorated = (0..n).filter(|&n| d.decl[n].is_some()).collect();
+        d.entry_points = (0..n)
+            .filter(|&n| d.kernel[n] || bodies.info[n].external)
+            .collect();
+        d.mark_device(bodies);
+        d.propagate(bodies);
+        d
     }
 
     /// Device code: everything reachable from a kernel, a `SYCL_EXTERNAL` function or a function
     /// that declares `device_has`.
-    fn mark_device(&mut self) {
-        let mut queue: VecDeque<NodeId> = (0..self.members.len())
-            .filter(|&n| self.kernel[n] || self.device_has[n].is_some() || self.is_sycl_external(n))
+    fn mark_device(&mut self, bodies: &Bodies) {
+        let mut queue: VecDeque<NodeId> = self
+            .entry_points
+            .iter()
+            .chain(&self.decorated)
+            .copied()
             .collect();
         for &n in &queue {
             self.device[n] = true;
         }
         while let Some(n) = queue.pop_front() {
-            for e in &self.edges[n] {
+            for e in &bodies.edges[n] {
                 if !self.device[e.to] {
                     self.device[e.to] = true;
                     queue.push_back(e.to);
@@ -470,17 +612,17 @@ impl<'a> Graph<'a> {
 
     /// used(F) = direct(F) ∪ ⋃ (used(G) − mask(F→G)), solved per strongly connected component
     /// in reverse topological order, iterating each component to its fixpoint.
-    fn propagate(&mut self) {
-        let n = self.members.len();
+    fn propagate(&mut self, bodies: &Bodies) {
+        let n = self.used.len();
         let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, 0);
         let ids: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
-        for (from, edges) in self.edges.iter().enumerate() {
+        for (from, edges) in bodies.edges.iter().enumerate() {
             for e in edges {
                 g.add_edge(ids[from], ids[e.to], ());
             }
         }
         for node in 0..n {
-            self.used[node] = self.uses[node].iter().map(|u| u.aspect).collect();
+            self.used[node] = bodies.uses[node].iter().map(|u| u.aspect).collect();
         }
         for scc in tarjan_scc(&g) {
             loop {
@@ -488,7 +630,7 @@ impl<'a> Graph<'a> {
                 for &ix in &scc {
                     let node = ix.index();
                     let mut set = self.used[node];
-                    for e in &self.edges[node] {
+                    for e in &bodies.edges[node] {
                         set = set.union(self.used[e.to].difference(e.mask));
                     }
                     if set != self.used[node] {
@@ -502,14 +644,41 @@ impl<'a> Graph<'a> {
             }
         }
     }
+}
+
+impl<'a> Graph<'a> {
+    pub fn new(
+        files: &'a [SourceFile],
+        sk: &'a Skeleton,
+        bodies: &'a Bodies,
+        d: &'a Derived,
+    ) -> Self {
+        Graph {
+            files,
+            sk,
+            edges: &bodies.edges,
+            uses: &bodies.uses,
+            info: &bodies.info,
+            d,
+        }
+    }
+
+    fn function(&self, node: NodeId) -> &'a Function {
+        self.sk.function(self.files, node)
+    }
+
+    fn members_of(&self, node: NodeId) -> impl Iterator<Item = (u32, &'a Function)> + '_ {
+        self.sk.members[node]
+            .iter()
+            .map(|&(fi, idx)| (fi, &self.files[fi as usize].facts.functions[idx]))
+    }
 
     /// The shortest call chain from `from` to a use of `aspect`, ties broken by source order:
     /// the calls taken (caller, edge) and the use.
     pub fn chain(&self, from: NodeId, aspect: AspectId) -> Option<(Vec<(NodeId, &Edge)>, &Use)> {
+        // Maps, not vectors over every node: a chain touches a handful of nodes.
         let mut parent: HashMap<NodeId, (NodeId, usize)> = HashMap::default();
         let mut queue = VecDeque::from([from]);
-        let mut seen = vec![false; self.members.len()];
-        seen[from] = true;
         while let Some(n) = queue.pop_front() {
             if let Some(u) = self.uses[n].iter().find(|u| u.aspect == aspect) {
                 let mut path = Vec::new();
@@ -522,8 +691,11 @@ impl<'a> Graph<'a> {
                 return Some((path, u));
             }
             for (i, e) in self.edges[n].iter().enumerate() {
-                if !seen[e.to] && !e.mask.contains(aspect) && self.used[e.to].contains(aspect) {
-                    seen[e.to] = true;
+                if e.to != from
+                    && !parent.contains_key(&e.to)
+                    && !e.mask.contains(aspect)
+                    && self.d.used[e.to].contains(aspect)
+                {
                     parent.insert(e.to, (n, i));
                     queue.push_back(e.to);
                 }
@@ -534,38 +706,47 @@ impl<'a> Graph<'a> {
 
     // ---- queries --------------------------------------------------------------------------
 
-    pub fn nodes(&self) -> impl Iterator<Item = NodeId> {
-        0..self.members.len()
-    }
-
     pub fn function_count(&self) -> usize {
-        (0..self.members.len())
-            .filter(|&n| self.function(n).name != "<host>")
-            .count()
+        self.sk.function_count
     }
 
-    pub fn kernels(&self) -> impl Iterator<Item = NodeId> + '_ {
-        self.nodes().filter(|&n| self.kernel[n])
+    pub fn kernel_count(&self) -> usize {
+        self.d.kernel.iter().filter(|&&k| k).count()
+    }
+
+    /// Nodes that declare aspects, in node order.
+    pub fn decorated(&self) -> &'a [NodeId] {
+        &self.d.decorated
+    }
+
+    /// Kernels and `SYCL_EXTERNAL` functions, in node order.
+    pub fn entry_points(&self) -> &'a [NodeId] {
+        &self.d.entry_points
+    }
+
+    /// Device code that calls `if_architecture_is`.
+    pub fn arch_checking(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.info
+            .iter()
+            .enumerate()
+            .filter(|(n, i)| i.arch_checks && self.d.device[*n])
+            .map(|(n, _)| n)
     }
 
     pub fn is_kernel(&self, node: NodeId) -> bool {
-        self.kernel[node]
+        self.d.kernel[node]
     }
 
-    pub fn is_device(&self, node: NodeId) -> bool {
-        self.device[node]
-    }
-
-    pub fn is_sycl_external(&self, node: NodeId) -> bool {
-        self.members_of(node).any(|(_, f)| f.sycl_external)
-    }
-
-    pub fn device_has(&self, node: NodeId) -> Option<&DeviceHas> {
-        self.device_has[node].as_ref()
+    pub fn device_has(&self, node: NodeId) -> Option<&'a DeviceHas> {
+        let facts = |fi: u32| &self.files[fi as usize].facts;
+        match self.d.decl[node]? {
+            DeclSource::Function(fi, idx) => facts(fi).functions[idx].device_has.as_ref(),
+            DeclSource::Class(fi, ci) => facts(fi).classes[ci].kernel_properties.as_ref(),
+        }
     }
 
     pub fn used(&self, node: NodeId) -> AspectSet {
-        self.used[node]
+        self.d.used[node]
     }
 
     pub fn reqd_sub_group_size(&self, node: NodeId) -> Option<(i64, Span)> {
@@ -583,7 +764,7 @@ impl<'a> Graph<'a> {
     }
 
     pub fn node_file(&self, node: NodeId) -> u32 {
-        self.members[node][0].0
+        self.sk.members[node][0].0
     }
 
     /// Where a finding about this function goes: its name, or a lambda's introducer. For a
@@ -605,29 +786,6 @@ impl<'a> Graph<'a> {
         } else {
             f.display_name()
         }
-    }
-
-    /// Every aspect reference written in the workspace, with its file.
-    pub fn all_aspect_refs(&self) -> impl Iterator<Item = (u32, &'a Vec<AspectRef>)> + 'a {
-        self.files.iter().enumerate().flat_map(|(fi, f)| {
-            let fi = fi as u32;
-            f.facts
-                .functions
-                .iter()
-                .flat_map(move |func| {
-                    func.device_has
-                        .iter()
-                        .map(move |d| (fi, &d.aspects))
-                        .chain(std::iter::once((fi, &func.uses_aspects)))
-                })
-                .chain(f.facts.classes.iter().flat_map(move |c| {
-                    c.kernel_properties
-                        .iter()
-                        .map(move |d| (fi, &d.aspects))
-                        .chain(std::iter::once((fi, &c.uses_aspects)))
-                }))
-                .chain(f.facts.aliases.iter().map(move |a| (fi, &a.uses_aspects)))
-        })
     }
 }
 

@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use features::features;
-use graph::{Graph, NodeId};
+use graph::{Bodies, Collector, Derived, Graph, NodeId, Skeleton};
+use types::TypeIndex;
 
 use crate::devices::{registry, AspectId, AspectSet, DeviceTable, ResolvedTarget};
 use crate::diagnostics::{suggest, with_did_you_mean, ChainStep, Code, Diagnostic, Severity};
@@ -62,54 +63,250 @@ pub struct FunctionSummary {
 }
 
 pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
-    let graph = Graph::build(files);
-    let mut diagnostics = Vec::new();
-    check_aspect_names(&graph, &mut diagnostics);
-    check_mismatches(&graph, &mut diagnostics);
-    if let Some(targets) = settings.targets {
-        check_targets(&graph, settings.table, targets, &mut diagnostics);
+    Analysis::new(files.to_vec()).report(settings)
+}
+
+/// The analysis of a workspace, kept between edits. An edit that keeps every changed file's
+/// interface (see `FileFacts::interface_hash`) re-reads only the bodies of the functions in
+/// those files, and re-derives the graph (kernels, device code, propagation) only when what
+/// those bodies use or call changed; anything else rebuilds it all.
+pub struct Analysis {
+    files: Vec<SourceFile>,
+    interfaces: Vec<u64>,
+    skeleton: Skeleton,
+    bodies: Bodies,
+    derived: Derived,
+    /// Per file, its unknown aspect names.
+    unknown_aspects: Vec<Vec<Diagnostic>>,
+    findings: Findings,
+}
+
+/// The findings of each checked node, kept while the settings, the derived graph and the
+/// bodies of every node their chains pass through stay the same.
+#[derive(Default)]
+struct Findings {
+    key: Option<u64>,
+    per_node: rustc_hash::FxHashMap<NodeId, NodeFindings>,
+}
+
+struct NodeFindings {
+    /// The node, and every node of its findings' chains.
+    deps: Vec<NodeId>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// What the checks read from the settings: the targets and their table entries.
+fn settings_key(settings: &Settings) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    for t in settings.targets.into_iter().flatten() {
+        format!("{t:?}").hash(&mut h);
+        if let Some(info) = t.entry.as_deref().and_then(|e| settings.table.get(e)) {
+            format!("{info:?}").hash(&mut h);
+        }
     }
-    diagnostics.sort_by(|a, b| {
-        (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
-            &b.file,
-            b.pos.line,
-            b.pos.column,
-            &b.aspect,
-            &b.message,
-        ))
-    });
-    diagnostics.dedup();
-    let summaries = graph
-        .nodes()
-        .filter(|&n| graph.is_kernel(n) || graph.device_has(n).is_some())
-        .map(|n| {
-            let (file, name_span) = graph.name_span(n);
-            FunctionSummary {
-                file: graph.path(file).clone(),
-                name_span,
-                name: graph.display_name(n),
-                kernel: graph.is_kernel(n),
-                declared: graph.device_has(n).map(|d| {
-                    d.aspects
-                        .iter()
-                        .map(|a| match a {
-                            AspectRef::Named { name, .. } => name.clone(),
-                            AspectRef::Unknown { text, .. } => text.clone(),
-                        })
-                        .collect()
-                }),
-                used: graph.used(n),
-            }
-        })
-        .collect();
-    Report {
-        diagnostics,
-        stats: Stats {
-            files: files.len(),
-            functions: graph.function_count(),
-            kernels: graph.kernels().count(),
-        },
-        summaries,
+    settings.targets.is_some().hash(&mut h);
+    h.finish()
+}
+
+/// What an update had to redo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Update {
+    Unchanged,
+    /// The bodies of the functions of `files` changed files were re-read (`nodes` call-graph
+    /// nodes); `derived` when the graph's kernels, device code or propagated aspects had to be
+    /// recomputed.
+    Bodies {
+        files: usize,
+        nodes: usize,
+        derived: bool,
+    },
+    Full,
+}
+
+impl Analysis {
+    pub fn new(files: Vec<SourceFile>) -> Self {
+        let interfaces = files.iter().map(|f| f.facts.interface_hash()).collect();
+        let skeleton = Skeleton::build(&files);
+        let types = TypeIndex::new(&files);
+        let bodies = Collector::new(&files, &skeleton, &types).collect_all();
+        drop(types);
+        let derived = Derived::compute(&skeleton, &bodies);
+        let unknown_aspects = files.iter().map(unknown_aspects).collect();
+        Self {
+            files,
+            interfaces,
+            skeleton,
+            bodies,
+            derived,
+            unknown_aspects,
+            findings: Findings::default(),
+        }
+    }
+
+    /// Moves to a new set of files. Files are compared by their facts' identity (`Arc`), so a
+    /// caller passes the facts it already gave for files that did not change.
+    pub fn update(&mut self, files: Vec<SourceFile>) -> Update {
+        let same_paths = files.len() == self.files.len()
+            && files.iter().zip(&self.files).all(|(a, b)| a.path == b.path);
+        if !same_paths {
+            *self = Self::new(files);
+            return Update::Full;
+        }
+        let changed: Vec<usize> = (0..files.len())
+            .filter(|&i| !Arc::ptr_eq(&files[i].facts, &self.files[i].facts))
+            .collect();
+        if changed.is_empty() {
+            return Update::Unchanged;
+        }
+        if changed
+            .iter()
+            .any(|&i| files[i].facts.interface_hash() != self.interfaces[i])
+        {
+            *self = Self::new(files);
+            return Update::Full;
+        }
+        self.files = files;
+        for &i in &changed {
+            self.unknown_aspects[i] = unknown_aspects(&self.files[i]);
+        }
+        let types = TypeIndex::new(&self.files);
+        let collector = Collector::new(&self.files, &self.skeleton, &types);
+        let mut nodes: Vec<NodeId> = changed
+            .iter()
+            .flat_map(|&i| {
+                self.skeleton
+                    .nodes_in_file(i as u32, self.files[i].facts.functions.len())
+            })
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let mut derived = false;
+        for &n in &nodes {
+            derived |= self.bodies.replace(n, collector.collect(n));
+        }
+        if derived {
+            self.derived = Derived::compute(&self.skeleton, &self.bodies);
+            self.findings.per_node.clear();
+        } else {
+            let touched: rustc_hash::FxHashSet<NodeId> = nodes.iter().copied().collect();
+            self.findings
+                .per_node
+                .retain(|_, f| !f.deps.iter().any(|n| touched.contains(n)));
+        }
+        Update::Bodies {
+            files: changed.len(),
+            nodes: nodes.len(),
+            derived,
+        }
+    }
+
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// Runs the checks on the current state, with summaries of every kernel and decorated
+    /// function.
+    pub fn report(&mut self, settings: &Settings) -> Report {
+        self.report_for(settings, |_| true)
+    }
+
+    /// The same, with summaries only for the files `summarize` accepts (an editor needs them
+    /// for its open documents only).
+    pub fn report_for(&mut self, settings: &Settings, summarize: impl Fn(&str) -> bool) -> Report {
+        let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived);
+        let mut diagnostics: Vec<Diagnostic> =
+            self.unknown_aspects.iter().flatten().cloned().collect();
+        let key = settings_key(settings);
+        if self.findings.key != Some(key) {
+            self.findings = Findings {
+                key: Some(key),
+                ..Findings::default()
+            };
+        }
+        let targets = settings.targets.unwrap_or_default();
+        let entries: Vec<_> = targets
+            .iter()
+            .filter_map(|t| Some((t, settings.table.get(t.entry.as_deref()?)?)))
+            .collect();
+        let plain = targets.iter().find(|t| t.macro_name.is_none());
+        let mut nodes: Vec<NodeId> = graph.decorated().to_vec();
+        if settings.targets.is_some() {
+            nodes.extend(graph.entry_points());
+        }
+        if plain.is_some() {
+            nodes.extend(graph.arch_checking());
+        }
+        nodes.sort_unstable();
+        nodes.dedup();
+        for node in nodes {
+            let found = self.findings.per_node.entry(node).or_insert_with(|| {
+                let mut f = NodeFindings {
+                    deps: vec![node],
+                    diagnostics: Vec::new(),
+                };
+                check_mismatch(&graph, node, &mut f.diagnostics, &mut f.deps);
+                if settings.targets.is_some() && graph.entry_points().binary_search(&node).is_ok() {
+                    check_target(&graph, node, &entries, &mut f.diagnostics, &mut f.deps);
+                }
+                if let Some(plain) = plain {
+                    check_arch(&graph, node, plain, &mut f.diagnostics);
+                }
+                f
+            });
+            diagnostics.extend(found.diagnostics.iter().cloned());
+        }
+        diagnostics.sort_by(|a, b| {
+            (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
+                &b.file,
+                b.pos.line,
+                b.pos.column,
+                &b.aspect,
+                &b.message,
+            ))
+        });
+        diagnostics.dedup();
+        let mut summarized: Vec<NodeId> = graph
+            .entry_points()
+            .iter()
+            .filter(|&&n| graph.is_kernel(n))
+            .chain(graph.decorated())
+            .copied()
+            .collect();
+        summarized.sort_unstable();
+        summarized.dedup();
+        let summaries = summarized
+            .into_iter()
+            .filter(|&n| summarize(graph.path(graph.node_file(n))))
+            .map(|n| {
+                let (file, name_span) = graph.name_span(n);
+                FunctionSummary {
+                    file: graph.path(file).clone(),
+                    name_span,
+                    name: graph.display_name(n),
+                    kernel: graph.is_kernel(n),
+                    declared: graph.device_has(n).map(|d| {
+                        d.aspects
+                            .iter()
+                            .map(|a| match a {
+                                AspectRef::Named { name, .. } => name.clone(),
+                                AspectRef::Unknown { text, .. } => text.clone(),
+                            })
+                            .collect()
+                    }),
+                    used: graph.used(n),
+                }
+            })
+            .collect();
+        Report {
+            diagnostics,
+            stats: Stats {
+                files: self.files.len(),
+                functions: graph.function_count(),
+                kernels: graph.kernel_count(),
+            },
+            summaries,
+        }
     }
 }
 
@@ -121,32 +318,30 @@ fn diagnostic(
     code: Code,
     message: String,
 ) -> Diagnostic {
-    Diagnostic {
-        file: graph.path(file).clone(),
-        range: span.range,
-        pos: span.pos,
+    Diagnostic::new(
+        graph.path(file).clone(),
+        span.range,
+        span.pos,
         severity,
         code,
         message,
-        suggestions: Vec::new(),
-        function: None,
-        aspect: None,
-        chain: Vec::new(),
-    }
+    )
 }
 
-/// Aspect names written in `device_has` / `uses_aspects` that the registry does not know.
-fn check_aspect_names(graph: &Graph, out: &mut Vec<Diagnostic>) {
+/// Aspect names written in `device_has` / `uses_aspects` of a file that the registry does not
+/// know.
+fn unknown_aspects(file: &SourceFile) -> Vec<Diagnostic> {
     let reg = registry();
-    for (file, refs) in graph.all_aspect_refs() {
+    let mut out = Vec::new();
+    for refs in file.facts.aspect_refs() {
         for r in refs {
             if let AspectRef::Named { name, span } = r {
                 if reg.by_name(name).is_none() {
                     let suggestions = suggest(name, reg.names(), 3);
-                    let mut d = diagnostic(
-                        graph,
-                        file,
-                        *span,
+                    let mut d = Diagnostic::new(
+                        file.path.clone(),
+                        span.range,
+                        span.pos,
                         Severity::Error,
                         Code::UnknownAspect,
                         with_did_you_mean(format!("unknown aspect '{name}'"), &suggestions),
@@ -157,13 +352,20 @@ fn check_aspect_names(graph: &Graph, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    out
 }
 
-/// The chain of a finding as diagnostic steps.
-fn chain_steps(graph: &Graph, from: NodeId, aspect: AspectId) -> Vec<ChainStep> {
+/// The chain of a finding as diagnostic steps; the nodes it passes through go to `deps`.
+fn chain_steps(
+    graph: &Graph,
+    from: NodeId,
+    aspect: AspectId,
+    deps: &mut Vec<NodeId>,
+) -> Vec<ChainStep> {
     let Some((calls, found)) = graph.chain(from, aspect) else {
         return Vec::new();
     };
+    deps.extend(calls.iter().flat_map(|(caller, edge)| [*caller, edge.to]));
     let mut steps: Vec<ChainStep> = calls
         .into_iter()
         .map(|(caller, edge)| {
@@ -190,11 +392,11 @@ fn chain_steps(graph: &Graph, from: NodeId, aspect: AspectId) -> Vec<ChainStep> 
     steps
 }
 
-fn check_mismatches(graph: &Graph, out: &mut Vec<Diagnostic>) {
+fn check_mismatch(graph: &Graph, node: NodeId, out: &mut Vec<Diagnostic>, deps: &mut Vec<NodeId>) {
     let reg = registry();
-    for node in graph.nodes() {
+    {
         let Some(decl) = graph.device_has(node) else {
-            continue;
+            return;
         };
         // An aspect the source cannot name could be any aspect: never warn from it.
         if decl
@@ -202,7 +404,7 @@ fn check_mismatches(graph: &Graph, out: &mut Vec<Diagnostic>) {
             .iter()
             .any(|a| matches!(a, AspectRef::Unknown { .. }))
         {
-            continue;
+            return;
         }
         let declared: AspectSet = decl
             .aspects
@@ -235,26 +437,23 @@ fn check_mismatches(graph: &Graph, out: &mut Vec<Diagnostic>) {
             );
             d.function = Some(name.clone());
             d.aspect = Some(aspect_name.to_string());
-            d.chain = chain_steps(graph, node, aspect);
+            d.chain = chain_steps(graph, node, aspect, deps);
             out.push(d);
         }
     }
 }
 
-fn check_targets(
+/// The targets' device-table entries.
+type Entries<'t> = [(&'t ResolvedTarget, &'t crate::devices::TargetInfo)];
+
+fn check_target(
     graph: &Graph,
-    table: &DeviceTable,
-    targets: &[ResolvedTarget],
+    node: NodeId,
+    entries: &Entries,
     out: &mut Vec<Diagnostic>,
+    deps: &mut Vec<NodeId>,
 ) {
     let reg = registry();
-    let entries: Vec<(&ResolvedTarget, &crate::devices::TargetInfo)> = targets
-        .iter()
-        .filter_map(|t| Some((t, table.get(t.entry.as_deref()?)?)))
-        .collect();
-    for node in graph
-        .nodes()
-        .filter(|n| graph.is_kernel(*n) || graph.is_sycl_external(*n))
     {
         let name = graph.display_name(node);
         let kind = if graph.is_kernel(node) {
@@ -273,7 +472,7 @@ fn check_targets(
             }
         }
         let mut by_aspect: BTreeMap<&str, (AspectId, Vec<&str>)> = BTreeMap::new();
-        for (t, info) in &entries {
+        for (t, info) in entries {
             if info.may_support_other_aspects {
                 continue;
             }
@@ -303,11 +502,11 @@ fn check_targets(
             );
             d.function = Some(name.clone());
             d.aspect = Some(aspect_name.to_string());
-            d.chain = chain_steps(graph, node, aspect);
+            d.chain = chain_steps(graph, node, aspect, deps);
             out.push(d);
         }
         if let Some((size, span)) = graph.reqd_sub_group_size(node) {
-            for (t, info) in &entries {
+            for (t, info) in entries {
                 if info.sub_group_sizes.is_empty()
                     || info.sub_group_sizes.iter().any(|&s| i64::from(s) == size)
                 {
@@ -332,23 +531,23 @@ fn check_targets(
             }
         }
     }
-    if let Some(plain) = targets.iter().find(|t| t.macro_name.is_none()) {
-        for node in graph.nodes().filter(|n| graph.is_device(*n)) {
-            for span in graph.arch_checks(node) {
-                out.push(diagnostic(
-                    graph,
-                    graph.node_file(node),
-                    *span,
-                    Severity::Error,
-                    Code::IfArchitectureNotAot,
-                    format!(
-                        "The if_architecture_is function may only be used when AOT compiling with \
-                         '-fsycl-targets=spir64_x86_64' or '-fsycl-targets=*_gpu_*' (target '{}' \
-                         is not)",
-                        plain.canonical
-                    ),
-                ));
-            }
-        }
+}
+
+/// `if_architecture_is` in device code when a target is not AOT-compiled.
+fn check_arch(graph: &Graph, node: NodeId, plain: &ResolvedTarget, out: &mut Vec<Diagnostic>) {
+    for span in graph.arch_checks(node) {
+        out.push(diagnostic(
+            graph,
+            graph.node_file(node),
+            *span,
+            Severity::Error,
+            Code::IfArchitectureNotAot,
+            format!(
+                "The if_architecture_is function may only be used when AOT compiling with \
+                 '-fsycl-targets=spir64_x86_64' or '-fsycl-targets=*_gpu_*' (target '{}' \
+                 is not)",
+                plain.canonical
+            ),
+        ));
     }
 }

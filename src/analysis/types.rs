@@ -39,7 +39,7 @@ pub fn known_aspects(refs: &[AspectRef]) -> AspectSet {
 }
 
 /// `(qualifier components, name)` of a type text, template arguments dropped.
-fn split(text: &str) -> (Vec<&str>, &str) {
+pub(super) fn split(text: &str) -> (Vec<&str>, &str) {
     let base = text.split('<').next().unwrap_or(text).trim();
     let mut parts: Vec<&str> = base.split("::").filter(|p| !p.is_empty()).collect();
     let name = parts.pop().unwrap_or("");

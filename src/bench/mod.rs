@@ -254,9 +254,10 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     lsp_send(
         &mut stdin,
         &json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "processId": null, "rootUri": format!("file://{}", root_abs.display()), "capabilities": {} } }),
+        "processId": null, "rootUri": format!("file://{}", root_abs.display()),
+        "capabilities": { "window": { "workDoneProgress": true } } } }),
     )?;
-    let wait = |pred: &dyn Fn(&Value) -> bool, limit: Duration| -> Result<(), String> {
+    let wait = |pred: &dyn Fn(&Value) -> bool, limit: Duration| -> Result<Value, String> {
         let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -264,7 +265,7 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
                 .recv_timeout(left)
                 .map_err(|_| "the language server did not answer in time".to_string())?;
             if pred(&m) {
-                return Ok(());
+                return Ok(m);
             }
         }
     };
@@ -272,6 +273,19 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     lsp_send(
         &mut stdin,
         &json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+    )?;
+    // Measure the steady state: indexing (reported as progress) is over before the first edit.
+    let create = wait(
+        &|m| m["method"] == "window/workDoneProgress/create",
+        Duration::from_secs(60),
+    )?;
+    lsp_send(
+        &mut stdin,
+        &json!({ "jsonrpc": "2.0", "id": create["id"], "result": null }),
+    )?;
+    wait(
+        &|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end",
+        Duration::from_secs(600),
     )?;
     let mut rng = synth::Rng::new(seed);
     let open: Vec<(String, Vec<String>)> = paths
@@ -299,18 +313,23 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
             "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": lines.join("\n") } } }),
         )?;
     }
-    // Indexing done and every open file answered once.
-    for (uri, _) in &open {
-        let uri = uri.clone();
-        wait(
-            &move |m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == uri
-                    && m["params"]["version"] == 1
-            },
-            Duration::from_secs(300),
-        )?;
-    }
+    // Every open file answered once (in any order; each is answered once per version).
+    let pending = std::cell::RefCell::new(
+        open.iter()
+            .map(|(u, _)| u.clone())
+            .collect::<std::collections::HashSet<String>>(),
+    );
+    wait(
+        &|m| {
+            if m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"] == 1 {
+                if let Some(u) = m["params"]["uri"].as_str() {
+                    pending.borrow_mut().remove(u);
+                }
+            }
+            pending.borrow().is_empty()
+        },
+        Duration::from_secs(300),
+    )?;
     let mut open = open;
     let mut versions = vec![1i64; open.len()];
     let mut lat = Vec::with_capacity(edits);

@@ -1,7 +1,5 @@
 //! Domain data to LSP types and back (positions in the negotiated encoding).
 
-use std::sync::Arc;
-
 use async_lsp::lsp_types::{
     self as lsp, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
     Position, TextDocumentContentChangeEvent, Url,
@@ -17,29 +15,24 @@ pub fn range(text: &str, index: &LineIndex, r: TextRange, enc: Encoding) -> lsp:
 }
 
 /// A diagnostic, its chain as related information (one location per call and the use), so a
-/// click in the editor walks the chain. `text_of` gives the text of other files of the chain.
+/// click in the editor walks the chain. `locate` converts a range of any file of the chain.
 pub fn diagnostic(
     d: &Diagnostic,
-    text: &str,
-    enc: Encoding,
-    text_of: impl Fn(&str) -> Option<Arc<str>>,
-) -> lsp::Diagnostic {
-    let index = LineIndex::new(text);
+    mut locate: impl FnMut(&str, TextRange) -> Option<lsp::Range>,
+) -> Option<lsp::Diagnostic> {
     let related: Vec<DiagnosticRelatedInformation> = d
         .chain
         .iter()
         .filter_map(|step| {
             let uri = Url::from_file_path(&*step.file).ok()?;
-            let other = text_of(&step.file)?;
-            let idx = LineIndex::new(&other);
             Some(DiagnosticRelatedInformation {
-                location: Location::new(uri, range(&other, &idx, step.range, enc)),
+                location: Location::new(uri, locate(&step.file, step.range)?),
                 message: step.message.clone(),
             })
         })
         .collect();
-    lsp::Diagnostic {
-        range: range(text, &index, d.range, enc),
+    Some(lsp::Diagnostic {
+        range: locate(&d.file, d.range)?,
         severity: Some(match d.severity {
             Severity::Error => DiagnosticSeverity::ERROR,
             Severity::Warning => DiagnosticSeverity::WARNING,
@@ -50,7 +43,7 @@ pub fn diagnostic(
         message: d.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
         ..lsp::Diagnostic::default()
-    }
+    })
 }
 
 /// Applies one `didChange` content change (a range edit, or the whole text).

@@ -109,7 +109,8 @@ struct State {
     docs: HashMap<Url, Doc>,
     generation: u64,
     /// What each file was last sent, to skip sending it again unchanged.
-    published: HashMap<Url, Vec<crate::diagnostics::Diagnostic>>,
+    /// Per file, with the document version it answered.
+    published: HashMap<Url, (Option<i32>, Vec<crate::diagnostics::Diagnostic>)>,
     progress: bool,
     /// The device-config files in force: configured, else named by compile_commands.json.
     config_paths: Vec<PathBuf>,
@@ -118,6 +119,9 @@ struct State {
     watcher: Option<crate::watch::Watcher>,
     /// Texts of sources edited since the last accepted analysis, not yet parsed.
     dirty: HashMap<String, Arc<str>>,
+    /// The call graph kept between runs (runs take it in turn), so that an edit inside
+    /// function bodies re-reads only those bodies.
+    analysis: Arc<std::sync::Mutex<Option<analysis::Analysis>>>,
     /// With `--listen`: the snapshot the socket's clients read, kept equal to `snapshot`.
     shared: Option<server::daemon::Shared>,
 }
@@ -259,6 +263,8 @@ impl State {
         let snapshot = self.snapshot.clone();
         let targets = self.targets.clone();
         let client = self.client.clone();
+        let kept = self.analysis.clone();
+        let open: HashSet<String> = self.docs.keys().filter_map(State::path_of).collect();
         tokio::task::spawn_blocking(move || {
             use rayon::prelude::*;
             let parsed: Vec<(String, Arc<syntax::FileFacts>)> = dirty
@@ -279,7 +285,23 @@ impl State {
                 table: &snapshot.table,
                 targets: targets.as_deref(),
             };
-            let mut report = analysis::analyze(&files, &settings);
+            // A run that panicked leaves the state to be rebuilt, not trusted.
+            let mut kept = kept.lock().unwrap_or_else(|e| {
+                kept.clear_poison();
+                let mut g = e.into_inner();
+                *g = None;
+                g
+            });
+            let analysis = match kept.as_mut() {
+                Some(a) => {
+                    a.update(files);
+                    a
+                }
+                None => kept.insert(analysis::Analysis::new(files)),
+            };
+            // Summaries serve hovers, which only open documents get.
+            let mut report = analysis.report_for(&settings, |f| open.contains(f));
+            drop(kept);
             report
                 .diagnostics
                 .extend(snapshot.configs.diagnostics().cloned());
@@ -303,52 +325,65 @@ impl State {
             .or_else(|| std::fs::read_to_string(path).ok().map(Arc::from))
     }
 
-    /// Publishes what changed since the last run: a closed file whose findings are the same is
-    /// not sent again; open documents are answered every run, for their current version.
+    /// Publishes what changed since the last run: a file whose findings are the same is not
+    /// sent again, unless it is an open document edited since (each version gets an answer).
     fn publish(&mut self, report: &Report) {
+        let mut next: HashMap<Url, (Option<i32>, Vec<crate::diagnostics::Diagnostic>)> =
+            HashMap::new();
         let mut by_file: HashMap<&str, Vec<crate::diagnostics::Diagnostic>> = HashMap::new();
         for d in &report.diagnostics {
             by_file.entry(&d.file).or_default().push(d.clone());
         }
-        let mut next: HashMap<Url, Vec<crate::diagnostics::Diagnostic>> = HashMap::new();
+        for (uri, doc) in &self.docs {
+            if let Some(path) = Self::path_of(uri) {
+                let diags = by_file.remove(path.as_str()).unwrap_or_default();
+                next.insert(uri.clone(), (Some(doc.version), diags));
+            }
+        }
         for (file, diags) in by_file {
-            let Ok(uri) = Url::from_file_path(file) else {
-                continue;
-            };
-            let open = self.docs.get(&uri).map(|d| d.version);
-            if open.is_none() && self.published.get(&uri) == Some(&diags) {
-                next.insert(uri, diags);
+            if let Ok(uri) = Url::from_file_path(file) {
+                next.insert(uri, (None, diags));
+            }
+        }
+        // Texts and line indexes, built once per file per run.
+        let mut indexes: HashMap<String, Option<(Arc<str>, crate::text::LineIndex)>> =
+            HashMap::new();
+        let encoding = self.encoding;
+        for (uri, entry) in &next {
+            if self.published.get(uri) == Some(entry) {
                 continue;
             }
-            let Some(text) = self.text_of(file) else {
-                continue;
-            };
-            let diagnostics = diags
+            let diagnostics = entry
+                .1
                 .iter()
-                .map(|d| convert::diagnostic(d, &text, self.encoding, |f| self.text_of(f)))
+                .filter_map(|d| {
+                    convert::diagnostic(d, |file, range| {
+                        let (text, index) = indexes
+                            .entry(file.to_string())
+                            .or_insert_with(|| {
+                                let text = self.text_of(file)?;
+                                let index = crate::text::LineIndex::new(&text);
+                                Some((text, index))
+                            })
+                            .as_ref()?;
+                        Some(convert::range(text, index, range, encoding))
+                    })
+                })
                 .collect();
             let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
                 uri: uri.clone(),
                 diagnostics,
-                version: open,
+                version: entry.0,
             });
-            next.insert(uri, diags);
         }
-        let cleared: HashSet<Url> = self
-            .published
-            .keys()
-            .chain(self.docs.keys())
-            .filter(|u| !next.contains_key(*u))
-            .cloned()
-            .collect();
-        for uri in cleared {
-            let version = self.docs.get(&uri).map(|d| d.version);
+        for uri in self.published.keys().filter(|u| !next.contains_key(*u)) {
             let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
-                uri,
+                uri: uri.clone(),
                 diagnostics: Vec::new(),
-                version,
+                version: None,
             });
         }
+        next.retain(|_, (version, diags)| version.is_some() || !diags.is_empty());
         self.published = next;
     }
 }
@@ -789,6 +824,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 last: Arc::new(Report::default()),
                 watcher: None,
                 dirty: HashMap::new(),
+                analysis: Arc::default(),
                 shared: shared.clone(),
             });
             router

@@ -204,3 +204,66 @@ pub struct FileFacts {
     /// Nodes the parser could not read (ERROR or MISSING); their neighbours are still read.
     pub syntax_errors: usize,
 }
+
+impl FileFacts {
+    /// Every aspect list written in the file: `device_has`, `uses_aspects`, kernel properties.
+    pub fn aspect_refs(&self) -> impl Iterator<Item = &Vec<AspectRef>> {
+        let functions = self.functions.iter().flat_map(|f| {
+            f.device_has
+                .iter()
+                .map(|d| &d.aspects)
+                .chain(std::iter::once(&f.uses_aspects))
+        });
+        let classes = self.classes.iter().flat_map(|c| {
+            c.kernel_properties
+                .iter()
+                .map(|d| &d.aspects)
+                .chain(std::iter::once(&c.uses_aspects))
+        });
+        functions
+            .chain(classes)
+            .chain(self.aliases.iter().map(|a| &a.uses_aspects))
+    }
+
+    /// A fingerprint of what other files' analysis depends on: includes, function signatures
+    /// (in order), classes and aliases; not bodies, not positions. An edit that keeps it lets
+    /// the analysis re-read only this file's function bodies.
+    pub fn interface_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        fn aspect_names(refs: &[AspectRef], h: &mut impl Hasher) {
+            for r in refs {
+                match r {
+                    AspectRef::Named { name, .. } => (0u8, name).hash(h),
+                    AspectRef::Unknown { text, .. } => (1u8, text).hash(h),
+                }
+            }
+            refs.len().hash(h);
+        }
+        let mut h = std::hash::DefaultHasher::new();
+        self.includes.hash(&mut h);
+        self.functions.len().hash(&mut h);
+        for f in &self.functions {
+            (&f.name, &f.scope, &f.class, &f.params, f.defaulted_params).hash(&mut h);
+            (
+                f.variadic,
+                f.is_const,
+                f.is_definition,
+                f.is_lambda,
+                f.is_template,
+            )
+                .hash(&mut h);
+        }
+        self.classes.len().hash(&mut h);
+        for c in &self.classes {
+            (&c.name, &c.scope, &c.members_by_value).hash(&mut h);
+            aspect_names(&c.uses_aspects, &mut h);
+            c.kernel_properties.is_some().hash(&mut h);
+        }
+        self.aliases.len().hash(&mut h);
+        for a in &self.aliases {
+            (&a.name, &a.scope, &a.target).hash(&mut h);
+            aspect_names(&a.uses_aspects, &mut h);
+        }
+        h.finish()
+    }
+}

@@ -1,0 +1,122 @@
+//! The incremental analysis must answer exactly what a full analysis of the same files answers.
+//! Random edits (body-only and interface-changing) are applied one after another to a workspace
+//! made of the fixtures, the bundled example and a synthetic project; after each, the updated
+//! analysis is compared with one built from scratch.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use sycl_analyzer::analysis::{analyze, Analysis, Settings, SourceFile, Update};
+use sycl_analyzer::bench::synth::{self, Rng};
+use sycl_analyzer::devices::{parse_target_list, DeviceTable};
+use sycl_analyzer::syntax;
+
+fn workspace() -> (tempfile::TempDir, Vec<(PathBuf, String)>) {
+    let dir = tempfile::tempdir().unwrap();
+    synth::generate(dir.path(), 3000, 7).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let paths = sycl_analyzer::workspace::discover(&[
+        dir.path().to_path_buf(),
+        root.join("tests/fixtures"),
+        root.join("examples/vector-math"),
+    ])
+    .unwrap();
+    let files = paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            (p, text)
+        })
+        .collect();
+    (dir, files)
+}
+
+/// One random line edit; about half of them keep the file's interface.
+fn edit(text: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    if lines.is_empty() {
+        return "void f() { double d = 1.0; }".into();
+    }
+    let l = rng.below(lines.len() as u64) as usize;
+    match rng.below(8) {
+        0 => lines[l].push(' '),
+        1 => {
+            lines.remove(l);
+        }
+        2 => lines.insert(l, lines[l].clone()),
+        3 => lines.insert(l, "double d_ins = 2.0;".into()),
+        4 => lines[l] = lines[l].replace("float", "double"),
+        5 => lines[l] = lines[l].replace("double", "float"),
+        6 => {
+            // Call a name that appears in the file, from wherever the line is.
+            let words: Vec<&str> = text
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .filter(|w| w.len() > 3 && !w.starts_with(|c: char| c.is_ascii_digit()))
+                .collect();
+            let w = words[rng.below(words.len() as u64) as usize];
+            lines.insert(l, format!("{w}(1);"));
+        }
+        _ => lines[l].insert_str(0, "  "),
+    }
+    lines.join("\n")
+}
+
+#[test]
+fn incremental_updates_equal_full_analysis() {
+    let (_dir, mut texts) = workspace();
+    let table = DeviceTable::builtin();
+    // The checks' settings change now and then too: the cached findings must follow.
+    let aot = parse_target_list("intel_gpu_dg1,nvidia_gpu_sm_80", table).targets;
+    let plain = parse_target_list("spir64,intel_gpu_pvc", table).targets;
+    let mut files: Vec<SourceFile> = texts
+        .iter()
+        .map(|(p, t)| SourceFile {
+            path: Arc::from(p.display().to_string()),
+            facts: Arc::new(syntax::extract(t)),
+        })
+        .collect();
+    let mut analysis = Analysis::new(files.clone());
+    let mut rng = Rng::new(11);
+    let (mut bodies, mut derived, mut full) = (0, 0, 0);
+    let mut counts = std::collections::BTreeSet::new();
+    for step in 0..400 {
+        let i = rng.below(files.len() as u64) as usize;
+        texts[i].1 = edit(&texts[i].1, &mut rng);
+        files[i].facts = Arc::new(syntax::extract(&texts[i].1));
+        let settings = Settings {
+            table,
+            targets: match step / 50 % 3 {
+                0 => Some(&aot),
+                1 => Some(&plain),
+                _ => None,
+            },
+        };
+        match analysis.update(files.clone()) {
+            Update::Bodies { derived: false, .. } => bodies += 1,
+            Update::Bodies { derived: true, .. } => derived += 1,
+            Update::Full => full += 1,
+            Update::Unchanged => panic!("step {step}: a changed file was not seen"),
+        }
+        let got = analysis.report(&settings);
+        let want = analyze(&files, &settings);
+        assert_eq!(
+            got.diagnostics,
+            want.diagnostics,
+            "step {step}: diagnostics after editing {}",
+            texts[i].0.display()
+        );
+        assert_eq!(got.summaries, want.summaries, "step {step}: summaries");
+        assert_eq!(got.stats, want.stats, "step {step}: stats");
+        counts.insert(want.diagnostics.len());
+    }
+    // Every path must have been exercised for the comparison to mean anything.
+    assert!(
+        bodies > 50 && derived > 20 && full > 20,
+        "bodies {bodies}, derived {derived}, full {full}"
+    );
+    assert!(
+        counts.len() > 5,
+        "the edits changed the findings: {counts:?}"
+    );
+    assert_eq!(analysis.update(files.clone()), Update::Unchanged);
+}
