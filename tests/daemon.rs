@@ -216,6 +216,16 @@ fn errors_keep_the_connection_usable() {
     c.writer.write_all(b"\n").unwrap();
     let r = c.call(12, "sycl/predefinedMacros", json!({}));
     assert_eq!(r["result"]["targets"], json!(["spir64"]));
+    // Bytes that are not UTF-8 are a parse error, not the end of the connection.
+    let r = c.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 13, \"method\": \"\xff\xfe\"}");
+    assert_eq!(r["error"]["code"], -32700);
+    assert!(r["error"]["message"].as_str().unwrap().contains("UTF-8"));
+    // Bad params in a notification: no answer either.
+    c.writer
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"method\": \"sycl/listAspects\", \"params\": 3}\n")
+        .unwrap();
+    let r = c.call(14, "sycl/listAspects", json!({}));
+    assert_eq!(r["id"], 14);
 }
 
 #[test]

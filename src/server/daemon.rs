@@ -16,7 +16,9 @@ use serde_json::{json, Value};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{watch, Semaphore};
 use tokio_util::bytes::BytesMut;
-use tokio_util::codec::{Decoder, Encoder, Framed, LinesCodec, LinesCodecError};
+use tokio_util::codec::{
+    AnyDelimiterCodec, AnyDelimiterCodecError, Decoder, Encoder, Framed, LinesCodec,
+};
 
 use super::{codes, handle, is_heavy, Outcome, RpcError, Snapshot};
 
@@ -69,35 +71,62 @@ pub fn bind(path: &Path) -> Result<std::os::unix::net::UnixListener, String> {
 pub type Shared = Arc<RwLock<Arc<Snapshot>>>;
 
 /// Newline-delimited frames with a size cap. A framed stream ends at the first decode error, so
-/// an oversized line is passed up as a value (the codec discards the rest of it) and the
-/// connection goes on.
-struct CappedLines(LinesCodec);
+/// an oversized or non-UTF-8 line is passed up as a value (the codec discards the rest of an
+/// oversized one) and the connection goes on.
+pub struct CappedLines(AnyDelimiterCodec);
 
-struct Oversized;
+/// One frame read from a connection.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Frame {
+    Line(String),
+    Oversized,
+    NotUtf8,
+}
+
+impl Default for CappedLines {
+    fn default() -> Self {
+        Self(AnyDelimiterCodec::new_with_max_length(
+            b"\n".to_vec(),
+            b"\n".to_vec(),
+            MAX_MESSAGE,
+        ))
+    }
+}
+
+impl CappedLines {
+    fn frame(chunk: Option<tokio_util::bytes::Bytes>) -> Option<Frame> {
+        let chunk = chunk?;
+        let chunk = chunk.strip_suffix(b"\r").unwrap_or(&chunk);
+        Some(match std::str::from_utf8(chunk) {
+            Ok(line) => Frame::Line(line.to_string()),
+            Err(_) => Frame::NotUtf8,
+        })
+    }
+}
 
 impl Decoder for CappedLines {
-    type Item = Result<String, Oversized>;
-    type Error = LinesCodecError;
+    type Item = Frame;
+    type Error = AnyDelimiterCodecError;
 
-    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Item>, Self::Error> {
+    fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, Self::Error> {
         match self.0.decode(buf) {
-            Ok(line) => Ok(line.map(Ok)),
-            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Err(Oversized))),
+            Ok(chunk) => Ok(Self::frame(chunk)),
+            Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Ok(Some(Frame::Oversized)),
             Err(e) => Err(e),
         }
     }
 
-    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Self::Item>, Self::Error> {
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, Self::Error> {
         match self.0.decode_eof(buf) {
-            Ok(line) => Ok(line.map(Ok)),
-            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Err(Oversized))),
+            Ok(chunk) => Ok(Self::frame(chunk)),
+            Err(AnyDelimiterCodecError::MaxChunkLengthExceeded) => Ok(Some(Frame::Oversized)),
             Err(e) => Err(e),
         }
     }
 }
 
 impl Encoder<String> for CappedLines {
-    type Error = LinesCodecError;
+    type Error = AnyDelimiterCodecError;
 
     fn encode(&mut self, line: String, buf: &mut BytesMut) -> Result<(), Self::Error> {
         self.0.encode(line, buf)
@@ -179,18 +208,15 @@ fn error_response(id: Value, e: &RpcError) -> Value {
 }
 
 async fn connection(stream: UnixStream, state: Shared, stop: watch::Sender<bool>) {
-    let mut framed = Framed::new(
-        stream,
-        CappedLines(LinesCodec::new_with_max_length(MAX_MESSAGE)),
-    );
+    let mut framed = Framed::new(stream, CappedLines::default());
     loop {
         let next = match tokio::time::timeout(IDLE_TIMEOUT, framed.next()).await {
             Ok(Some(n)) => n,
             Ok(None) | Err(_) => return,
         };
         let reply = match next {
-            Ok(Ok(line)) if line.trim().is_empty() => continue,
-            Ok(Ok(line)) => {
+            Ok(Frame::Line(line)) if line.trim().is_empty() => continue,
+            Ok(Frame::Line(line)) => {
                 let (reply, shutdown) = message(&line, &state).await;
                 if shutdown {
                     if let Some(r) = reply {
@@ -201,7 +227,11 @@ async fn connection(stream: UnixStream, state: Shared, stop: watch::Sender<bool>
                 }
                 reply
             }
-            Ok(Err(Oversized)) => Some(error_response(
+            Ok(Frame::NotUtf8) => Some(error_response(
+                Value::Null,
+                &RpcError::new(codes::PARSE_ERROR, "invalid JSON: the message is not UTF-8"),
+            )),
+            Ok(Frame::Oversized) => Some(error_response(
                 Value::Null,
                 &RpcError::new(
                     codes::INVALID_REQUEST,
@@ -218,43 +248,58 @@ async fn connection(stream: UnixStream, state: Shared, stop: watch::Sender<bool>
     }
 }
 
+/// A request read from one line.
+pub struct Request {
+    /// `None` for a notification.
+    pub id: Option<Value>,
+    pub method: String,
+    pub params: Value,
+}
+
+/// Reads one line as a JSON-RPC 2.0 request, or gives the error response to send (none for a
+/// notification with bad parameters: a notification is never answered).
+pub fn parse_request(line: &str) -> Result<Request, Option<Value>> {
+    let msg: Value = serde_json::from_str(line).map_err(|e| {
+        let err = RpcError::new(codes::PARSE_ERROR, format!("invalid JSON: {e}"));
+        Some(error_response(Value::Null, &err))
+    })?;
+    let id = msg.get("id").cloned();
+    let Some(obj) = msg.as_object() else {
+        let e = RpcError::new(
+            codes::INVALID_REQUEST,
+            "a request is a JSON object (batches are not supported)",
+        );
+        return Err(Some(error_response(Value::Null, &e)));
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        let e = RpcError::new(codes::INVALID_REQUEST, "'jsonrpc' must be \"2.0\"");
+        return Err(Some(error_response(id.unwrap_or(Value::Null), &e)));
+    }
+    let Some(method) = obj.get("method").and_then(Value::as_str).map(String::from) else {
+        let e = RpcError::new(codes::INVALID_REQUEST, "'method' (a string) is required");
+        return Err(Some(error_response(id.unwrap_or(Value::Null), &e)));
+    };
+    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    if !(params.is_object() || params.is_null()) {
+        let e = RpcError::new(codes::INVALID_PARAMS, "'params' must be an object");
+        return Err(id.map(|id| error_response(id, &e)));
+    }
+    Ok(Request { id, method, params })
+}
+
 /// Handles one message: the response to send (none for a notification) and whether the daemon
 /// must stop.
 async fn message(line: &str, state: &Shared) -> (Option<Value>, bool) {
-    let msg: Value = match serde_json::from_str(line) {
-        Ok(v) => v,
-        Err(e) => {
-            let err = RpcError::new(codes::PARSE_ERROR, format!("invalid JSON: {e}"));
-            return (Some(error_response(Value::Null, &err)), false);
-        }
+    let Request { id, method, params } = match parse_request(line) {
+        Ok(r) => r,
+        Err(response) => return (response, false),
     };
-    let id = msg.get("id").cloned();
     let reply = |r: Result<Value, RpcError>| {
         id.clone().map(|id| match r {
             Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }),
             Err(e) => error_response(id, &e),
         })
     };
-    let Some(obj) = msg.as_object() else {
-        let e = RpcError::new(
-            codes::INVALID_REQUEST,
-            "a request is a JSON object (batches are not supported)",
-        );
-        return (Some(error_response(Value::Null, &e)), false);
-    };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        let e = RpcError::new(codes::INVALID_REQUEST, "'jsonrpc' must be \"2.0\"");
-        return (Some(error_response(id.unwrap_or(Value::Null), &e)), false);
-    }
-    let Some(method) = obj.get("method").and_then(Value::as_str).map(String::from) else {
-        let e = RpcError::new(codes::INVALID_REQUEST, "'method' (a string) is required");
-        return (Some(error_response(id.unwrap_or(Value::Null), &e)), false);
-    };
-    let params = obj.get("params").cloned().unwrap_or(Value::Null);
-    if !(params.is_object() || params.is_null()) {
-        let e = RpcError::new(codes::INVALID_PARAMS, "'params' must be an object");
-        return (reply(Err(e)), false);
-    }
     if method == "shutdown" {
         return (reply(Ok(Value::Null)), true);
     }
@@ -262,6 +307,7 @@ async fn message(line: &str, state: &Shared) -> (Option<Value>, bool) {
         .read()
         .expect("snapshot lock is never poisoned")
         .clone();
+    let method_name = method.clone();
     let run = move || {
         std::panic::catch_unwind(AssertUnwindSafe(|| handle(&snapshot, &method, &params)))
             .unwrap_or_else(|_| {
@@ -271,7 +317,7 @@ async fn message(line: &str, state: &Shared) -> (Option<Value>, bool) {
                 )))
             })
     };
-    let outcome = if is_heavy(obj["method"].as_str().unwrap_or("")) {
+    let outcome = if is_heavy(&method_name) {
         tokio::task::spawn_blocking(run).await.unwrap_or_else(|_| {
             Outcome::from(Err(RpcError::new(codes::INTERNAL_ERROR, "internal error")))
         })
