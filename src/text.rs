@@ -47,9 +47,14 @@ pub struct LineIndex {
 }
 
 impl LineIndex {
+    /// Lines end at `\n`, `\r\n` or a lone `\r`, as LSP (and clang's lexer) count them.
     pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        line_starts.extend(bytes.iter().enumerate().filter_map(|(i, &b)| {
+            let ends = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            ends.then_some(i + 1)
+        }));
         Self {
             line_starts,
             len: text.len(),
@@ -141,6 +146,25 @@ pub fn char_range_at(text: &str, offset: usize) -> TextRange {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn lone_carriage_returns_end_lines_as_in_lsp() {
+        // Found by the lsp_edits fuzz target: "2\r=" has two lines for an editor.
+        let text = "2\r=\r\nx";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 3);
+        for enc in [Encoding::Utf8, Encoding::Utf16] {
+            assert_eq!(index.position_in(text, 2, enc), (1, 0));
+            assert_eq!(index.offset_of(text, 1, 0, enc), 2);
+            assert_eq!(
+                index.offset_of(text, 1, 9, enc),
+                3,
+                "clamped before the \\r\\n"
+            );
+            assert_eq!(index.offset_of(text, 2, 1, enc), 6);
+        }
+    }
+
     use super::*;
 
     #[test]

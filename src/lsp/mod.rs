@@ -6,7 +6,7 @@
 //! copies and comes back as an event; a result older than the latest edit is dropped.
 //! Only this module knows LSP types: `convert` turns domain data into them.
 
-mod convert;
+pub mod convert;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
