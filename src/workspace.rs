@@ -57,7 +57,7 @@ pub struct Loaded {
     pub notices: Vec<Diagnostic>,
 }
 
-fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
+pub fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
     Box::new(Diagnostic {
         file: path.clone(),
         range: TextRange::empty(0),
@@ -88,20 +88,28 @@ pub fn load_indexed(
     index: &crate::cache::Index,
     progress: impl Fn() + Sync,
 ) -> Loaded {
+    let budget = syntax::parse_budget();
     let results: Vec<Result<(SourceFile, String, u64), Box<Diagnostic>>> = paths
         .par_iter()
         .map(|p| {
             let name: Arc<str> = Arc::from(p.display().to_string());
-            let out = match read_source(p) {
-                Ok(text) => {
+            let out = read_source(p)
+                .and_then(|text| {
                     let hash = crate::cache::content_hash(&text);
-                    let facts = index
-                        .get(&name, hash)
-                        .unwrap_or_else(|| Arc::new(syntax::extract(&text)));
-                    Ok((SourceFile { path: name, facts }, text, hash))
-                }
-                Err(why) => Err(notice(&name, why)),
-            };
+                    let facts = match index.get(&name, hash) {
+                        Some(f) => f,
+                        None => Arc::new(syntax::extract_within(&text, Some(budget))?),
+                    };
+                    Ok((
+                        SourceFile {
+                            path: name.clone(),
+                            facts,
+                        },
+                        text,
+                        hash,
+                    ))
+                })
+                .map_err(|why| notice(&name, why));
             progress();
             out
         })
@@ -139,7 +147,7 @@ impl Loaded {
 }
 
 /// The text of a source file, or why it is skipped.
-fn read_source(path: &Path) -> Result<String, String> {
+pub fn read_source(path: &Path) -> Result<String, String> {
     let unreadable = |e: std::io::Error| format!("skipped: cannot read it: {e}");
     let meta = std::fs::metadata(path).map_err(unreadable)?;
     if meta.len() > MAX_FILE_BYTES {

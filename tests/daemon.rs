@@ -329,14 +329,33 @@ fn reload_config_after_atomic_rename_and_broken_save() {
         traits(&mut c, 5)["result"]["all_devices_have"]["fp64"],
         true
     );
-    // Deleting it: the target is gone, with a message.
+    // Deleted (or replaced by something unreadable): the last good target stays, with a
+    // message and without the old file's diagnostics; it comes back by itself when fixed.
     std::fs::remove_file(&cfg).unwrap();
     let r = c.call(6, "sycl/reloadConfig", json!({}));
     assert!(r["result"]["problems"][0]
         .as_str()
         .unwrap()
-        .contains("no longer apply"));
-    assert_eq!(traits(&mut c, 7)["error"]["code"], -32001);
+        .contains("last good targets stay in force"));
+    assert_eq!(r["result"]["diagnostics"], json!([]));
+    assert_eq!(
+        traits(&mut c, 7)["result"]["all_devices_have"]["fp64"],
+        true
+    );
+    std::fs::create_dir(&cfg).unwrap();
+    let r = c.call(8, "sycl/reloadConfig", json!({}));
+    assert!(r["result"]["problems"][0]
+        .as_str()
+        .unwrap()
+        .contains("cannot read"));
+    std::fs::remove_dir(&cfg).unwrap();
+    std::fs::write(&cfg, "my_gpu:\n  aspects: [gpu]\n").unwrap();
+    let r = c.call(9, "sycl/reloadConfig", json!({}));
+    assert_eq!(r["result"]["problems"], json!([]));
+    assert_eq!(
+        traits(&mut c, 10)["result"]["all_devices_have"]["fp64"],
+        false
+    );
 }
 
 #[test]

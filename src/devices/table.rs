@@ -104,6 +104,19 @@ impl ConfigSet {
         self.files.keys()
     }
 
+    /// A file that cannot be read now (deleted, replaced, unreadable) keeps its last good
+    /// entries in force until it is back or no longer configured; its old diagnostics, which
+    /// point into a text that is gone, are dropped. False when it was never loaded.
+    pub fn unreadable(&mut self, file: &str) -> bool {
+        match self.files.get_mut(file) {
+            Some(slot) => {
+                slot.latest.diagnostics.clear();
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn remove(&mut self, file: &str) -> bool {
         self.files.shift_remove(file).is_some()
     }

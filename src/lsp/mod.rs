@@ -79,6 +79,7 @@ impl Options {
 struct Indexed {
     files: Vec<SourceFile>,
     texts: Vec<String>,
+    notices: Vec<crate::diagnostics::Diagnostic>,
 }
 
 struct Analyzed {
@@ -86,13 +87,16 @@ struct Analyzed {
     report: Report,
     /// Facts of the sources parsed for this run.
     parsed: Vec<(String, Arc<syntax::FileFacts>)>,
+    /// Why some of them were skipped (over the parse budget); the others parsed.
+    skipped: HashMap<String, String>,
 }
 
 /// Changes on disk, already read and extracted on the watcher's thread.
 struct FsChanged {
     config: bool,
-    /// Per changed C++ file: its new text and facts, or `None` when it is gone.
-    sources: Vec<(String, Option<(String, syntax::FileFacts)>)>,
+    /// Per changed C++ file: its new text and facts, else why it is skipped, or `None` when
+    /// it is gone.
+    sources: Vec<(String, Result<(String, syntax::FileFacts), Option<String>>)>,
 }
 
 struct State {
@@ -119,6 +123,8 @@ struct State {
     watcher: Option<crate::watch::Watcher>,
     /// Texts of sources edited since the last accepted analysis, not yet parsed.
     dirty: HashMap<String, Arc<str>>,
+    /// Sources skipped (too large, binary, over the parse budget): a note each, published.
+    notices: HashMap<String, crate::diagnostics::Diagnostic>,
     /// The call graph kept between runs (runs take it in turn), so that an edit inside
     /// function bodies re-reads only those bodies.
     analysis: Arc<std::sync::Mutex<Option<analysis::Analysis>>>,
@@ -188,10 +194,12 @@ impl State {
                     configs.update(Arc::from(name), &bytes);
                 }
                 Err(e) => {
-                    configs.remove(&name);
-                    problems.push(format!(
-                        "cannot read '{name}': {e}; its targets do not apply"
-                    ));
+                    let kept = if configs.unreadable(&name) {
+                        "its last good targets stay in force until it can be read again"
+                    } else {
+                        "its targets do not apply"
+                    };
+                    problems.push(format!("cannot read '{name}': {e}; {kept}"));
                 }
             }
         }
@@ -218,8 +226,29 @@ impl State {
 
     /// Records a new text for a source; it is parsed by the next analysis, off the main loop.
     fn set_file(&mut self, path: String, text: &str) {
-        if workspace::is_cpp(Path::new(&path)) {
-            self.dirty.insert(path, Arc::from(text));
+        if !workspace::is_cpp(Path::new(&path)) {
+            return;
+        }
+        if text.len() as u64 > workspace::MAX_FILE_BYTES {
+            let why = format!(
+                "skipped: {} MB is over the {} MB limit for a source file",
+                text.len() >> 20,
+                workspace::MAX_FILE_BYTES >> 20
+            );
+            self.skip(&path, why);
+            return;
+        }
+        self.dirty.insert(path, Arc::from(text));
+    }
+
+    /// A source that takes no part, with a note saying why.
+    fn skip(&mut self, path: &str, why: String) {
+        self.dirty.remove(path);
+        let name: Arc<str> = Arc::from(path);
+        self.notices
+            .insert(path.to_string(), *workspace::notice(&name, why));
+        if self.index_of.contains_key(path) {
+            self.store_facts(vec![(path.to_string(), Arc::default())]);
         }
     }
 
@@ -264,13 +293,33 @@ impl State {
         let targets = self.targets.clone();
         let client = self.client.clone();
         let kept = self.analysis.clone();
+        let mut notices = self.notices.clone();
         let open: HashSet<String> = self.docs.keys().filter_map(State::path_of).collect();
         tokio::task::spawn_blocking(move || {
             use rayon::prelude::*;
-            let parsed: Vec<(String, Arc<syntax::FileFacts>)> = dirty
+            let budget = syntax::parse_budget();
+            let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
                 .par_iter()
-                .map(|(p, t)| (p.clone(), Arc::new(syntax::extract(t))))
+                .map(|(p, t)| (p.clone(), syntax::extract_within(t, Some(budget))))
                 .collect();
+            let mut skipped = HashMap::new();
+            let parsed: Vec<(String, Arc<syntax::FileFacts>)> = results
+                .into_iter()
+                .map(|(p, r)| {
+                    let facts = r.unwrap_or_else(|why| {
+                        skipped.insert(p.clone(), why);
+                        syntax::FileFacts::default()
+                    });
+                    (p, Arc::new(facts))
+                })
+                .collect();
+            for (p, _) in &parsed {
+                notices.remove(p);
+            }
+            for (p, why) in &skipped {
+                let name: Arc<str> = Arc::from(p.as_str());
+                notices.insert(p.clone(), *workspace::notice(&name, why.clone()));
+            }
             let mut files: Vec<SourceFile> = (*base).clone();
             for (path, facts) in &parsed {
                 match index_of.get(path) {
@@ -305,10 +354,12 @@ impl State {
             report
                 .diagnostics
                 .extend(snapshot.configs.diagnostics().cloned());
+            report.diagnostics.extend(notices.into_values());
             let _ = client.emit(Analyzed {
                 generation,
                 report,
                 parsed,
+                skipped,
             });
         });
     }
@@ -358,6 +409,10 @@ impl State {
                 .iter()
                 .filter_map(|d| {
                     convert::diagnostic(d, |file, range| {
+                        // A note on a whole file (skipped: huge, binary) needs no text read.
+                        if range.end == 0 {
+                            return Some(lsp::Range::default());
+                        }
                         let (text, index) = indexes
                             .entry(file.to_string())
                             .or_insert_with(|| {
@@ -461,12 +516,17 @@ fn start_watching(st: &mut State) {
             .par_iter()
             .filter(|p| workspace::is_cpp(p))
             .map(|p| {
-                let text = std::fs::read_to_string(p).ok();
-                let parsed = text.map(|t| {
-                    let facts = syntax::extract(&t);
-                    (t, facts)
-                });
-                (p.display().to_string(), parsed)
+                let source = if p.exists() {
+                    workspace::read_source(p)
+                        .and_then(|t| {
+                            let facts = syntax::extract_within(&t, Some(syntax::parse_budget()))?;
+                            Ok((t, facts))
+                        })
+                        .map_err(Some)
+                } else {
+                    Err(None)
+                };
+                (p.display().to_string(), source)
             })
             .collect();
         let _ = client.emit(FsChanged { config, sources });
@@ -485,24 +545,39 @@ fn start_watching(st: &mut State) {
 fn on_fs_changed(st: &mut State, change: FsChanged) {
     let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
     let mut parsed = Vec::new();
+    let mut any_notice = false;
     for (path, source) in change.sources {
         // The client owns open documents.
         if open.contains(&path) {
             continue;
         }
         match source {
-            Some((text, facts)) => {
+            Ok((text, facts)) => {
+                st.notices.remove(&path);
                 st.texts.insert(path.clone(), Arc::from(text));
                 parsed.push((path, Arc::new(facts)));
             }
-            None if st.index_of.contains_key(&path) => {
+            Err(why) => {
                 st.texts.remove(&path);
-                parsed.push((path, Arc::new(syntax::FileFacts::default())));
+                match why {
+                    Some(why) => {
+                        let name: Arc<str> = Arc::from(path.as_str());
+                        st.notices
+                            .insert(path.clone(), *workspace::notice(&name, why));
+                    }
+                    None => {
+                        st.notices.remove(&path);
+                    }
+                }
+                if st.index_of.contains_key(&path) {
+                    parsed.push((path, Arc::new(syntax::FileFacts::default())));
+                } else {
+                    any_notice = true;
+                }
             }
-            None => {}
         }
     }
-    let any = change.config || !parsed.is_empty();
+    let any = change.config || any_notice || !parsed.is_empty();
     st.store_facts(parsed);
     if change.config {
         st.reload_snapshot();
@@ -555,12 +630,18 @@ fn start_indexing(st: &mut State) {
         let _ = client.emit(Indexed {
             files: loaded.files,
             texts: loaded.texts,
+            notices: loaded.notices,
         });
     });
 }
 
 fn on_indexed(st: &mut State, indexed: Indexed) {
     let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
+    for n in indexed.notices {
+        if !open.contains(&*n.file) {
+            st.notices.insert(n.file.to_string(), n);
+        }
+    }
     let files = Arc::make_mut(&mut st.files);
     for (f, text) in indexed.files.into_iter().zip(indexed.texts) {
         let path = f.path.to_string();
@@ -824,6 +905,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 last: Arc::new(Report::default()),
                 watcher: None,
                 dirty: HashMap::new(),
+                notices: HashMap::new(),
                 analysis: Arc::default(),
                 shared: shared.clone(),
             });
@@ -907,6 +989,13 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 })
                 .event::<Analyzed>(|st, a| {
                     if a.generation == st.generation {
+                        for (p, _) in &a.parsed {
+                            st.notices.remove(p);
+                        }
+                        for (p, why) in a.skipped {
+                            let name: Arc<str> = Arc::from(p.as_str());
+                            st.notices.insert(p, *workspace::notice(&name, why));
+                        }
                         st.store_facts(a.parsed);
                         st.publish(&a.report);
                         st.last = Arc::new(a.report);

@@ -89,8 +89,8 @@ impl Snapshot {
         )
     }
 
-    /// A new snapshot with the config files read again; a file that no longer parses keeps its
-    /// last good entries, a deleted one falls back to what the others and the default give.
+    /// A new snapshot with the config files read again; a file that no longer parses, or can no
+    /// longer be read, keeps its last good entries.
     pub fn reloaded(&self) -> (Self, Vec<String>) {
         let mut configs = self.configs.clone();
         let mut problems = Vec::new();
@@ -101,11 +101,12 @@ impl Snapshot {
                     configs.update(Arc::from(name), &bytes);
                 }
                 Err(e) => {
-                    configs.remove(&name);
-                    problems.push(format!(
-                        "cannot read '{}': {e}; its targets no longer apply",
-                        p.display()
-                    ));
+                    let kept = if configs.unreadable(&name) {
+                        "its last good targets stay in force until it can be read again"
+                    } else {
+                        "its targets do not apply"
+                    };
+                    problems.push(format!("cannot read '{}': {e}; {kept}", p.display()));
                 }
             }
         }

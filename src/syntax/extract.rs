@@ -105,7 +105,12 @@ pub struct Extractor<'a> {
     template_depth: usize,
     /// The template whose arguments are being mentioned.
     template_of: Option<String>,
+    depth: usize,
 }
+
+/// Syntax-tree depth the extractor descends to (real code stays far below: a 1000-term sum is
+/// about 1000 deep).
+const MAX_DEPTH: usize = 1500;
 
 impl<'a> Extractor<'a> {
     pub fn run(prepared: &'a Prepared, root: Node) -> FileFacts {
@@ -119,6 +124,7 @@ impl<'a> Extractor<'a> {
             locals: Vec::new(),
             template_depth: 0,
             template_of: None,
+            depth: 0,
         };
         ex.visit(root, None);
         ex.attach(prepared);
@@ -156,7 +162,21 @@ impl<'a> Extractor<'a> {
         }
     }
 
+    /// Bounds the recursion: a pathological nesting (10 000 parentheses) is cut off below this
+    /// depth.
     fn visit(&mut self, n: Node, cur: Option<usize>) {
+        if self.depth >= MAX_DEPTH {
+            self.facts.syntax_errors += 1;
+            return;
+        }
+        self.depth += 1;
+        // Deep but legitimate trees (a 1000-term sum) get more stack on the heap when the
+        // thread's own runs low, whatever thread extraction runs on.
+        stacker::maybe_grow(128 * 1024, 4 * 1024 * 1024, || self.visit_node(n, cur));
+        self.depth -= 1;
+    }
+
+    fn visit_node(&mut self, n: Node, cur: Option<usize>) {
         if n.is_error() || n.is_missing() {
             self.facts.syntax_errors += 1;
         }

@@ -7,6 +7,8 @@ pub mod facts;
 pub mod prepare;
 
 use std::cell::RefCell;
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
 
 pub use facts::*;
 
@@ -26,15 +28,100 @@ thread_local! {
 
 /// Extracts the facts of one C++ text.
 pub fn extract(text: &str) -> FileFacts {
+    extract_within(text, None).unwrap_or_default()
+}
+
+/// How long one file may take to parse before it is given up: tree-sitter is linear on real
+/// code, so only a pathological file gets there (a legitimate 8 MB file takes about 3 s here).
+/// `SYCL_ANALYZER_PARSE_BUDGET_MS` overrides it.
+pub fn parse_budget() -> Duration {
+    std::env::var("SYCL_ANALYZER_PARSE_BUDGET_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_secs(20), Duration::from_millis)
+}
+
+/// Like [`extract`], giving up with the reason when parsing takes longer than `budget`.
+pub fn extract_within(text: &str, budget: Option<Duration>) -> Result<FileFacts, String> {
     let prepared = prepare::prepare(text);
+    let start = Instant::now();
+    let bytes = prepared.text.as_bytes();
     PARSER.with(|p| {
         let mut parser = p.borrow_mut();
-        match parser.parse(&prepared.text, None) {
-            Some(tree) => extract::Extractor::run(&prepared, tree.root_node()),
-            // Only a cancelled parse returns nothing; there is no cancellation here.
-            None => FileFacts::default(),
+        let mut input = |at: usize, _: tree_sitter::Point| bytes.get(at..).unwrap_or_default();
+        let mut over = |_: &tree_sitter::ParseState| {
+            if budget.is_some_and(|b| start.elapsed() > b) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut over);
+        match parser.parse_with_options(&mut input, None, Some(options)) {
+            Some(tree) => Ok(extract::Extractor::run(&prepared, tree.root_node())),
+            None => {
+                parser.reset();
+                Err(format!(
+                    "skipped: parsing took over the {} ms budget for one file",
+                    budget.unwrap_or_default().as_millis()
+                ))
+            }
         }
     })
 }
 
 pub use extract::{aspect_ref, normalize};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On a thread with the 2 MiB stack of worker threads.
+    fn on_small_stack(text: String) -> FileFacts {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || extract(&text))
+            .unwrap()
+            .join()
+            .expect("no stack overflow")
+    }
+
+    #[test]
+    fn pathological_nesting_does_not_overflow_the_stack() {
+        let n = 10_000;
+        let parens = format!(
+            "void f() {{ double x = {}1.0{}; }}",
+            "(".repeat(n),
+            ")".repeat(n)
+        );
+        let braces = format!("void g() {}{}", "{".repeat(n), "}".repeat(n));
+        // Nested template arguments are slow for tree-sitter (~1 s for 10 000): fewer here.
+        let templates = format!("using T = {}int{};", "A<".repeat(1000), ">".repeat(1000));
+        let sum = format!(
+            "void h() {{ double s = {}; }}",
+            vec!["1.0"; 1000].join(" + ")
+        );
+        // Whatever tree-sitter recovers from these, reading it must not crash.
+        for text in [parens, braces, templates] {
+            on_small_stack(text);
+        }
+        let deep = format!(
+            "void f() {{ double x = {}1{}; }}",
+            "(".repeat(400),
+            ")".repeat(400)
+        );
+        assert_eq!(on_small_stack(deep).functions[0].name, "f");
+        // A long sum is deep but real: read whole, as a short one is.
+        let short = format!("void h() {{ double s = {}; }}", vec!["1.0"; 10].join(" + "));
+        let literals = |t: String| on_small_stack(t).functions[0].literals.len();
+        assert_eq!(literals(sum), literals(short) + 990);
+    }
+
+    #[test]
+    fn a_parse_over_budget_is_given_up_and_the_parser_still_works() {
+        let big = "int f(int x) { return x + 1; }\n".repeat(20_000);
+        let r = extract_within(&big, Some(Duration::from_nanos(1)));
+        assert!(r.unwrap_err().contains("budget"));
+        assert_eq!(extract("void g() {}").functions.len(), 1);
+    }
+}
