@@ -96,8 +96,11 @@ struct FsChanged {
     config: bool,
     /// Per changed C++ file: its new text and facts, else why it is skipped, or `None` when
     /// it is gone.
-    sources: Vec<(String, Result<(String, syntax::FileFacts), Option<String>>)>,
+    sources: Vec<(String, ChangedSource)>,
 }
+
+/// A changed source read and parsed, else why it is skipped (`None`: it is gone).
+type ChangedSource = Result<(String, syntax::FileFacts), Option<String>>;
 
 struct State {
     client: ClientSocket,

@@ -112,7 +112,7 @@ mod tests {
         );
         assert_eq!(on_small_stack(deep).functions[0].name, "f");
         // A long sum is deep but real: read whole, as a short one is.
-        let short = format!("void h() {{ double s = {}; }}", vec!["1.0"; 10].join(" + "));
+        let short = format!("void h() {{ double s = {}; }}", ["1.0"; 10].join(" + "));
         let literals = |t: String| on_small_stack(t).functions[0].literals.len();
         assert_eq!(literals(sum), literals(short) + 990);
     }
