@@ -113,4 +113,24 @@ impl Client {
         })["params"]
             .clone()
     }
+
+    /// The first publication for each of `uris`, in whatever order they come.
+    pub fn diagnostics_for_each(
+        &mut self,
+        uris: &[String],
+    ) -> std::collections::HashMap<String, Value> {
+        let got = std::cell::RefCell::new(std::collections::HashMap::new());
+        self.wait("publishDiagnostics for each file", |m| {
+            if m["method"] == "textDocument/publishDiagnostics" {
+                let u = m["params"]["uri"].as_str().unwrap_or("").to_string();
+                if uris.contains(&u) {
+                    got.borrow_mut()
+                        .entry(u)
+                        .or_insert_with(|| m["params"].clone());
+                }
+            }
+            got.borrow().len() == uris.len()
+        });
+        got.into_inner()
+    }
 }
