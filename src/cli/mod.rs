@@ -81,6 +81,10 @@ enum Command {
         /// A few seconds' proof that the harness works (2k lines, 20 edits, 400 queries).
         #[arg(long)]
         quick: bool,
+        /// Instead: a load test of the real daemon, 16 clients sending this many mixed queries
+        /// in all, every answer checked, the daemon's memory sampled.
+        #[arg(long, value_name = "QUERIES")]
+        load: Option<usize>,
         #[arg(long)]
         json: bool,
     },
@@ -289,8 +293,15 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             edits,
             queries,
             quick,
+            load,
             json,
         } => {
+            if let Some(total) = load {
+                let figures = crate::bench::load::run(total)?;
+                output::print_json(&figures);
+                let wrong = figures["wrong_answers"].as_array().map_or(0, Vec::len);
+                return Ok(if wrong == 0 { EXIT_OK } else { EXIT_INVALID });
+            }
             let args = crate::bench::BenchArgs {
                 dir,
                 synthetic: if quick { Some(2_000) } else { synthetic },
