@@ -16,11 +16,27 @@ pub const CLIENTS: usize = 16;
 fn queries(root: &Path) -> Vec<(&'static str, Value, bool)> {
     let file = root.join("src/main.cpp");
     vec![
-        ("sycl/aspectTraits", json!({ "targets": "intel_gpu_pvc,nvidia_gpu_sm_80", "aspects": ["fp64", "fp16"] }), false),
-        ("sycl/predefinedMacros", json!({ "targets": "intel_gpu_dg1,amd_gpu_gfx1200" }), false),
-        ("sycl/targetInfo", json!({ "names": ["intel_gpu_12_60_7", "nvidia_gpu_sm80"] }), false),
+        (
+            "sycl/aspectTraits",
+            json!({ "targets": "intel_gpu_pvc,nvidia_gpu_sm_80", "aspects": ["fp64", "fp16"] }),
+            false,
+        ),
+        (
+            "sycl/predefinedMacros",
+            json!({ "targets": "intel_gpu_dg1,amd_gpu_gfx1200" }),
+            false,
+        ),
+        (
+            "sycl/targetInfo",
+            json!({ "names": ["intel_gpu_12_60_7", "nvidia_gpu_sm80"] }),
+            false,
+        ),
         ("sycl/listAspects", json!({}), false),
-        ("sycl/predefinedMacros", json!({ "targets": "intel_gpu_pcv" }), true),
+        (
+            "sycl/predefinedMacros",
+            json!({ "targets": "intel_gpu_pcv" }),
+            true,
+        ),
         ("sycl/checkFile", json!({ "path": file }), false),
         ("sycl/checkFile", json!({ "path": "/etc/passwd" }), true),
         ("sycl/listTargets", json!({}), false),

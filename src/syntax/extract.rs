@@ -595,6 +595,8 @@ impl<'a> Extractor<'a> {
                 self.mention(idx, ret);
             }
         }
+        // Parameters are locals of the body: their types name the receivers of member calls.
+        self.locals.push(HashMap::new());
         self.param_mentions(idx, fd);
         // A functor's `get(properties_tag)` declares its kernel's properties.
         if self.facts.functions[idx].name == "get"
@@ -641,13 +643,13 @@ impl<'a> Extractor<'a> {
                     }
                 }
             }
+            self.locals.pop();
             return true;
         }
         if let Some(b) = body {
-            self.locals.push(HashMap::new());
             self.visit(b, Some(idx));
-            self.locals.pop();
         }
+        self.locals.pop();
         true
     }
 
