@@ -73,12 +73,15 @@ pub fn prepare(src: &str) -> Prepared {
             b'"' | b'\'' => i = skip_quoted(bytes, i),
             b'#' if at_line_start(bytes, i) => i = line_end_continued(bytes, i),
             b'[' if bytes.get(i + 1) == Some(&b'[') => {
-                let Some(end) = matching(bytes, i, b'[', b']') else {
+                // `[[...]]`: the inner brackets close at `inner`, the outer right after it; the
+                // attribute list is inside. Anything else (`[[x]` then `y]`) is no attribute.
+                let inner = matching(bytes, i + 1, b'[', b']');
+                let Some(inner) = inner.filter(|&e| bytes.get(e + 1) == Some(&b']')) else {
                     i += 2;
                     continue;
                 };
-                // `[[...]]`: the outer brackets close at `end`; the attribute list is inside.
-                let found = attributes_in(src, i + 2, end.saturating_sub(1));
+                let end = inner + 1;
+                let found = attributes_in(src, i + 2, inner);
                 if !found.is_empty() {
                     attrs.extend(found);
                     blank(&mut out, i, end + 1);
@@ -187,7 +190,10 @@ fn split_args(src: &str, start: usize, end: usize) -> Vec<(String, TextRange)> {
     let mut depth = 0i32;
     let mut item_start = start;
     let mut push = |a: usize, b: usize| {
-        let raw = &src[a..b];
+        // Bounds come from ASCII delimiters; broken text must still never split a character.
+        let Some(raw) = src.get(a..b) else {
+            return;
+        };
         let lead = raw.len() - raw.trim_start().len();
         let trimmed = raw.trim();
         if !trimmed.is_empty() {
