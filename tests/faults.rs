@@ -17,6 +17,9 @@ use serde_json::{json, Value};
 const KERNEL: &str =
     "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n";
 
+/// A name and what it does to the config file.
+type Fault<'a> = (&'a str, &'a dyn Fn(&Path));
+
 fn uri(p: &Path) -> String {
     format!("file://{}", p.display())
 }
@@ -86,7 +89,7 @@ fn config_faults_keep_the_last_good_table_and_recover_by_themselves() {
         "my_gpu lacks fp64"
     );
     let mut version = 1;
-    let faults: [(&str, &dyn Fn(&Path)); 5] = [
+    let faults: [Fault; 5] = [
         ("truncated", &|p| {
             std::fs::write(p, "my_gpu:\n  aspects: [gp").unwrap()
         }),
