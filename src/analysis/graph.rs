@@ -273,6 +273,17 @@ impl Skeleton {
         (0..functions).filter_map(move |idx| self.node_of.get(&(file, idx)).copied())
     }
 
+    /// A node's functions with their files; the definition, if any, first.
+    fn members_of<'f>(
+        &'f self,
+        files: &'f [SourceFile],
+        node: NodeId,
+    ) -> impl Iterator<Item = (u32, &'f Function)> + 'f {
+        self.members[node]
+            .iter()
+            .map(move |&(fi, idx)| (fi, &files[fi as usize].facts.functions[idx]))
+    }
+
     fn function<'f>(&self, files: &'f [SourceFile], node: NodeId) -> &'f Function {
         let (fi, idx) = self.members[node][0];
         &files[fi as usize].facts.functions[idx]
@@ -334,9 +345,7 @@ impl<'a> Collector<'a> {
     }
 
     fn members_of(&self, node: NodeId) -> impl Iterator<Item = (u32, &'a Function)> + '_ {
-        self.sk.members[node]
-            .iter()
-            .map(|&(fi, idx)| (fi, &self.files[fi as usize].facts.functions[idx]))
+        self.sk.members_of(self.files, node)
     }
 
     /// Direct uses and outgoing edges of one node.
@@ -668,9 +677,7 @@ impl<'a> Graph<'a> {
     }
 
     fn members_of(&self, node: NodeId) -> impl Iterator<Item = (u32, &'a Function)> + '_ {
-        self.sk.members[node]
-            .iter()
-            .map(|&(fi, idx)| (fi, &self.files[fi as usize].facts.functions[idx]))
+        self.sk.members_of(self.files, node)
     }
 
     /// The shortest call chain from `from` to a use of `aspect`, ties broken by source order:

@@ -106,15 +106,16 @@ impl ConfigSet {
 
     /// A file that cannot be read now (deleted, replaced, unreadable) keeps its last good
     /// entries in force until it is back or no longer configured; its old diagnostics, which
-    /// point into a text that is gone, are dropped. False when it was never loaded.
-    pub fn unreadable(&mut self, file: &str) -> bool {
-        match self.files.get_mut(file) {
+    /// point into a text that is gone, are dropped. Returns the message to show.
+    pub fn unreadable(&mut self, file: &str, error: &std::io::Error) -> String {
+        let kept = match self.files.get_mut(file) {
             Some(slot) => {
                 slot.latest.diagnostics.clear();
-                true
+                "its last good targets stay in force until it can be read again"
             }
-            None => false,
-        }
+            None => "its targets do not apply",
+        };
+        format!("cannot read '{file}': {error}; {kept}")
     }
 
     pub fn remove(&mut self, file: &str) -> bool {

@@ -196,14 +196,7 @@ impl State {
                 Ok(bytes) => {
                     configs.update(Arc::from(name), &bytes);
                 }
-                Err(e) => {
-                    let kept = if configs.unreadable(&name) {
-                        "its last good targets stay in force until it can be read again"
-                    } else {
-                        "its targets do not apply"
-                    };
-                    problems.push(format!("cannot read '{name}': {e}; {kept}"));
-                }
+                Err(e) => problems.push(configs.unreadable(&name, &e)),
             }
         }
         let table = configs.table();

@@ -100,14 +100,7 @@ impl Snapshot {
                 Ok(bytes) => {
                     configs.update(Arc::from(name), &bytes);
                 }
-                Err(e) => {
-                    let kept = if configs.unreadable(&name) {
-                        "its last good targets stay in force until it can be read again"
-                    } else {
-                        "its targets do not apply"
-                    };
-                    problems.push(format!("cannot read '{}': {e}; {kept}", p.display()));
-                }
+                Err(e) => problems.push(configs.unreadable(&name, &e)),
             }
         }
         let table = configs.table();
