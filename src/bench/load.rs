@@ -43,18 +43,6 @@ fn queries(root: &Path) -> Vec<(&'static str, Value, bool)> {
     ]
 }
 
-fn rss_mib(pid: u32) -> f64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .unwrap_or(0.0)
-        / 1024.0
-}
-
 pub fn run(total: usize) -> Result<Value, String> {
     // `sycl/checkFile` analyses the file's workspace: the bundled example, a real small one.
     let root = std::env::current_dir()
@@ -96,7 +84,10 @@ pub fn run(total: usize) -> Result<Value, String> {
         let sampler = scope.spawn(|| {
             let mut samples = Vec::new();
             while !stop.load(Ordering::Relaxed) {
-                samples.push((done.load(Ordering::Relaxed), rss_mib(pid)));
+                samples.push((
+                    done.load(Ordering::Relaxed),
+                    super::status_mib(pid, "VmRSS:"),
+                ));
                 std::thread::sleep(Duration::from_millis(100));
             }
             samples

@@ -193,6 +193,19 @@ fn query_latency(queries: usize) -> Result<(Value, Value), String> {
     Ok((summary(&one, None), summary(&all, Some(wall))))
 }
 
+/// A memory figure of another process from /proc (VmRSS:, VmHWM:), in MiB; 0 if unknown.
+pub fn status_mib(pid: u32, field: &str) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .unwrap_or(0.0)
+        / 1024.0
+}
+
 fn lsp_send(w: &mut impl Write, msg: &Value) -> Result<(), String> {
     let body = msg.to_string();
     write!(w, "Content-Length: {}\r\n\r\n{body}", body.len()).map_err(|e| e.to_string())?;
@@ -360,14 +373,7 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
         )?;
         lat.push(t.elapsed());
     }
-    let rss = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .unwrap_or(0.0);
+    let rss = status_mib(pid, "VmHWM:");
     lsp_send(
         &mut stdin,
         &json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null }),
@@ -380,7 +386,7 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     let _ = child.wait();
     lat.sort();
     Ok(
-        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss / 1024.0 }),
+        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss }),
     )
 }
 
