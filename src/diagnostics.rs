@@ -220,10 +220,13 @@ pub fn suggest<'c>(
     max: usize,
 ) -> Vec<String> {
     let needle = input.to_ascii_lowercase();
-    let limit = (needle.chars().count() / 3).clamp(1, 4);
+    let len = needle.chars().count();
+    let limit = (len / 3).clamp(1, 4);
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter(|c| *c != input)
+        // The distance is at least the difference in length: most candidates are out cheaply.
+        .filter(|c| c.chars().count().abs_diff(len) <= limit)
         .filter_map(|c| {
             let d = strsim::damerau_levenshtein(&needle, &c.to_ascii_lowercase());
             (d <= limit).then_some((d, c))

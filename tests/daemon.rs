@@ -89,6 +89,11 @@ impl Conn {
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("bad reply {out:?}: {e}"))
     }
 
+    /// Sends one message and reads one line, whatever its id.
+    fn call_any(&mut self, msg: Value) -> Value {
+        self.send_raw(msg.to_string().as_bytes())
+    }
+
     fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
         let req = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
         let reply = self.send_raw(req.to_string().as_bytes());
@@ -437,4 +442,76 @@ fn a_panicking_handler_is_an_error_not_a_crash() {
     assert_eq!(r["error"]["code"], -32603);
     let r = c.call(2, "sycl/listAspects", json!({}));
     assert!(r["result"].is_array(), "the daemon goes on");
+}
+
+/// Reads until the daemon closes the connection; what it sent before is returned.
+fn read_to_close(c: &mut Conn) -> String {
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut c.reader, &mut rest).expect("closed, not timed out");
+    rest
+}
+
+/// A connection the daemon has taken in (answered a request on): slots freed by closed
+/// connections come back as soon as the daemon has seen them close.
+fn open_served(socket: &Path) -> Conn {
+    let start = Instant::now();
+    loop {
+        let mut c = Conn::open(socket);
+        let r = c.call_any(json!({ "jsonrpc": "2.0", "id": 0, "method": "sycl/listTargets" }));
+        if r["result"].is_array() {
+            return c;
+        }
+        assert_eq!(r["error"]["message"], "too many connections (limit 3)");
+        assert!(start.elapsed() < Duration::from_secs(20), "no slot freed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn connection_cap_and_idle_timeout_free_their_slots() {
+    let d = start_with(
+        tempfile::tempdir().unwrap(),
+        &["--max-connections", "3", "--idle-timeout", "2"],
+    );
+    let held: Vec<Conn> = (0..3).map(|_| open_served(&d.socket)).collect();
+    let mut over = Conn::open(&d.socket);
+    let rest = read_to_close(&mut over);
+    let reply: Value = serde_json::from_str(rest.trim()).unwrap();
+    assert_eq!(reply["error"]["message"], "too many connections (limit 3)");
+
+    // A client trickling a line byte by byte gets no more time than a silent one.
+    drop(held);
+    let mut silent = open_served(&d.socket);
+    let silent_since = Instant::now();
+    let mut trickler = open_served(&d.socket);
+    let trickle = std::thread::spawn(move || {
+        for b in br#"{"jsonrpc":"2.0","id":1,"method":"sycl/listTargets"}"#
+            .iter()
+            .cycle()
+        {
+            if trickler.writer.write_all(&[*b]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        read_to_close(&mut trickler)
+    });
+    assert_eq!(read_to_close(&mut silent), "");
+    let waited = silent_since.elapsed();
+    assert!(
+        waited >= Duration::from_millis(1900) && waited < Duration::from_secs(15),
+        "{waited:?}"
+    );
+    assert_eq!(trickle.join().unwrap(), "");
+
+    // Closed connections gave their slots back: three clients at once are served again.
+    let mut again: Vec<Conn> = (0..3).map(|_| open_served(&d.socket)).collect();
+    for (i, c) in again.iter_mut().enumerate() {
+        let r = c.call(
+            i as i64,
+            "sycl/targetInfo",
+            json!({ "names": ["intel_gpu_12_60_7"] }),
+        );
+        assert_eq!(r["result"][0]["canonical"], "intel_gpu_pvc", "{r}");
+    }
 }

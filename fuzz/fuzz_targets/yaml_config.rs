@@ -23,7 +23,6 @@ fuzz_target!(|data: &[u8]| {
     let targets = parse_target_list(&names.join(","), &table).targets;
     let _ = predefined_macros(&targets, &table);
     // A later broken save keeps what was in force.
-    let before = set.table().len();
     set.update("a.yaml".into(), b"targets: [\n");
-    assert_eq!(set.table().len(), before);
+    assert_eq!(set.table().len(), table.len());
 });

@@ -140,7 +140,8 @@ fn query_latency(queries: usize) -> Result<(Value, Value), String> {
     let socket = dir.join("d.sock");
     let (snapshot, _) = crate::server::Snapshot::load(vec![PathBuf::from(".")], Vec::new());
     let s2 = socket.clone();
-    let server = std::thread::spawn(move || crate::server::daemon::run(&s2, snapshot));
+    let server =
+        std::thread::spawn(move || crate::server::daemon::run(&s2, snapshot, Default::default()));
     let start = Instant::now();
     while UnixStream::connect(&socket).is_err() {
         if start.elapsed() > Duration::from_secs(10) {

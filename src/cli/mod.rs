@@ -105,6 +105,12 @@ enum Command {
         /// directory).
         #[arg(long = "root", value_name = "DIR")]
         roots: Vec<PathBuf>,
+        /// Clients served at once; one more is answered with an error and closed.
+        #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+        max_connections: u32,
+        /// Seconds after which a connection that completes no message is closed.
+        #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+        idle_timeout: u64,
     },
     /// Analyse SYCL sources: device_has mismatches with their call chains, AOT-target checks.
     Check {
@@ -227,7 +233,13 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         crate::lsp::run_stdio(socket.as_deref())?;
         return Ok(EXIT_OK);
     }
-    if let Command::Daemon { socket, roots } = &cli.command {
+    if let Command::Daemon {
+        socket,
+        roots,
+        max_connections,
+        idle_timeout,
+    } = &cli.command
+    {
         let socket = socket
             .clone()
             .unwrap_or_else(server::daemon::default_socket);
@@ -243,7 +255,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         let diagnostics: Vec<Diagnostic> = snapshot.configs.diagnostics().cloned().collect();
         reporter.report(&diagnostics);
         eprintln!("sycl-analyzer daemon listening on {}", socket.display());
-        server::daemon::run(&socket, snapshot)?;
+        let limits = server::daemon::Limits {
+            max_connections: *max_connections as usize,
+            idle_timeout: std::time::Duration::from_secs(*idle_timeout),
+        };
+        server::daemon::run(&socket, snapshot, limits)?;
         return Ok(EXIT_OK);
     }
     if let Command::Config(ConfigCommand::Check { files, format }) = &cli.command {

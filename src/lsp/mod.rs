@@ -877,7 +877,11 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 let shared: server::daemon::Shared = Arc::new(std::sync::RwLock::new(Arc::new(
                     Snapshot::load(Vec::new(), Vec::new()).0,
                 )));
-                tokio::spawn(server::daemon::serve(listener, shared.clone()));
+                tokio::spawn(server::daemon::serve(
+                    listener,
+                    shared.clone(),
+                    server::daemon::Limits::default(),
+                ));
                 Some(shared)
             }
             None => None,

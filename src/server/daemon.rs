@@ -2,7 +2,7 @@
 //!
 //! Framing: one JSON message per line (newline-delimited JSON), at most [`MAX_MESSAGE`] bytes; a
 //! longer line is refused without being buffered and the connection stays usable. Each
-//! connection is served in order; any number of clients (up to [`MAX_CONNECTIONS`]) are served
+//! connection is served in order; any number of clients (up to [`Limits::max_connections`]) are served
 //! at once. Requests read the current snapshot; `sycl/reloadConfig` swaps in a new one.
 
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
@@ -23,9 +23,25 @@ use tokio_util::codec::{
 use super::{codes, handle, is_heavy, Outcome, RpcError, Snapshot};
 
 pub const MAX_MESSAGE: usize = 16 * 1024 * 1024;
-pub const MAX_CONNECTIONS: usize = 256;
-/// A connection that sends nothing for this long is closed.
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What one daemon grants its clients.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections served at once; one more is answered with an error and closed.
+    pub max_connections: usize,
+    /// A connection that completes no message for this long is closed, so a client that
+    /// stalls (or trickles a line byte by byte) cannot hold a slot for ever.
+    pub idle_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: 256,
+            idle_timeout: Duration::from_secs(600),
+        }
+    }
+}
 
 /// `$XDG_RUNTIME_DIR/sycl-analyzer/daemon.sock`, else a per-user directory in the temp dir.
 pub fn default_socket() -> PathBuf {
@@ -134,7 +150,7 @@ impl Encoder<String> for CappedLines {
 }
 
 /// Serves until `shutdown` or a signal. Blocks the calling thread on its own runtime.
-pub fn run(socket: &Path, snapshot: Snapshot) -> Result<(), String> {
+pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), String> {
     let std_listener = bind(socket)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -166,7 +182,7 @@ pub fn run(socket: &Path, snapshot: Snapshot) -> Result<(), String> {
     }
     let result = runtime.block_on(async move {
         let listener = UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;
-        serve(listener, state).await;
+        serve(listener, state, limits).await;
         Ok(())
     });
     drop(watcher);
@@ -175,9 +191,9 @@ pub fn run(socket: &Path, snapshot: Snapshot) -> Result<(), String> {
 }
 
 /// Serves connections until `shutdown` or Ctrl-C.
-pub async fn serve(listener: UnixListener, state: Shared) {
+pub async fn serve(listener: UnixListener, state: Shared, limits: Limits) {
     let (stop_tx, mut stop_rx) = watch::channel(false);
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -186,13 +202,13 @@ pub async fn serve(listener: UnixListener, state: Shared) {
                     Ok(permit) => {
                         let (state, stop) = (state.clone(), stop_tx.clone());
                         tokio::spawn(async move {
-                            connection(stream, state, stop).await;
+                            connection(stream, state, stop, limits.idle_timeout).await;
                             drop(permit);
                         });
                     }
                     Err(_) => {
                         let mut framed = Framed::new(stream, LinesCodec::new());
-                        let e = RpcError::new(codes::INTERNAL_ERROR, format!("too many connections (limit {MAX_CONNECTIONS})"));
+                        let e = RpcError::new(codes::INTERNAL_ERROR, format!("too many connections (limit {})", limits.max_connections));
                         let _ = framed.send(error_response(Value::Null, &e).to_string()).await;
                     }
                 }
@@ -207,10 +223,15 @@ fn error_response(id: Value, e: &RpcError) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": e.to_json() })
 }
 
-async fn connection(stream: UnixStream, state: Shared, stop: watch::Sender<bool>) {
+async fn connection(
+    stream: UnixStream,
+    state: Shared,
+    stop: watch::Sender<bool>,
+    idle_timeout: Duration,
+) {
     let mut framed = Framed::new(stream, CappedLines::default());
     loop {
-        let next = match tokio::time::timeout(IDLE_TIMEOUT, framed.next()).await {
+        let next = match tokio::time::timeout(idle_timeout, framed.next()).await {
             Ok(Some(n)) => n,
             Ok(None) | Err(_) => return,
         };
