@@ -13,7 +13,7 @@ fn main() {
     println!("discover: {:?} ({} files)", t.elapsed(), files.len());
     let t = Instant::now();
     let loaded = sycl_analyzer::workspace::load(&files, || {});
-    println!("read+extract: {:?}", t.elapsed());
+    println!("read+extract: {:?} (RSS {})", t.elapsed(), rss());
     let settings = Settings {
         table: DeviceTable::builtin(),
         targets: None,
@@ -26,9 +26,11 @@ fn main() {
         let t = Instant::now();
         let r = analyze(&loaded.files, &settings);
         println!(
-            "analyze: {:?} ({} diagnostics)",
+            "analyze: {:?} ({} diagnostics, RSS {}, peak {})",
             t.elapsed(),
-            r.diagnostics.len()
+            r.diagnostics.len(),
+            rss(),
+            sycl_analyzer::bench::status_mib(std::process::id(), "VmHWM")
         );
     }
     let edits: usize = std::env::var("TIME_PHASES_EDITS")
@@ -56,4 +58,9 @@ fn main() {
             report / edits as u32
         );
     }
+}
+
+/// Resident memory now, MiB.
+fn rss() -> f64 {
+    sycl_analyzer::bench::status_mib(std::process::id(), "VmRSS")
 }

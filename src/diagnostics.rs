@@ -219,17 +219,22 @@ pub fn suggest<'c>(
     candidates: impl IntoIterator<Item = &'c str>,
     max: usize,
 ) -> Vec<String> {
+    use rapidfuzz::distance::osa;
     let needle = input.to_ascii_lowercase();
     let len = needle.chars().count();
     let limit = (len / 3).clamp(1, 4);
+    // Optimal string alignment (an adjacent swap counts one) is the typo distance; the
+    // bit-parallel comparator with a cutoff keeps a list of thousands of bad names cheap.
+    let comparator = osa::BatchComparator::new(needle.chars());
+    let args = osa::Args::default().score_cutoff(limit);
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter(|c| *c != input)
         // The distance is at least the difference in length: most candidates are out cheaply.
         .filter(|c| c.chars().count().abs_diff(len) <= limit)
         .filter_map(|c| {
-            let d = strsim::damerau_levenshtein(&needle, &c.to_ascii_lowercase());
-            (d <= limit).then_some((d, c))
+            let d = comparator.distance_with_args(c.to_ascii_lowercase().chars(), &args)?;
+            Some((d, c))
         })
         .collect();
     scored.sort();

@@ -207,6 +207,21 @@ pub struct InvalidTarget {
 
 /// Resolves one `-fsycl-targets` name. Case-sensitive, like the driver.
 pub fn resolve(input: &str, table: &DeviceTable) -> Result<ResolvedTarget, InvalidTarget> {
+    resolve_unsuggested(input, table).map_err(|mut e| {
+        e.suggestions = suggestions_for(input, table);
+        e
+    })
+}
+
+fn suggestions_for(input: &str, table: &DeviceTable) -> Vec<String> {
+    let candidates = driver_names()
+        .all_spellings()
+        .chain(table.iter().map(|(n, _)| n));
+    crate::diagnostics::suggest(input, candidates, 3)
+}
+
+/// Like [`resolve`], without looking for suggestions (the costly part of an invalid name).
+fn resolve_unsuggested(input: &str, table: &DeviceTable) -> Result<ResolvedTarget, InvalidTarget> {
     let names = driver_names();
     let with_entry = |canonical: &str, kind, macro_name, entry: Option<&str>| ResolvedTarget {
         input: input.to_string(),
@@ -246,12 +261,11 @@ pub fn resolve(input: &str, table: &DeviceTable) -> Result<ResolvedTarget, Inval
             Some(input),
         ));
     }
-    let candidates = names.all_spellings().chain(table.iter().map(|(n, _)| n));
     Err(InvalidTarget {
         input: input.to_string(),
         range: TextRange::new(0, input.len()),
         message: format!("SYCL target is invalid: '{input}'"),
-        suggestions: crate::diagnostics::suggest(input, candidates, 3),
+        suggestions: Vec::new(),
     })
 }
 
@@ -274,7 +288,7 @@ impl TargetList {
     ) -> Vec<crate::diagnostics::Diagnostic> {
         use crate::diagnostics::{with_did_you_mean, Code, DiagnosticSink, Severity};
         let mut sink = DiagnosticSink::new(file, list);
-        for e in &self.invalid {
+        for e in self.invalid.iter().take(SHOWN_INVALID) {
             sink.push(
                 e.range,
                 Severity::Error,
@@ -283,9 +297,25 @@ impl TargetList {
                 e.suggestions.clone(),
             );
         }
+        if let Some(first_unshown) = self.invalid.get(SHOWN_INVALID) {
+            let more = self.invalid.len() - SHOWN_INVALID;
+            sink.push(
+                first_unshown.range,
+                Severity::Error,
+                Code::InvalidTarget,
+                format!("{more} more invalid SYCL targets not listed"),
+                Vec::new(),
+            );
+        }
         sink.finish()
     }
 }
+
+/// A list of thousands of bad names (a 16 MiB request holds a million) must not cost minutes of
+/// suggestion search nor an answer many times its size: only the first names get suggestions,
+/// only the first are listed one by one.
+const SUGGESTED_INVALID: usize = 16;
+const SHOWN_INVALID: usize = 100;
 
 /// The implicit JIT target of a compile without `-fsycl-targets`.
 pub const DEFAULT_TARGET: &str = "spir64";
@@ -307,11 +337,14 @@ pub fn parse_target_list(list: &str, table: &DeviceTable) -> TargetList {
     for part in list.split(',') {
         let range = TextRange::new(offset, offset + part.len());
         offset += part.len() + 1;
-        match resolve(part, table) {
+        match resolve_unsuggested(part, table) {
             Ok(t) if targets.iter().any(|s| s.canonical == t.canonical) => {}
             Ok(t) => targets.push(t),
             Err(mut e) => {
                 e.range = range;
+                if invalid.len() < SUGGESTED_INVALID {
+                    e.suggestions = suggestions_for(part, table);
+                }
                 invalid.push(e);
             }
         }
@@ -387,6 +420,23 @@ mod tests {
         let table = DeviceTable::with_overlays([&cfg]);
         let t = resolve("nvptx64-nvidia-cuda", &table).unwrap();
         assert_eq!(t.entry.as_deref(), Some("nvptx64-nvidia-cuda"));
+    }
+
+    #[test]
+    fn thousands_of_invalid_names_cost_little_and_answer_briefly() {
+        let list: Vec<String> = (0..5000).map(|i| format!("intel_gpu_pvx{i}")).collect();
+        let list = list.join(",");
+        let parsed = parse_target_list(&list, builtin());
+        assert_eq!(parsed.invalid.len(), 5000);
+        assert_eq!(parsed.invalid[0].suggestions[0], "intel_gpu_pvc");
+        assert!(parsed.invalid[SUGGESTED_INVALID..]
+            .iter()
+            .all(|e| e.suggestions.is_empty()));
+        let diags = parsed.invalid_diagnostics("targets".into(), &list);
+        assert_eq!(diags.len(), SHOWN_INVALID + 1);
+        let last = diags.last().unwrap();
+        assert_eq!(last.message, "4900 more invalid SYCL targets not listed");
+        assert_eq!(&list[last.range.start..last.range.end], "intel_gpu_pvx100");
     }
 
     #[test]

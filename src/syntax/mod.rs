@@ -58,7 +58,11 @@ pub fn extract_within(text: &str, budget: Option<Duration>) -> Result<FileFacts,
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over);
         match parser.parse_with_options(&mut input, None, Some(options)) {
-            Some(tree) => Ok(extract::Extractor::run(&prepared, tree.root_node())),
+            Some(tree) => {
+                let mut facts = extract::Extractor::run(&prepared, tree.root_node());
+                facts.shrink_to_fit();
+                Ok(facts)
+            }
             None => {
                 parser.reset();
                 Err(format!(
