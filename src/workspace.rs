@@ -50,7 +50,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 
 pub struct Loaded {
     pub files: Vec<SourceFile>,
-    /// Sources of the files, for rendering snippets.
+    /// Sources of the files, in the order of `files`; empty unless asked for (a workspace's
+    /// texts are a quarter of its memory, and `check` needs only those of flagged files).
     pub texts: Vec<String>,
     /// Content hashes of the files, for the persisted index.
     pub hashes: Vec<u64>,
@@ -79,13 +80,15 @@ pub fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
 
 /// Reads and extracts every file in parallel. A file that cannot be used becomes a notice.
 pub fn load(paths: &[PathBuf], progress: impl Fn() + Sync) -> Loaded {
-    load_indexed(paths, &crate::cache::Index::default(), progress)
+    load_indexed(paths, &crate::cache::Index::default(), true, progress)
 }
 
-/// Like [`load`], taking the facts of unchanged files from a persisted index.
+/// Like [`load`], taking the facts of unchanged files from a persisted index, and keeping the
+/// texts only if `keep_texts`.
 pub fn load_indexed(
     paths: &[PathBuf],
     index: &crate::cache::Index,
+    keep_texts: bool,
     progress: impl Fn() + Sync,
 ) -> Loaded {
     let budget = syntax::parse_budget();
@@ -100,6 +103,7 @@ pub fn load_indexed(
                         Some(f) => f,
                         None => Arc::new(syntax::extract_within(&text, Some(budget))?),
                     };
+                    let text = if keep_texts { text } else { String::new() };
                     Ok((
                         SourceFile {
                             path: name.clone(),
@@ -124,7 +128,9 @@ pub fn load_indexed(
         match r {
             Ok((f, t, h)) => {
                 loaded.files.push(f);
-                loaded.texts.push(t);
+                if keep_texts {
+                    loaded.texts.push(t);
+                }
                 loaded.hashes.push(h);
             }
             Err(n) => loaded.notices.push(*n),

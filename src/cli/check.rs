@@ -96,7 +96,7 @@ pub fn run(
         .as_deref()
         .map(crate::cache::Index::load)
         .unwrap_or_default();
-    let loaded = workspace::load_indexed(&files, &index, || {
+    let loaded = workspace::load_indexed(&files, &index, false, || {
         if let Some(b) = &bar {
             b.inc(1);
         }
@@ -120,8 +120,18 @@ pub fn run(
         })),
         CheckFormat::Sarif => output::print_json(&sarif(&report)),
         CheckFormat::Text => {
-            for (f, text) in loaded.files.iter().zip(&loaded.texts) {
-                reporter.add_source(&f.path, text);
+            // Only flagged files are shown: they are read again rather than all kept.
+            let mut shown: Vec<&str> = report
+                .diagnostics
+                .iter()
+                .flat_map(|d| std::iter::once(&*d.file).chain(d.chain.iter().map(|s| &*s.file)))
+                .collect();
+            shown.sort_unstable();
+            shown.dedup();
+            for path in shown {
+                if let Ok(text) = workspace::read_source(std::path::Path::new(path)) {
+                    reporter.add_source(path, &text);
+                }
             }
             reporter.report_to_stdout(&report.diagnostics);
             output::out(&summary(&report, targets.as_deref()));

@@ -619,7 +619,7 @@ fn start_indexing(st: &mut State) {
             .as_deref()
             .map(crate::cache::Index::load)
             .unwrap_or_default();
-        let loaded = workspace::load_indexed(&paths, &index, || {});
+        let loaded = workspace::load_indexed(&paths, &index, true, || {});
         if let Some(p) = &index_path {
             let _ = loaded.save_index(p);
         }
