@@ -19,19 +19,44 @@ pub struct Watcher {
 /// How long a burst of events may last before it is delivered.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
+/// What one batch of events says changed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Change {
+    /// These paths, sorted and deduplicated.
+    Paths(Vec<PathBuf>),
+    /// Events were lost (the kernel's event queue overflows when thousands of files change
+    /// while the machine is busy): anything watched may have changed.
+    Unknown,
+}
+
+impl Change {
+    /// Might this config file (or source) have changed?
+    pub fn touches(&self, file: &Path) -> bool {
+        match self {
+            Change::Paths(paths) => paths.iter().any(|c| same_file(c, file)),
+            Change::Unknown => true,
+        }
+    }
+}
+
 /// Watches `files` (through their directories) and, recursively, `trees`; calls `on_change`
-/// with the changed paths of each batch, sorted and deduplicated.
+/// once per batch.
 pub fn watch(
     files: &[PathBuf],
     trees: &[PathBuf],
-    on_change: impl Fn(Vec<PathBuf>) + Send + 'static,
+    on_change: impl Fn(Change) + Send + 'static,
 ) -> Result<Watcher, String> {
+    // Tests drive the recovery from lost events without overflowing the kernel's queue.
+    let lose_all = std::env::var_os("SYCL_ANALYZER_TEST_LOSE_EVENTS").is_some();
     let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
-        if let Ok(events) = result {
-            let paths: BTreeSet<PathBuf> = events.into_iter().flat_map(|e| e.event.paths).collect();
-            if !paths.is_empty() {
-                on_change(paths.into_iter().collect());
-            }
+        let events = match result {
+            Ok(events) if !lose_all && !events.iter().any(|e| e.need_rescan()) => events,
+            // An error of the backend may have cost events too.
+            _ => return on_change(Change::Unknown),
+        };
+        let paths: BTreeSet<PathBuf> = events.into_iter().flat_map(|e| e.event.paths).collect();
+        if !paths.is_empty() {
+            on_change(Change::Paths(paths.into_iter().collect()));
         }
     })
     .map_err(|e| format!("cannot watch files: {e}"))?;

@@ -25,7 +25,11 @@ fn uri(p: &Path) -> String {
 }
 
 fn start(root: &Path, options: Value) -> Client {
-    let mut c = Client::start();
+    start_env(root, options, &[])
+}
+
+fn start_env(root: &Path, options: Value, env: &[(&str, &str)]) -> Client {
+    let mut c = Client::start_with_env(&[], env);
     c.request(
         "initialize",
         json!({ "processId": null, "rootUri": uri(root),
@@ -377,4 +381,30 @@ fn a_client_that_vanishes_mid_request() {
     assert!(v["result"].is_array());
     daemon.kill().unwrap();
     daemon.wait().unwrap();
+}
+
+/// When the kernel drops file events (its queue overflows while thousands of files change on a
+/// busy machine), the server reads the workspace again: new files are analysed, deleted ones
+/// cleared. The test makes every batch count as lost.
+#[test]
+fn lost_file_events_are_recovered_by_a_rescan() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let old = root.join("old.cpp");
+    std::fs::write(&old, KERNEL).unwrap();
+    let mut c = start_env(
+        &root,
+        json!({ "targets": "intel_gpu_dg1" }),
+        &[("SYCL_ANALYZER_TEST_LOSE_EVENTS", "1")],
+    );
+    let d = c.diagnostics_for(&uri(&old), |_| true);
+    assert_eq!(codes(&d), ["target-unsupported-aspect"]);
+    let new = root.join("sub/new.cpp");
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::fs::write(&new, KERNEL).unwrap();
+    std::fs::remove_file(&old).unwrap();
+    let d = c.diagnostics_for(&uri(&new), |_| true);
+    assert_eq!(codes(&d), ["target-unsupported-aspect"]);
+    c.diagnostics_for(&uri(&old), |p| p["diagnostics"] == json!([]));
+    shutdown(c);
 }

@@ -97,6 +97,9 @@ struct FsChanged {
     /// Per changed C++ file: its new text and facts, else why it is skipped, or `None` when
     /// it is gone.
     sources: Vec<(String, ChangedSource)>,
+    /// Events were lost and `sources` holds every file on disk: a known file missing from it
+    /// is gone.
+    rescan: bool,
 }
 
 /// A changed source read and parsed, else why it is skipped (`None`: it is gone).
@@ -503,11 +506,18 @@ fn start_watching(st: &mut State) {
     let trees: Vec<PathBuf> = st.root.iter().cloned().collect();
     let client = st.client.clone();
     let watched = configs.clone();
-    let result = crate::watch::watch(&configs, &trees, move |paths| {
+    let rescan_roots = trees.clone();
+    let result = crate::watch::watch(&configs, &trees, move |change| {
         use rayon::prelude::*;
-        let config = paths
-            .iter()
-            .any(|p| watched.iter().any(|c| crate::watch::same_file(p, c)));
+        let config = watched.iter().any(|c| change.touches(c));
+        let (paths, rescan) = match change {
+            crate::watch::Change::Paths(paths) => (paths, false),
+            // Events were lost: every source on disk is read again (the persisted index is not
+            // consulted, as the files are the ones suspected of changing).
+            crate::watch::Change::Unknown => {
+                (workspace::discover(&rescan_roots).unwrap_or_default(), true)
+            }
+        };
         let sources = paths
             .par_iter()
             .filter(|p| workspace::is_cpp(p))
@@ -525,7 +535,11 @@ fn start_watching(st: &mut State) {
                 (p.display().to_string(), source)
             })
             .collect();
-        let _ = client.emit(FsChanged { config, sources });
+        let _ = client.emit(FsChanged {
+            config,
+            sources,
+            rescan,
+        });
     });
     match result {
         Ok(w) => st.watcher = Some(w),
@@ -538,8 +552,21 @@ fn start_watching(st: &mut State) {
     }
 }
 
-fn on_fs_changed(st: &mut State, change: FsChanged) {
+fn on_fs_changed(st: &mut State, mut change: FsChanged) {
     let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
+    if change.rescan {
+        let present: HashSet<&str> = change.sources.iter().map(|(p, _)| p.as_str()).collect();
+        let gone: std::collections::BTreeSet<String> = st
+            .index_of
+            .keys()
+            .chain(st.notices.keys())
+            .filter(|p| !present.contains(p.as_str()))
+            .cloned()
+            .collect();
+        change
+            .sources
+            .extend(gone.into_iter().map(|p| (p, Err(None))));
+    }
     let mut parsed = Vec::new();
     let mut any_notice = false;
     for (path, source) in change.sources {

@@ -161,10 +161,8 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
     // Config files reload by themselves when they change on disk.
     let watched = state.clone();
     let files = config_paths.clone();
-    let watcher = crate::watch::watch(&files, &[], move |changed| {
-        let ours = changed
-            .iter()
-            .any(|c| config_paths.iter().any(|p| crate::watch::same_file(c, p)));
+    let watcher = crate::watch::watch(&files, &[], move |change| {
+        let ours = config_paths.iter().any(|p| change.touches(p));
         if ours {
             let current = watched
                 .read()

@@ -23,8 +23,13 @@ impl Client {
     }
 
     pub fn start_with(extra: &[&str]) -> Client {
+        Self::start_with_env(extra, &[])
+    }
+
+    pub fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Client {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
             .env("SYCL_ANALYZER_TEST_PANIC", "1")
+            .envs(env.iter().copied())
             .arg("lsp")
             .args(extra)
             .stdin(Stdio::piped())
