@@ -515,3 +515,53 @@ fn connection_cap_and_idle_timeout_free_their_slots() {
         assert_eq!(r["result"][0]["canonical"], "intel_gpu_pvc", "{r}");
     }
 }
+
+fn threads_of(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("Threads:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Eight clients per core asking for an analysis at once are all answered, but the analyses run
+/// at most one per core: the blocking pool (whose idle threads live on for 10 s) grows by about
+/// that (a thread just finishing is not always reused at once, hence the margin), not by one per
+/// client.
+#[test]
+fn concurrent_analyses_are_bounded_by_the_cores() {
+    let d = start();
+    // One analysis first, so that pools started on first use (rayon's) are counted before.
+    let r = Conn::open(&d.socket).call(
+        99,
+        "sycl/checkFile",
+        json!({ "path": "examples/vector-math/src/device_lib.cpp" }),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let n = 8 * cores;
+    let before = threads_of(d.child.id());
+    let barrier = std::sync::Arc::new(std::sync::Barrier::new(n));
+    let clients: Vec<_> = (0..n as i64)
+        .map(|i| {
+            let (socket, barrier) = (d.socket.clone(), barrier.clone());
+            std::thread::spawn(move || {
+                let mut c = Conn::open(&socket);
+                barrier.wait();
+                let r = c.call(
+                    i,
+                    "sycl/checkFile",
+                    json!({ "path": "examples/vector-math/src/device_lib.cpp", "targets": "intel_gpu_dg1" }),
+                );
+                assert_eq!(r["result"]["diagnostics"].as_array().unwrap().len(), 2, "{r}");
+            })
+        })
+        .collect();
+    for c in clients {
+        c.join().unwrap();
+    }
+    let grown = threads_of(d.child.id()) - before;
+    // Unbounded, it grows by one per client (measured: 16 for 16); bounded, by 2-3 on 2 cores.
+    assert!(
+        grown < n / 2,
+        "{grown} threads more for {n} clients on {cores} cores"
+    );
+}

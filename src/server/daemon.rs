@@ -192,15 +192,18 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
 pub async fn serve(listener: UnixListener, state: Shared, limits: Limits) {
     let (stop_tx, mut stop_rx) = watch::channel(false);
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    // Analyses run at most one per core: more would only share the cores and multiply memory.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let heavy = Arc::new(Semaphore::new(cores));
     loop {
         tokio::select! {
             accepted = listener.accept() => {
                 let Ok((stream, _)) = accepted else { continue };
                 match slots.clone().try_acquire_owned() {
                     Ok(permit) => {
-                        let (state, stop) = (state.clone(), stop_tx.clone());
+                        let (state, stop, heavy) = (state.clone(), stop_tx.clone(), heavy.clone());
                         tokio::spawn(async move {
-                            connection(stream, state, stop, limits.idle_timeout).await;
+                            connection(stream, state, stop, heavy, limits.idle_timeout).await;
                             drop(permit);
                         });
                     }
@@ -225,6 +228,7 @@ async fn connection(
     stream: UnixStream,
     state: Shared,
     stop: watch::Sender<bool>,
+    heavy: Arc<Semaphore>,
     idle_timeout: Duration,
 ) {
     let mut framed = Framed::new(stream, CappedLines::default());
@@ -236,7 +240,7 @@ async fn connection(
         let reply = match next {
             Ok(Frame::Line(line)) if line.trim().is_empty() => continue,
             Ok(Frame::Line(line)) => {
-                let (reply, shutdown) = message(&line, &state).await;
+                let (reply, shutdown) = message(&line, &state, &heavy).await;
                 if shutdown {
                     if let Some(r) = reply {
                         let _ = framed.send(r.to_string()).await;
@@ -308,7 +312,7 @@ pub fn parse_request(line: &str) -> Result<Request, Option<Value>> {
 
 /// Handles one message: the response to send (none for a notification) and whether the daemon
 /// must stop.
-async fn message(line: &str, state: &Shared) -> (Option<Value>, bool) {
+async fn message(line: &str, state: &Shared, heavy: &Arc<Semaphore>) -> (Option<Value>, bool) {
     let Request { id, method, params } = match parse_request(line) {
         Ok(r) => r,
         Err(response) => return (response, false),
@@ -322,6 +326,11 @@ async fn message(line: &str, state: &Shared) -> (Option<Value>, bool) {
     if method == "shutdown" {
         return (reply(Ok(Value::Null)), true);
     }
+    // Taken before the snapshot, so a queued analysis sees the state of when it runs.
+    let _permit = match is_heavy(&method) {
+        true => Some(heavy.clone().acquire_owned().await.expect("never closed")),
+        false => None,
+    };
     let snapshot = state
         .read()
         .expect("snapshot lock is never poisoned")
