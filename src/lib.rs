@@ -10,6 +10,7 @@ pub mod diagnostics;
 pub mod ide;
 pub mod lsp;
 pub mod proto;
+pub mod semantic;
 pub mod server;
 pub mod syntax;
 pub mod text;

@@ -74,7 +74,7 @@ fn diagnostics_with_chain_then_ordered_edits_clear_them() {
     );
     assert_eq!(
         related[1]["location"]["range"]["start"],
-        json!({ "line": 2, "character": 24 })
+        json!({ "line": 2, "character": 31 })
     );
     assert_eq!(related[1]["message"], "uses 'double' here");
 

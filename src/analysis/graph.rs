@@ -17,12 +17,13 @@ use std::sync::Arc;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
-use super::features::features;
 use super::types::{known_aspects, TypeIndex};
 use super::visibility::Visibility;
 use super::SourceFile;
-use crate::devices::{registry, AspectId, AspectSet};
-use crate::syntax::{AspectRef, Call, CallTarget, DeviceHas, Function, KernelRef, Span};
+use crate::devices::{AspectId, AspectSet};
+use crate::semantic::features::features;
+use crate::semantic::{self, Instance, Ty};
+use crate::syntax::{Call, CallTarget, DeviceHas, Function, KernelRef, Span};
 
 pub type NodeId = usize;
 
@@ -100,9 +101,67 @@ pub struct Bodies {
     edges: Vec<Vec<Edge>>,
     uses: Vec<Vec<Use>>,
     info: Vec<NodeInfo>,
+    /// Template instantiations, nodes `base_count..`: the pattern's node and the arguments.
+    instances: Vec<(NodeId, Arc<[Ty]>)>,
+    base_count: usize,
 }
 
+/// Bounds on instantiation: the work per workspace stays linear whatever the templates do.
+const MAX_INSTANCES: usize = 20_000;
+const MAX_INSTANCES_PER_TEMPLATE: usize = 64;
+
 impl Bodies {
+    pub fn push(&mut self, (uses, edges, info): (Vec<Use>, Vec<Edge>, NodeInfo)) {
+        self.uses.push(uses);
+        self.edges.push(edges);
+        self.info.push(info);
+    }
+
+    pub fn set_instances(&mut self, list: Vec<(NodeId, Arc<[Ty]>)>) {
+        self.instances = list;
+    }
+
+    /// Every instance is the target of some call or launch.
+    pub fn instances_all_referenced(&self) -> bool {
+        let mut seen = vec![false; self.instances.len()];
+        let mut mark = |n: NodeId| {
+            if let Some(k) = n.checked_sub(self.base_count) {
+                if let Some(s) = seen.get_mut(k) {
+                    *s = true;
+                }
+            }
+        };
+        for (n, edges) in self.edges.iter().enumerate() {
+            for e in edges {
+                if e.to != n {
+                    mark(e.to);
+                }
+            }
+        }
+        for info in &self.info {
+            for &k in &info.launches {
+                mark(k);
+            }
+            for &(o, _) in &info.functor_props {
+                mark(o);
+            }
+        }
+        seen.into_iter().all(|s| s)
+    }
+
+    pub fn len(&self) -> usize {
+        self.edges.len()
+    }
+
+    /// The pattern node of an instance; a node itself otherwise.
+    pub fn base(&self, node: NodeId) -> NodeId {
+        if node < self.base_count {
+            node
+        } else {
+            self.instances[node - self.base_count].0
+        }
+    }
+
     /// Replaces one node's bodies; true when what the graph derives from them may change
     /// (aspects used, calls, launches, declarations), false when only positions moved.
     pub fn replace(
@@ -137,6 +196,7 @@ pub struct Derived {
 pub struct Graph<'a> {
     files: &'a [SourceFile],
     sk: &'a Skeleton,
+    bodies: &'a Bodies,
     edges: &'a [Vec<Edge>],
     uses: &'a [Vec<Use>],
     info: &'a [NodeInfo],
@@ -268,6 +328,10 @@ impl Skeleton {
         self.members.len()
     }
 
+    pub fn visibility(&self) -> &Visibility {
+        &self.visibility
+    }
+
     /// The nodes with a member among the first `functions` functions of `file`.
     pub fn nodes_in_file(&self, file: u32, functions: usize) -> impl Iterator<Item = NodeId> + '_ {
         (0..functions).filter_map(move |idx| self.node_of.get(&(file, idx)).copied())
@@ -322,48 +386,177 @@ pub struct Collector<'a> {
     files: &'a [SourceFile],
     sk: &'a Skeleton,
     types: &'a TypeIndex<'a>,
+    sem: &'a semantic::Index<'a>,
+    instances: std::cell::RefCell<Instances>,
+}
+
+#[derive(Default)]
+struct Instances {
+    by_key: HashMap<(NodeId, Arc<[Ty]>), NodeId>,
+    list: Vec<(NodeId, Arc<[Ty]>)>,
+    per_base: HashMap<NodeId, usize>,
+    base_count: usize,
 }
 
 impl<'a> Collector<'a> {
-    pub fn new(files: &'a [SourceFile], sk: &'a Skeleton, types: &'a TypeIndex<'a>) -> Self {
-        Self { files, sk, types }
+    pub fn new(
+        files: &'a [SourceFile],
+        sk: &'a Skeleton,
+        types: &'a TypeIndex<'a>,
+        sem: &'a semantic::Index<'a>,
+    ) -> Self {
+        Self {
+            files,
+            sk,
+            types,
+            sem,
+            instances: std::cell::RefCell::new(Instances {
+                base_count: sk.node_count(),
+                ..Instances::default()
+            }),
+        }
     }
 
+    /// The instances already made (for an update that must not make new ones).
+    pub fn with_instances(self, bodies: &Bodies) -> Self {
+        {
+            let mut ins = self.instances.borrow_mut();
+            for (k, (base, args)) in bodies.instances.iter().enumerate() {
+                ins.by_key
+                    .insert((*base, args.clone()), bodies.base_count + k);
+                ins.list.push((*base, args.clone()));
+                *ins.per_base.entry(*base).or_default() += 1;
+            }
+        }
+        self
+    }
+
+    pub fn instance_count(&self) -> usize {
+        self.instances.borrow().list.len()
+    }
+
+    pub fn instances(&self) -> Vec<(NodeId, Arc<[Ty]>)> {
+        self.instances.borrow().list.clone()
+    }
+
+    /// Every node, then every instance the kernels' reach needs, as they are found.
     pub fn collect_all(&self) -> Bodies {
-        let mut b = Bodies::default();
-        for n in 0..self.sk.node_count() {
+        let mut b = Bodies {
+            base_count: self.sk.node_count(),
+            ..Bodies::default()
+        };
+        let mut n = 0;
+        loop {
+            let total = self.sk.node_count() + self.instances.borrow().list.len();
+            if n >= total {
+                break;
+            }
             let (uses, edges, info) = self.collect(n);
             b.uses.push(uses);
             b.edges.push(edges);
             b.info.push(info);
+            n += 1;
         }
+        b.instances = self.instances.borrow().list.clone();
         b
+    }
+
+    /// The node for a function under a substitution: an instance when the function is a
+    /// template bound to concrete arguments, else its own node.
+    fn node_for(&self, inst: &Instance) -> Option<NodeId> {
+        let base = *self.sk.node_of.get(&(inst.file, inst.func as usize))?;
+        if !inst.is_concrete() {
+            return Some(base);
+        }
+        let mut ins = self.instances.borrow_mut();
+        let key = (base, inst.subst.clone());
+        if let Some(&n) = ins.by_key.get(&key) {
+            return Some(n);
+        }
+        let per = ins.per_base.get(&base).copied().unwrap_or(0);
+        if ins.list.len() >= MAX_INSTANCES || per >= MAX_INSTANCES_PER_TEMPLATE {
+            return Some(base);
+        }
+        let id = ins.base_count + ins.list.len();
+        ins.list.push(key.clone());
+        ins.by_key.insert(key, id);
+        *ins.per_base.entry(base).or_default() += 1;
+        Some(id)
+    }
+
+    fn instance_args(&self, node: NodeId) -> Option<Arc<[Ty]>> {
+        let ins = self.instances.borrow();
+        node.checked_sub(ins.base_count)
+            .and_then(|k| ins.list.get(k))
+            .map(|(_, a)| a.clone())
+    }
+
+    fn base_of(&self, node: NodeId) -> NodeId {
+        let ins = self.instances.borrow();
+        node.checked_sub(ins.base_count)
+            .and_then(|k| ins.list.get(k))
+            .map_or(node, |(b, _)| *b)
     }
 
     fn function(&self, node: NodeId) -> &'a Function {
         self.sk.function(self.files, node)
     }
 
-    fn members_of(&self, node: NodeId) -> impl Iterator<Item = (u32, &'a Function)> + '_ {
-        self.sk.members_of(self.files, node)
-    }
-
-    /// Direct uses and outgoing edges of one node.
+    /// Direct uses and outgoing edges of one node (or instance).
     pub fn collect(&self, node: NodeId) -> (Vec<Use>, Vec<Edge>, NodeInfo) {
-        let types = self.types;
         let f = features();
-        let reg = registry();
-        let fp64 = reg.by_name("fp64").expect("fp64 is an aspect");
+        let args = self.instance_args(node);
+        let base = self.base_of(node);
         let mut uses = Vec::new();
         let mut edges = Vec::new();
         let mut info = NodeInfo::default();
-        for (i, (fi, func)) in self.members_of(node).enumerate() {
+        let members: Vec<(u32, usize)> = self.sk.members[base].clone();
+        // Typing reads the definition when there is one (it comes first), else the declaration.
+        let typed_member = 0;
+        for (i, &(fi, idx)) in members.iter().enumerate() {
+            let func = &self.files[fi as usize].facts.functions[idx];
             if info.declared.is_none() && func.device_has.is_some() {
-                info.declared = Some(self.sk.members[node][i]);
+                info.declared = Some(members[i]);
             }
             info.external |= func.sycl_external;
             info.arch_checks |= !func.arch_checks.is_empty();
-            for launch in &func.launches {
+            let typed = (i == typed_member).then(|| {
+                let subst = args.clone().unwrap_or_else(|| Arc::from(Vec::new()));
+                semantic::type_function(
+                    self.sem,
+                    &Instance {
+                        file: fi,
+                        func: idx as u32,
+                        subst,
+                    },
+                )
+            });
+            if let Some(t) = &typed {
+                for u in &t.uses {
+                    uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span));
+                }
+            }
+            for m in &func.types {
+                for a in self.types.alias_tags(&m.text).iter() {
+                    uses.push(Use::new(a, m.text.clone(), fi, m.span));
+                }
+            }
+            for (li, launch) in func.launches.iter().enumerate() {
+                if let Some(Some(insts)) = typed.as_ref().map(|t| &t.launches[li]) {
+                    info.launches
+                        .extend(insts.iter().filter_map(|i| self.node_for(i)));
+                    if let KernelRef::Functor(t) = &launch.kernel {
+                        let (_, last) = super::types::split(t);
+                        for &c in self.sk.prop_classes.get(last).into_iter().flatten() {
+                            for i in insts {
+                                if let Some(o) = self.node_for(i) {
+                                    info.functor_props.push((o, c));
+                                }
+                            }
+                        }
+                    }
+                    continue;
+                }
                 match &launch.kernel {
                     KernelRef::Lambda(idx) => info
                         .launches
@@ -378,38 +571,7 @@ impl<'a> Collector<'a> {
                     }
                 }
             }
-            for m in &func.types {
-                if m.template_of
-                    .as_deref()
-                    .is_some_and(|t| f.is_compile_time(t))
-                {
-                    continue;
-                }
-                let set = types.aspects(&m.text, m.first_arg.as_deref());
-                let what = match &m.first_arg {
-                    Some(a) => format!("{}<{a}>", m.text),
-                    None => m.text.clone(),
-                };
-                for a in set.iter() {
-                    uses.push(Use::new(a, what.clone(), fi, m.span));
-                }
-            }
-            for l in &func.literals {
-                uses.push(Use::new(
-                    fp64,
-                    format!("double literal {}", l.text),
-                    fi,
-                    l.span,
-                ));
-            }
-            for r in &func.uses_aspects {
-                if let AspectRef::Named { name, span } = r {
-                    if let Some(a) = reg.by_name(name) {
-                        uses.push(Use::new(a, format!("__uses_aspects__({name})"), fi, *span));
-                    }
-                }
-            }
-            for call in &func.calls {
+            for (ci, call) in func.calls.iter().enumerate() {
                 let callee_name = match &call.target {
                     CallTarget::Named { name, .. } | CallTarget::Member { name, .. } => {
                         Some(name.as_str())
@@ -420,19 +582,31 @@ impl<'a> Collector<'a> {
                     if let Some(a) = f.function_aspect(name) {
                         uses.push(Use::new(a, format!("{name}()"), fi, call.span));
                     }
-                    if f.is_math(name) {
-                        for l in &call.literal_args {
-                            uses.push(Use::new(
-                                fp64,
-                                format!("double literal {} passed to {name}", l.text),
-                                fi,
-                                l.span,
-                            ));
-                        }
-                    }
                 }
                 let mask = known_aspects(&call.guarded);
-                for to in self.resolve(fi, func, call) {
+                let typed_targets = typed.as_ref().and_then(|t| t.calls[ci].as_ref());
+                let targets: Vec<NodeId> = match (&call.target, typed_targets) {
+                    (CallTarget::Lambda(l), _) => {
+                        let lf = &self.files[fi as usize].facts.functions[*l];
+                        let n = lf.tparams.len();
+                        let subst: Arc<[Ty]> = match &args {
+                            Some(a) if n > 0 => Arc::from(&a[..n.min(a.len())]),
+                            _ => Arc::from(Vec::new()),
+                        };
+                        self.node_for(&Instance {
+                            file: fi,
+                            func: *l as u32,
+                            subst,
+                        })
+                        .into_iter()
+                        .collect()
+                    }
+                    (_, Some(insts)) if !insts.is_empty() => {
+                        insts.iter().filter_map(|i| self.node_for(i)).collect()
+                    }
+                    _ => self.resolve(fi, func, call),
+                };
+                for to in targets {
                     edges.push(Edge {
                         to,
                         span: call.span,
@@ -563,7 +737,7 @@ impl<'a> Collector<'a> {
 
 impl Derived {
     pub fn compute(sk: &Skeleton, bodies: &Bodies) -> Self {
-        let n = sk.node_count();
+        let n = bodies.len();
         let mut d = Derived {
             used: vec![AspectSet::EMPTY; n],
             kernel: vec![false; n],
@@ -586,6 +760,17 @@ impl Derived {
         for info in &bodies.info {
             for &k in &info.launches {
                 d.kernel[k] = true;
+            }
+        }
+        // A template instantiated somewhere is checked in its instances, not as a pattern.
+        let mut instantiated = vec![false; n];
+        for (base, _) in &bodies.instances {
+            instantiated[*base] = true;
+        }
+        for (node, inst) in instantiated.iter().enumerate() {
+            if *inst {
+                d.kernel[node] = false;
+                d.decl[node] = None;
             }
         }
         d.decorated = (0..n).filter(|&n| d.decl[n].is_some()).collect();
@@ -665,6 +850,7 @@ impl<'a> Graph<'a> {
         Graph {
             files,
             sk,
+            bodies,
             edges: &bodies.edges,
             uses: &bodies.uses,
             info: &bodies.info,
@@ -673,11 +859,11 @@ impl<'a> Graph<'a> {
     }
 
     fn function(&self, node: NodeId) -> &'a Function {
-        self.sk.function(self.files, node)
+        self.sk.function(self.files, self.bodies.base(node))
     }
 
     fn members_of(&self, node: NodeId) -> impl Iterator<Item = (u32, &'a Function)> + '_ {
-        self.sk.members_of(self.files, node)
+        self.sk.members_of(self.files, self.bodies.base(node))
     }
 
     /// The shortest call chain from `from` to a use of `aspect`, ties broken by source order:
@@ -771,7 +957,7 @@ impl<'a> Graph<'a> {
     }
 
     pub fn node_file(&self, node: NodeId) -> u32 {
-        self.sk.members[node][0].0
+        self.sk.members[self.bodies.base(node)][0].0
     }
 
     /// Where a finding about this function goes: its name, or a lambda's introducer. For a
@@ -790,10 +976,63 @@ impl<'a> Graph<'a> {
                 pos.line,
                 pos.column
             )
+        } else if node >= self.bodies.base_count {
+            let args = &self.bodies.instances[node - self.bodies.base_count].1;
+            instance_name(f, args)
         } else {
             f.display_name()
         }
     }
+}
+
+/// `scale<double>(sycl::queue&, double*, size_t)`, `Saxpy<double>::operator()(...) const`.
+fn instance_name(f: &Function, args: &[Ty]) -> String {
+    let list = args
+        .iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let subst = |text: &str| -> String {
+        let mut out = text.to_string();
+        for (p, a) in f.tparams.iter().zip(args) {
+            if p.name.is_empty() {
+                continue;
+            }
+            let mut res = String::new();
+            let mut rest = out.as_str();
+            while let Some(i) = rest.find(p.name.as_str()) {
+                let before = rest[..i].chars().last();
+                let after = rest[i + p.name.len()..].chars().next();
+                let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                res.push_str(&rest[..i]);
+                if ident(before) || ident(after) {
+                    res.push_str(&p.name);
+                } else {
+                    res.push_str(&a.to_string());
+                }
+                rest = &rest[i + p.name.len()..];
+            }
+            res.push_str(rest);
+            out = res;
+        }
+        out
+    };
+    let mut scope = f.scope.clone();
+    let name = match (&f.class, scope.last_mut()) {
+        (Some(c), Some(last)) if last == c => {
+            last.push_str(&format!("<{list}>"));
+            f.name.clone()
+        }
+        _ => format!("{}<{list}>", f.name),
+    };
+    scope.push(name);
+    let params: Vec<String> = f.params.iter().map(|p| subst(p)).collect();
+    format!(
+        "{}({}){}",
+        scope.join("::"),
+        params.join(", "),
+        if f.is_const { " const" } else { "" }
+    )
 }
 
 fn scope_ends_with(scope: &[String], qualifier: &[&str]) -> bool {

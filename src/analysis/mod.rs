@@ -3,7 +3,6 @@
 //!
 //! Input is per-file facts plus the device table; output is domain diagnostics. No IO.
 
-mod features;
 mod graph;
 mod types;
 mod visibility;
@@ -11,7 +10,7 @@ mod visibility;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use features::features;
+pub use crate::semantic::features::features;
 use graph::{Bodies, Collector, Derived, Graph, NodeId, Skeleton};
 use types::TypeIndex;
 
@@ -129,7 +128,10 @@ impl Analysis {
         let interfaces = files.iter().map(|f| f.facts.interface_hash()).collect();
         let skeleton = Skeleton::build(&files);
         let types = TypeIndex::new(&files);
-        let bodies = Collector::new(&files, &skeleton, &types).collect_all();
+        let sees = |a: u32, b: u32| skeleton.visibility().sees(a, b);
+        let sem = crate::semantic::Index::new(files.iter().map(|f| &*f.facts).collect(), &sees);
+        let bodies = Collector::new(&files, &skeleton, &types, &sem).collect_all();
+        drop(sem);
         drop(types);
         let derived = Derived::compute(&skeleton, &bodies);
         let unknown_aspects = files.iter().map(unknown_aspects).collect();
@@ -171,7 +173,12 @@ impl Analysis {
             self.unknown_aspects[i] = unknown_aspects(&self.files[i]);
         }
         let types = TypeIndex::new(&self.files);
-        let collector = Collector::new(&self.files, &self.skeleton, &types);
+        let skeleton = &self.skeleton;
+        let sees = |a: u32, b: u32| skeleton.visibility().sees(a, b);
+        let sem =
+            crate::semantic::Index::new(self.files.iter().map(|f| &*f.facts).collect(), &sees);
+        let collector =
+            Collector::new(&self.files, &self.skeleton, &types, &sem).with_instances(&self.bodies);
         let mut nodes: Vec<NodeId> = changed
             .iter()
             .flat_map(|&i| {
@@ -181,9 +188,35 @@ impl Analysis {
             .collect();
         nodes.sort_unstable();
         nodes.dedup();
+        // Instances are re-typed on every update: their patterns' bodies or arguments may be
+        // what changed, and there are few of them.
+        nodes.extend(self.skeleton.node_count()..self.bodies.len());
         let mut derived = false;
-        for &n in &nodes {
-            derived |= self.bodies.replace(n, collector.collect(n));
+        let mut at = 0;
+        while at < nodes.len() {
+            let n = nodes[at];
+            let c = collector.collect(n);
+            if n < self.bodies.len() {
+                derived |= self.bodies.replace(n, c);
+            } else {
+                self.bodies.push(c);
+                derived = true;
+            }
+            at += 1;
+            let total = self.skeleton.node_count() + collector.instance_count();
+            if at == nodes.len() && total > self.bodies.len() {
+                nodes.extend(self.bodies.len()..total);
+            }
+        }
+        self.bodies.set_instances(collector.instances());
+        drop(collector);
+        drop(sem);
+        drop(types);
+        // An instance nothing binds any more would be checked though no code makes it.
+        if !self.bodies.instances_all_referenced() {
+            let files = std::mem::take(&mut self.files);
+            *self = Self::new(files);
+            return Update::Full;
         }
         if derived {
             self.derived = Derived::compute(&self.skeleton, &self.bodies);

@@ -7,12 +7,11 @@
 //! never rest on a guess between unrelated types.
 
 use rustc_hash::FxHashMap as HashMap;
-use std::cell::RefCell;
 
-use super::features::{features, names};
 use super::SourceFile;
-use crate::devices::{registry, AspectSet};
-use crate::syntax::{AspectRef, Class};
+use crate::devices::AspectSet;
+pub use crate::semantic::known_aspects;
+use crate::syntax::Class;
 
 /// How deep alias chains are followed to a builtin type.
 const MAX_DEPTH: usize = 16;
@@ -26,16 +25,6 @@ struct AliasDecl<'a> {
 pub struct TypeIndex<'a> {
     aliases: HashMap<&'a str, Vec<AliasDecl<'a>>>,
     classes: HashMap<&'a str, Vec<&'a Class>>,
-    memo: RefCell<HashMap<String, AspectSet>>,
-}
-
-pub fn known_aspects(refs: &[AspectRef]) -> AspectSet {
-    refs.iter()
-        .filter_map(|r| match r {
-            AspectRef::Named { name, .. } => registry().by_name(name),
-            AspectRef::Unknown { .. } => None,
-        })
-        .collect()
 }
 
 /// `(qualifier components, name)` of a type text, template arguments dropped.
@@ -71,104 +60,34 @@ impl<'a> TypeIndex<'a> {
                 classes.entry(c.name.as_str()).or_default().push(c);
             }
         }
-        Self {
-            aliases,
-            classes,
-            memo: RefCell::new(HashMap::default()),
+        Self { aliases, classes }
+    }
+
+    /// What `uses_aspects` on `typedef`/`using` declarations along an alias chain add to a
+    /// type: the semantic layer sees through aliases to the type they name.
+    pub fn alias_tags(&self, text: &str) -> AspectSet {
+        self.alias_tags_at(text, 0)
+    }
+
+    fn alias_tags_at(&self, text: &str, depth: usize) -> AspectSet {
+        if depth > MAX_DEPTH {
+            return AspectSet::EMPTY;
         }
+        let (qualifier, name) = split(text);
+        let Some(decls) = self.aliases.get(name) else {
+            return AspectSet::EMPTY;
+        };
+        agreed(
+            decls
+                .iter()
+                .filter(|d| scope_matches(d.scope, &qualifier) && d.target != text)
+                .map(|d| d.uses.union(self.alias_tags_at(d.target, depth + 1))),
+        )
     }
 
     pub fn classes_named(&self, name: &str) -> &[&'a Class] {
         let (_, last) = split(name);
         self.classes.get(last).map_or(&[], Vec::as_slice)
-    }
-
-    /// Aspects used by a mention of `text` (with `first_arg` for `atomic_ref<T>`-like types).
-    /// Memoized; a type met again while it is being resolved (only broken code has such
-    /// cycles) counts as using nothing.
-    pub fn aspects(&self, text: &str, first_arg: Option<&str>) -> AspectSet {
-        let key = match first_arg {
-            Some(a) => format!("{text}<{a}>"),
-            None => text.to_string(),
-        };
-        if let Some(s) = self.memo.borrow().get(&key) {
-            return *s;
-        }
-        self.memo.borrow_mut().insert(key.clone(), AspectSet::EMPTY);
-        let set = self.resolve(text, first_arg);
-        self.memo.borrow_mut().insert(key, set);
-        set
-    }
-
-    fn resolve(&self, text: &str, first_arg: Option<&str>) -> AspectSet {
-        let f = features();
-        let mut set = AspectSet::EMPTY;
-        if let Some(a) = f.type_aspect(text) {
-            set.insert(a);
-        }
-        let (qualifier, name) = split(text);
-        let base = text.split('<').next().unwrap_or(text).trim();
-        if f.is_atomic_template(base) {
-            if let Some(arg) = first_arg {
-                let arg = self.builtin_of(arg, 0);
-                if let Some(a) = f.atomic_aspect(&arg) {
-                    set.insert(a);
-                }
-            }
-            return set;
-        }
-        if let Some(decls) = self.aliases.get(name) {
-            let sets = decls
-                .iter()
-                .filter(|d| scope_matches(d.scope, &qualifier))
-                .filter(|d| d.target != text)
-                .map(|d| d.uses.union(self.aspects(d.target, None)));
-            set = set.union(agreed(sets));
-        }
-        if let Some(classes) = self.classes.get(name) {
-            let sets = classes
-                .iter()
-                .filter(|c| scope_matches(&c.scope, &qualifier))
-                .map(|c| self.class_aspects(c));
-            set = set.union(agreed(sets));
-        }
-        set
-    }
-
-    fn class_aspects(&self, c: &Class) -> AspectSet {
-        let mut set = known_aspects(&c.uses_aspects);
-        for m in &c.members_by_value {
-            if m != &c.name {
-                set = set.union(self.aspects(m, None));
-            }
-        }
-        set
-    }
-
-    /// Follows aliases to the builtin type they name (`my_i64` → `long long`), when all
-    /// declarations of the alias agree.
-    fn builtin_of(&self, text: &str, depth: usize) -> String {
-        if depth > MAX_DEPTH {
-            return text.to_string();
-        }
-        let (qualifier, name) = split(text);
-        let targets: Vec<&str> = self
-            .aliases
-            .get(name)
-            .map(|d| {
-                d.iter()
-                    .filter(|d| scope_matches(d.scope, &qualifier) && d.target != text)
-                    .map(|d| d.target)
-                    .collect()
-            })
-            .unwrap_or_default();
-        match targets.as_slice() {
-            [first, rest @ ..] if rest.iter().all(|t| t == first) => {
-                self.builtin_of(first, depth + 1)
-            }
-            _ if names(text, "size_t") => "size_t".into(),
-            _ => text.to_string(),
-        }
     }
 }
 
@@ -180,52 +99,24 @@ fn agreed(sets: impl Iterator<Item = AspectSet>) -> AspectSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::devices::registry;
     use crate::syntax::extract;
     use std::sync::Arc;
 
-    fn index(src: &str) -> Vec<SourceFile> {
-        vec![SourceFile {
+    #[test]
+    fn alias_tags_follow_chains_and_need_agreement() {
+        let files = vec![SourceFile {
             path: Arc::from("t.cpp"),
-            facts: Arc::new(extract(src)),
-        }]
-    }
-
-    fn names_of(set: AspectSet) -> Vec<&'static str> {
-        registry().sorted_names(set)
-    }
-
-    #[test]
-    fn aliases_classes_and_members() {
-        let files = index(
-            "using real = double;\ntypedef real real2;\nstruct [[__sycl_detail__::__uses_aspects__(sycl::aspect::cpu)]] Tagged {};\n\
-             struct Holder { Tagged t; int* p; };\nstruct ByPtr { Tagged* t; };\nnamespace a { using h = sycl::half; }\nnamespace b { using h = float; }\n",
-        );
+            facts: Arc::new(extract(
+                "using T1 [[__sycl_detail__::__uses_aspects__(sycl::aspect::cpu)]] = float;\n\
+                 using T2 = T1;\nnamespace a { using h [[__sycl_detail__::__uses_aspects__(sycl::aspect::gpu)]] = int; }\n\
+                 namespace b { using h = int; }\n",
+            )),
+        }];
         let ix = TypeIndex::new(&files);
-        assert_eq!(names_of(ix.aspects("real2", None)), ["fp64"]);
-        assert_eq!(names_of(ix.aspects("Holder", None)), ["cpu"]);
-        assert!(ix.aspects("ByPtr", None).is_empty());
-        assert_eq!(names_of(ix.aspects("a::h", None)), ["fp16"]);
-        assert!(ix.aspects("b::h", None).is_empty());
-        // Unqualified and ambiguous: the two declarations disagree, nothing is claimed.
-        assert!(ix.aspects("h", None).is_empty());
-    }
-
-    #[test]
-    fn atomic_ref_by_size_through_aliases() {
-        let files = index("using i64 = long long;\nusing i32 = int;\n");
-        let ix = TypeIndex::new(&files);
-        assert_eq!(
-            names_of(ix.aspects("sycl::atomic_ref", Some("i64"))),
-            ["atomic64"]
-        );
-        assert!(ix.aspects("sycl::atomic_ref", Some("i32")).is_empty());
-        assert_eq!(
-            names_of(ix.aspects("atomic_ref", Some("sycl::half"))),
-            ["ext_oneapi_atomic16"]
-        );
-        assert_eq!(
-            names_of(ix.aspects("atomic_ref", Some("double"))),
-            ["atomic64"]
-        );
+        assert_eq!(registry().sorted_names(ix.alias_tags("T2")), ["cpu"]);
+        assert_eq!(registry().sorted_names(ix.alias_tags("a::h")), ["gpu"]);
+        // Unqualified and ambiguous: the declarations disagree, nothing is claimed.
+        assert!(ix.alias_tags("h").is_empty());
     }
 }

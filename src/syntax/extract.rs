@@ -334,6 +334,10 @@ impl<'a> Extractor<'a> {
             members_by_value: Vec::new(),
             kernel_properties: None,
             span: self.span(n),
+            tparams: Vec::new(),
+            spec_args: None,
+            fields: Vec::new(),
+            bases: Vec::new(),
         });
         self.heads.push((
             TextRange::new(self.head_start(n).min(n.start_byte()), body.start_byte()),

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ir::{Body, Field, Global, TParam};
 use crate::text::{LineCol, TextRange};
 
 /// A located piece of source: byte range plus its resolved 1-based position.
@@ -136,6 +137,15 @@ pub struct Function {
     pub launches: Vec<KernelLaunch>,
     /// `if_architecture_is...` calls.
     pub arch_checks: Vec<Span>,
+    /// Return type as written with declarator modifiers; `None` for `void`, constructors and
+    /// lambdas without a trailing return type.
+    pub ret: Option<String>,
+    /// Template parameters in scope (enclosing class templates first, then its own).
+    pub tparams: Vec<TParam>,
+    /// Template arguments of an explicit specialisation (`template <> void f<half>(...)`).
+    pub spec_args: Option<Vec<String>>,
+    /// The lowered body of a definition.
+    pub body: Option<Box<Body>>,
 }
 
 impl Function {
@@ -175,6 +185,11 @@ pub struct Class {
     /// aspects.
     pub kernel_properties: Option<DeviceHas>,
     pub span: Span,
+    pub tparams: Vec<TParam>,
+    /// Template arguments of a specialisation (`struct S<double>`).
+    pub spec_args: Option<Vec<String>>,
+    pub fields: Vec<Field>,
+    pub bases: Vec<String>,
 }
 
 impl Class {
@@ -203,6 +218,8 @@ pub struct FileFacts {
     pub includes: Vec<String>,
     /// Nodes the parser could not read (ERROR or MISSING); their neighbours are still read.
     pub syntax_errors: usize,
+    /// Variables at namespace scope.
+    pub globals: Vec<Global>,
 }
 
 impl FileFacts {
@@ -222,8 +239,15 @@ impl FileFacts {
             f.calls.shrink_to_fit();
             f.launches.shrink_to_fit();
             f.arch_checks.shrink_to_fit();
+            if let Some(b) = &mut f.body {
+                b.exprs.shrink_to_fit();
+                b.spans.shrink_to_fit();
+                b.locals.shrink_to_fit();
+                b.stmts.shrink_to_fit();
+            }
         }
         for c in &mut self.classes {
+            c.fields.shrink_to_fit();
             c.scope.shrink_to_fit();
             c.uses_aspects.shrink_to_fit();
             c.members_by_value.shrink_to_fit();
@@ -272,6 +296,7 @@ impl FileFacts {
         self.functions.len().hash(&mut h);
         for f in &self.functions {
             (&f.name, &f.scope, &f.class, &f.params, f.defaulted_params).hash(&mut h);
+            (&f.ret, &f.tparams, &f.spec_args).hash(&mut h);
             (
                 f.variadic,
                 f.is_const,
@@ -284,9 +309,11 @@ impl FileFacts {
         self.classes.len().hash(&mut h);
         for c in &self.classes {
             (&c.name, &c.scope, &c.members_by_value).hash(&mut h);
+            (&c.tparams, &c.spec_args, &c.fields, &c.bases).hash(&mut h);
             aspect_names(&c.uses_aspects, &mut h);
             c.kernel_properties.is_some().hash(&mut h);
         }
+        self.globals.hash(&mut h);
         self.aliases.len().hash(&mut h);
         for a in &self.aliases {
             (&a.name, &a.scope, &a.target).hash(&mut h);

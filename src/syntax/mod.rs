@@ -4,6 +4,8 @@
 
 mod extract;
 pub mod facts;
+pub mod ir;
+mod lower;
 pub mod prepare;
 
 use std::cell::RefCell;
@@ -11,6 +13,7 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 pub use facts::*;
+pub use ir::*;
 
 /// File extensions read as C++.
 pub const CPP_EXTENSIONS: [&str; 11] = [
@@ -60,6 +63,7 @@ pub fn extract_within(text: &str, budget: Option<Duration>) -> Result<FileFacts,
         match parser.parse_with_options(&mut input, None, Some(options)) {
             Some(tree) => {
                 let mut facts = extract::Extractor::run(&prepared, tree.root_node());
+                lower::attach(&prepared.text, tree.root_node(), &mut facts);
                 facts.shrink_to_fit();
                 Ok(facts)
             }

@@ -16,6 +16,8 @@ pub struct Features {
     functions: HashMap<String, AspectId>,
     math: Vec<String>,
     compile_time: Vec<String>,
+    element: Vec<String>,
+    by_value: Vec<String>,
 }
 
 pub fn features() -> &'static Features {
@@ -78,6 +80,8 @@ impl Features {
             functions: HashMap::new(),
             math: Vec::new(),
             compile_time: Vec::new(),
+            element: Vec::new(),
+            by_value: Vec::new(),
         };
         if let Some(Value::Map(pairs)) = field(&root, "types").map(|n| &n.value) {
             for (k, v) in pairs {
@@ -106,6 +110,12 @@ impl Features {
         }
         if let Some(m) = field(&root, "compile_time_templates") {
             f.compile_time = strings(m)?;
+        }
+        if let Some(m) = field(&root, "element_templates") {
+            f.element = strings(m)?;
+        }
+        if let Some(m) = field(&root, "by_value_templates") {
+            f.by_value = strings(m)?;
         }
         Ok(f)
     }
@@ -136,6 +146,16 @@ impl Features {
 
     pub fn is_math(&self, name: &str) -> bool {
         self.math.iter().any(|m| m == name)
+    }
+
+    /// A library template whose subscript, dereference and iteration give its first argument.
+    pub fn is_element_template(&self, last: &str) -> bool {
+        self.element.iter().any(|m| m == last)
+    }
+
+    /// A library template that holds its first argument by value.
+    pub fn is_by_value_template(&self, last: &str) -> bool {
+        self.by_value.iter().any(|m| m == last)
     }
 
     /// A template whose type arguments emit no code (type traits).

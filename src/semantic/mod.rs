@@ -1,0 +1,145 @@
+//! The semantic layer: types every expression of a lowered body (`syntax::ir`) under a
+//! template substitution, applies DPC++'s rule for used aspects to the values it computes, and
+//! resolves calls, launches and kernels by those types (overloads, specialisations, template
+//! argument deduction). Pure: facts in, typed facts out; no IO, no graph.
+//!
+//! A template body is typed once per instantiation the call graph reaches (`Instance`); its
+//! parameters stay `Ty::Param` in the generic pattern, where nothing dependent counts.
+
+pub mod features;
+mod infer;
+pub mod ty;
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::devices::AspectId;
+use crate::syntax::{FileFacts, Function, Span};
+pub use infer::type_function;
+pub use ty::Ty;
+
+/// The aspects named in a list, unknown names left out.
+pub fn known_aspects(refs: &[crate::syntax::AspectRef]) -> crate::devices::AspectSet {
+    refs.iter()
+        .filter_map(|r| match r {
+            crate::syntax::AspectRef::Named { name, .. } => {
+                crate::devices::registry().by_name(name)
+            }
+            crate::syntax::AspectRef::Unknown { .. } => None,
+        })
+        .collect()
+}
+
+/// A function under a substitution of its template parameters (`Function::tparams`, in order;
+/// empty for a non-template).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Instance {
+    pub file: u32,
+    pub func: u32,
+    pub subst: Arc<[Ty]>,
+}
+
+impl Instance {
+    pub fn plain(file: u32, func: u32) -> Self {
+        Self {
+            file,
+            func,
+            subst: Arc::from(Vec::new()),
+        }
+    }
+
+    /// Bound to concrete types (so worth a node of its own).
+    pub fn is_concrete(&self) -> bool {
+        !self.subst.is_empty() && self.subst.iter().all(Ty::is_concrete)
+    }
+}
+
+/// A value of a type that uses an aspect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SemUse {
+    pub aspect: AspectId,
+    pub what: String,
+    pub span: Span,
+}
+
+/// What typing one function found.
+#[derive(Clone, Debug, Default)]
+pub struct Typed {
+    pub uses: Vec<SemUse>,
+    /// Per call of `Function::calls` (same order): the functions it binds to, when typing
+    /// could decide (else `None`: resolve by name).
+    pub calls: Vec<Option<Vec<Instance>>>,
+    /// Per launch of `Function::launches`: the kernels it starts, when typing could decide.
+    pub launches: Vec<Option<Vec<Instance>>>,
+}
+
+/// The workspace's declarations by name, and which files see which.
+pub struct Index<'a> {
+    pub(crate) files: Vec<&'a FileFacts>,
+    classes: HashMap<&'a str, Vec<(u32, u32)>>,
+    aliases: HashMap<&'a str, Vec<(u32, u32)>>,
+    globals: HashMap<&'a str, Vec<(u32, u32)>>,
+    functions: HashMap<&'a str, Vec<(u32, u32)>>,
+    sees: &'a (dyn Fn(u32, u32) -> bool + Sync),
+}
+
+impl<'a> Index<'a> {
+    pub fn new(files: Vec<&'a FileFacts>, sees: &'a (dyn Fn(u32, u32) -> bool + Sync)) -> Self {
+        let mut ix = Index {
+            files,
+            classes: HashMap::default(),
+            aliases: HashMap::default(),
+            globals: HashMap::default(),
+            functions: HashMap::default(),
+            sees,
+        };
+        for (fi, f) in ix.files.iter().enumerate() {
+            let fi = fi as u32;
+            for (i, c) in f.classes.iter().enumerate() {
+                ix.classes
+                    .entry(c.name.as_str())
+                    .or_default()
+                    .push((fi, i as u32));
+            }
+            for (i, a) in f.aliases.iter().enumerate() {
+                ix.aliases
+                    .entry(a.name.as_str())
+                    .or_default()
+                    .push((fi, i as u32));
+            }
+            for (i, g) in f.globals.iter().enumerate() {
+                ix.globals
+                    .entry(g.name.as_str())
+                    .or_default()
+                    .push((fi, i as u32));
+            }
+            for (i, func) in f.functions.iter().enumerate() {
+                if !func.is_lambda && func.name != "<host>" {
+                    ix.functions
+                        .entry(func.name.as_str())
+                        .or_default()
+                        .push((fi, i as u32));
+                }
+            }
+        }
+        ix
+    }
+
+    pub fn function(&self, file: u32, func: u32) -> &'a Function {
+        &self.files[file as usize].functions[func as usize]
+    }
+
+    fn visible<'s>(
+        &'s self,
+        map: &'s HashMap<&'a str, Vec<(u32, u32)>>,
+        from: u32,
+        name: &str,
+    ) -> impl Iterator<Item = (u32, u32)> + 's {
+        map.get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(move |&(f, _)| (self.sees)(from, f))
+    }
+}

@@ -1,0 +1,599 @@
+//! Semantic types and the parser of type texts (`const sycl::accessor<T, 1>&`, `double*[4]`).
+//! Names are handed to a resolver, so the same parser serves workspace classes, aliases and
+//! template parameters.
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use crate::syntax::FloatLit as FloatKind;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Ty {
+    Unknown,
+    Void,
+    Bool,
+    Int {
+        bytes: u8,
+        signed: bool,
+    },
+    Float(FloatKindOrd),
+    Ptr(Arc<Ty>),
+    Ref(Arc<Ty>),
+    Array(Arc<Ty>),
+    Class(Arc<ClassTy>),
+    /// An unbound template parameter.
+    Param(Arc<str>),
+    /// A non-type template argument's value.
+    Value(i64),
+    /// A lambda's closure: its function (file, index) and the substitution it was made under.
+    Closure(u32, u32, Arc<[Ty]>),
+}
+
+/// `FloatKind` with an order, for use in sorted keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FloatKindOrd {
+    Half,
+    Float,
+    Double,
+    LongDouble,
+}
+
+impl From<FloatKind> for FloatKindOrd {
+    fn from(k: FloatKind) -> Self {
+        match k {
+            FloatKind::Half => Self::Half,
+            FloatKind::Float => Self::Float,
+            FloatKind::Double => Self::Double,
+            FloatKind::LongDouble => Self::LongDouble,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClassTy {
+    /// Qualified as declared for a workspace class (`ns::S`), as written otherwise.
+    pub name: String,
+    pub args: Vec<Ty>,
+    /// The declaring (file, class index) when the class is in the workspace.
+    pub decl: Option<(u32, u32)>,
+}
+
+impl ClassTy {
+    pub fn last(&self) -> &str {
+        self.name.rsplit("::").next().unwrap_or(&self.name)
+    }
+}
+
+pub const INT: Ty = Ty::Int {
+    bytes: 4,
+    signed: true,
+};
+pub const SIZE_T: Ty = Ty::Int {
+    bytes: 8,
+    signed: false,
+};
+pub const DOUBLE: Ty = Ty::Float(FloatKindOrd::Double);
+pub const FLOAT: Ty = Ty::Float(FloatKindOrd::Float);
+pub const HALF: Ty = Ty::Float(FloatKindOrd::Half);
+
+impl Ty {
+    pub fn class(name: impl Into<String>, args: Vec<Ty>) -> Ty {
+        Ty::Class(Arc::new(ClassTy {
+            name: name.into(),
+            args,
+            decl: None,
+        }))
+    }
+
+    /// Without references.
+    pub fn strip_ref(&self) -> &Ty {
+        match self {
+            Ty::Ref(t) => t.strip_ref(),
+            t => t,
+        }
+    }
+
+    pub fn is_known(&self) -> bool {
+        !matches!(self.strip_ref(), Ty::Unknown)
+    }
+
+    pub fn is_arithmetic(&self) -> bool {
+        matches!(self.strip_ref(), Ty::Bool | Ty::Int { .. } | Ty::Float(_))
+    }
+
+    /// Whether the type mentions an unbound template parameter.
+    pub fn is_dependent(&self) -> bool {
+        match self {
+            Ty::Param(_) => true,
+            Ty::Ptr(t) | Ty::Ref(t) | Ty::Array(t) => t.is_dependent(),
+            Ty::Class(c) => c.args.iter().any(Ty::is_dependent),
+            Ty::Closure(_, _, s) => s.iter().any(Ty::is_dependent),
+            _ => false,
+        }
+    }
+
+    /// Whether it names nothing unknown (every part known and bound).
+    pub fn is_concrete(&self) -> bool {
+        match self {
+            Ty::Unknown | Ty::Param(_) => false,
+            Ty::Ptr(t) | Ty::Ref(t) | Ty::Array(t) => t.is_concrete(),
+            Ty::Class(c) => c.args.iter().all(Ty::is_concrete),
+            _ => true,
+        }
+    }
+
+    /// Size in bytes on the 64-bit device targets, when it is a scalar or pointer.
+    pub fn scalar_size(&self) -> Option<u32> {
+        match self.strip_ref() {
+            Ty::Bool => Some(1),
+            Ty::Int { bytes, .. } => Some(*bytes as u32),
+            Ty::Float(FloatKindOrd::Half) => Some(2),
+            Ty::Float(FloatKindOrd::Float) => Some(4),
+            Ty::Float(FloatKindOrd::Double) => Some(8),
+            Ty::Float(FloatKindOrd::LongDouble) => Some(16),
+            Ty::Ptr(_) => Some(8),
+            _ => None,
+        }
+    }
+
+    /// The usual arithmetic conversions of two operands.
+    pub fn common(a: &Ty, b: &Ty) -> Ty {
+        let (a, b) = (a.strip_ref(), b.strip_ref());
+        match (a, b) {
+            (Ty::Float(x), Ty::Float(y)) => Ty::Float(*x.max(y)),
+            (Ty::Float(x), Ty::Int { .. } | Ty::Bool)
+            | (Ty::Int { .. } | Ty::Bool, Ty::Float(x)) => Ty::Float(*x),
+            (
+                Ty::Int {
+                    bytes: x,
+                    signed: sx,
+                },
+                Ty::Int {
+                    bytes: y,
+                    signed: sy,
+                },
+            ) => {
+                let bytes = (*x).max(*y).max(4);
+                let signed = if x == y {
+                    *sx && *sy
+                } else if x > y {
+                    *sx
+                } else {
+                    *sy
+                };
+                Ty::Int { bytes, signed }
+            }
+            (Ty::Bool, t @ Ty::Int { .. }) | (t @ Ty::Int { .. }, Ty::Bool) => Ty::common(t, t),
+            (Ty::Bool, Ty::Bool) => INT,
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// Integral promotion of one operand.
+    pub fn promoted(&self) -> Ty {
+        match self.strip_ref() {
+            Ty::Bool => INT,
+            t @ Ty::Int { .. } => Ty::common(t, t),
+            t => t.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Unknown => write!(f, "?"),
+            Ty::Void => write!(f, "void"),
+            Ty::Bool => write!(f, "bool"),
+            Ty::Int { bytes, signed } => {
+                let base = match bytes {
+                    1 => "char",
+                    2 => "short",
+                    4 => "int",
+                    _ => "long",
+                };
+                if *signed {
+                    write!(f, "{base}")
+                } else {
+                    write!(f, "unsigned {base}")
+                }
+            }
+            Ty::Float(k) => write!(
+                f,
+                "{}",
+                match k {
+                    FloatKindOrd::Half => "sycl::half",
+                    FloatKindOrd::Float => "float",
+                    FloatKindOrd::Double => "double",
+                    FloatKindOrd::LongDouble => "long double",
+                }
+            ),
+            Ty::Ptr(t) => write!(f, "{t}*"),
+            Ty::Ref(t) => write!(f, "{t}&"),
+            Ty::Array(t) => write!(f, "{t}[]"),
+            Ty::Class(c) => {
+                write!(f, "{}", c.name)?;
+                if !c.args.is_empty() {
+                    write!(f, "<")?;
+                    for (i, a) in c.args.iter().enumerate() {
+                        if i > 0 {
+                            write!(f, ", ")?;
+                        }
+                        write!(f, "{a}")?;
+                    }
+                    write!(f, ">")?;
+                }
+                Ok(())
+            }
+            Ty::Param(p) => write!(f, "{p}"),
+            Ty::Value(v) => write!(f, "{v}"),
+            Ty::Closure(..) => write!(f, "(lambda)"),
+        }
+    }
+}
+
+// ---- parsing type texts -------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok<'a> {
+    Ident(&'a str),
+    Num(&'a str),
+    Punct(&'a str),
+}
+
+fn tokens(text: &str) -> Vec<Tok<'_>> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+        } else if c.is_ascii_alphabetic() || c == b'_' {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            out.push(Tok::Ident(&text[s..i]));
+        } else if c.is_ascii_digit() {
+            let s = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'\'') {
+                i += 1;
+            }
+            out.push(Tok::Num(&text[s..i]));
+        } else if text[i..].starts_with("::") || text[i..].starts_with("&&") {
+            out.push(Tok::Punct(&text[i..i + 2]));
+            i += 2;
+        } else {
+            let len = text[i..].chars().next().map_or(1, char::len_utf8);
+            out.push(Tok::Punct(&text[i..i + len]));
+            i += len;
+        }
+    }
+    out
+}
+
+/// What the parser asks the resolver: a (possibly qualified) name with its template
+/// arguments already resolved.
+pub trait NameResolver {
+    fn resolve(&mut self, path: &[&str], args: Vec<Ty>) -> Ty;
+    /// A non-type template argument written as a name (`N`, `dims`).
+    fn value(&mut self, _name: &str) -> Ty {
+        Ty::Unknown
+    }
+}
+
+const BUILTIN_WORDS: [&str; 13] = [
+    "unsigned", "signed", "short", "long", "int", "char", "float", "double", "bool", "void",
+    "auto", "wchar_t", "_Float16",
+];
+
+/// Builtin integer typedefs of the standard library.
+pub fn builtin_typedef(name: &str) -> Option<Ty> {
+    let name = name.strip_prefix("std::").unwrap_or(name);
+    let i = |bytes, signed| Some(Ty::Int { bytes, signed });
+    match name {
+        "size_t" | "uintptr_t" | "uint64_t" | "uintmax_t" => i(8, false),
+        "ssize_t" | "ptrdiff_t" | "intptr_t" | "int64_t" | "intmax_t" => i(8, true),
+        "int32_t" => i(4, true),
+        "uint32_t" => i(4, false),
+        "int16_t" => i(2, true),
+        "uint16_t" => i(2, false),
+        "int8_t" => i(1, true),
+        "uint8_t" | "byte" => i(1, false),
+        "char16_t" => i(2, false),
+        "char32_t" => i(4, false),
+        _ => None,
+    }
+}
+
+fn builtin(words: &[&str]) -> Ty {
+    let has = |w: &str| words.contains(&w);
+    let longs = words.iter().filter(|w| **w == "long").count();
+    if has("void") {
+        return Ty::Void;
+    }
+    if has("auto") {
+        return Ty::Unknown;
+    }
+    if has("bool") {
+        return Ty::Bool;
+    }
+    if has("double") {
+        return Ty::Float(if longs > 0 {
+            FloatKindOrd::LongDouble
+        } else {
+            FloatKindOrd::Double
+        });
+    }
+    if has("float") {
+        return FLOAT;
+    }
+    if has("_Float16") {
+        return HALF;
+    }
+    let signed = !has("unsigned");
+    let bytes = if has("char") {
+        1
+    } else if has("short") {
+        2
+    } else if has("wchar_t") {
+        4
+    } else if longs > 0 {
+        8
+    } else {
+        4
+    };
+    Ty::Int { bytes, signed }
+}
+
+struct Parser<'a, 'r> {
+    toks: Vec<Tok<'a>>,
+    at: usize,
+    r: &'r mut dyn NameResolver,
+}
+
+/// Parses a type text; names go to `r`. What it cannot read is `Unknown`.
+pub fn parse_type(text: &str, r: &mut dyn NameResolver) -> Ty {
+    let mut p = Parser {
+        toks: tokens(text),
+        at: 0,
+        r,
+    };
+    p.ty()
+}
+
+impl<'a> Parser<'a, '_> {
+    fn peek(&self) -> Option<Tok<'a>> {
+        self.toks.get(self.at).copied()
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        if self.peek() == Some(Tok::Punct(p)) {
+            self.at += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn ty(&mut self) -> Ty {
+        let mut words = Vec::new();
+        let mut base = None;
+        while let Some(t) = self.peek() {
+            match t {
+                Tok::Ident(
+                    "const" | "volatile" | "typename" | "struct" | "class" | "constexpr" | "static"
+                    | "inline" | "mutable" | "enum" | "register" | "extern" | "thread_local",
+                ) => self.at += 1,
+                Tok::Ident(w) if BUILTIN_WORDS.contains(&w) => {
+                    words.push(w);
+                    self.at += 1;
+                }
+                Tok::Ident("decltype") => {
+                    self.skip_group();
+                    base = Some(Ty::Unknown);
+                    break;
+                }
+                Tok::Ident(_) | Tok::Punct("::") if words.is_empty() && base.is_none() => {
+                    base = Some(self.name());
+                }
+                _ => break,
+            }
+        }
+        let mut t = match base {
+            Some(b) => b,
+            None if !words.is_empty() => builtin(&words),
+            None => Ty::Unknown,
+        };
+        // Declarator modifiers, left to right.
+        loop {
+            match self.peek() {
+                Some(Tok::Punct("*")) => {
+                    self.at += 1;
+                    t = Ty::Ptr(Arc::new(t));
+                }
+                Some(Tok::Punct("&" | "&&")) => {
+                    self.at += 1;
+                    t = Ty::Ref(Arc::new(t));
+                }
+                Some(Tok::Punct("[")) => {
+                    while let Some(x) = self.peek() {
+                        self.at += 1;
+                        if x == Tok::Punct("]") {
+                            break;
+                        }
+                    }
+                    t = Ty::Array(Arc::new(t));
+                }
+                Some(Tok::Ident("const" | "volatile" | "__restrict" | "__restrict__")) => {
+                    self.at += 1
+                }
+                _ => break,
+            }
+        }
+        t
+    }
+
+    fn skip_group(&mut self) {
+        self.at += 1;
+        if !self.eat("(") {
+            return;
+        }
+        let mut depth = 1;
+        while let Some(t) = self.peek() {
+            self.at += 1;
+            match t {
+                Tok::Punct("(") => depth += 1,
+                Tok::Punct(")") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn name(&mut self) -> Ty {
+        let mut path: Vec<&'a str> = Vec::new();
+        let mut args = Vec::new();
+        self.eat("::");
+        loop {
+            match self.peek() {
+                Some(Tok::Ident("template")) => {
+                    self.at += 1;
+                    continue;
+                }
+                Some(Tok::Ident(w)) => {
+                    self.at += 1;
+                    path.push(w);
+                }
+                _ => break,
+            }
+            if self.peek() == Some(Tok::Punct("<")) {
+                self.at += 1;
+                args = self.targs();
+            }
+            if !self.eat("::") {
+                break;
+            }
+            // Arguments of an inner component (`A<T>::type`) are dropped with it.
+            args.clear();
+        }
+        if path.len() == 1 && args.is_empty() {
+            if let Some(t) = builtin_typedef(path[0]) {
+                return t;
+            }
+        }
+        if path.len() == 2 && path[0] == "std" && args.is_empty() {
+            if let Some(t) = builtin_typedef(path[1]) {
+                return t;
+            }
+        }
+        self.r.resolve(&path, args)
+    }
+
+    fn targs(&mut self) -> Vec<Ty> {
+        let mut out = Vec::new();
+        loop {
+            if self.eat(">") {
+                return out;
+            }
+            if self.peek().is_none() {
+                return out;
+            }
+            let start = self.at;
+            let arg = match self.peek() {
+                Some(Tok::Num(n)) => {
+                    self.at += 1;
+                    parse_int(n).map_or(Ty::Unknown, Ty::Value)
+                }
+                Some(Tok::Ident("true")) => {
+                    self.at += 1;
+                    Ty::Value(1)
+                }
+                Some(Tok::Ident("false")) => {
+                    self.at += 1;
+                    Ty::Value(0)
+                }
+                _ => {
+                    let t = self.ty();
+                    if self.at == start {
+                        Ty::Unknown
+                    } else {
+                        t
+                    }
+                }
+            };
+            // A value argument that is an expression: skip to the next `,` or `>`.
+            let mut depth = 0;
+            let mut extra = false;
+            while let Some(t) = self.peek() {
+                match t {
+                    Tok::Punct("<" | "(") => depth += 1,
+                    Tok::Punct(")") => depth -= 1,
+                    Tok::Punct(">") if depth > 0 => depth -= 1,
+                    Tok::Punct(">" | ",") if depth == 0 => break,
+                    _ => {}
+                }
+                extra = true;
+                self.at += 1;
+            }
+            out.push(if extra { Ty::Unknown } else { arg });
+            if self.at == start {
+                self.at += 1;
+            }
+            self.eat(",");
+        }
+    }
+}
+
+fn parse_int(t: &str) -> Option<i64> {
+    let t = t.replace('\'', "");
+    let t = t.trim_end_matches(['u', 'U', 'l', 'L']);
+    if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        i64::from_str_radix(h, 16).ok()
+    } else {
+        t.parse().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Plain;
+    impl NameResolver for Plain {
+        fn resolve(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
+            match path {
+                ["T"] => Ty::Param("T".into()),
+                ["sycl", "half"] | ["half"] => HALF,
+                _ => Ty::class(path.join("::"), args),
+            }
+        }
+    }
+
+    fn p(t: &str) -> String {
+        parse_type(t, &mut Plain).to_string()
+    }
+
+    #[test]
+    fn parses_builtins_modifiers_and_templates() {
+        assert_eq!(p("const double*"), "double*");
+        assert_eq!(p("unsigned long long int"), "unsigned long");
+        assert_eq!(p("long double&"), "long double&");
+        assert_eq!(p("std::size_t"), "unsigned long");
+        assert_eq!(p("float*[4]"), "float*[]");
+        assert_eq!(
+            p("sycl::accessor<T, 1, sycl::access::mode::read>"),
+            "sycl::accessor<T, 1, sycl::access::mode::read>"
+        );
+        assert_eq!(p("sycl::vec<sycl::half, 2>"), "sycl::vec<sycl::half, 2>");
+        assert_eq!(p("A<B<double>>"), "A<B<double>>");
+        assert_eq!(p("A<N + 1, T>"), "A<?, T>");
+        assert_eq!(p("auto"), "?");
+        assert_eq!(p(""), "?");
+    }
+}

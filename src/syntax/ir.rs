@@ -1,0 +1,285 @@
+//! A function body lowered for typing: an arena of expressions with stable ids, the locals they
+//! name, and the evaluated full-expressions in source order. Names are resolved to locals at
+//! lowering (scopes are lexical); everything else (globals, members, calls, templates) is left
+//! to the semantic layer, which types a body once per instantiation. Types are kept as
+//! normalised text (`double*`, `sycl::accessor<T,1>`) and parsed there.
+
+use serde::{Deserialize, Serialize};
+
+use super::facts::Span;
+
+pub type ExprId = u32;
+pub type LocalId = u32;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Body {
+    pub locals: Vec<LocalVar>,
+    pub exprs: Vec<Expr>,
+    /// One per expression.
+    pub spans: Vec<Span>,
+    /// Evaluated code in source order.
+    pub stmts: Vec<Stmt>,
+    /// For a lambda: the enclosing function (index in `FileFacts::functions`).
+    pub parent: Option<u32>,
+    /// Generic lambda or abbreviated template: `auto` parameters, by local id.
+    pub auto_params: Vec<LocalId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Stmt {
+    /// A full-expression evaluated here.
+    Expr(ExprId),
+    /// A local comes into existence here (its storage is a use of its type).
+    Local(LocalId),
+    /// A returned value.
+    Return(ExprId),
+    /// `if constexpr (cond)`: the next `then_len` statements form the true branch, the
+    /// `else_len` after them the false one. Only the live one is code in an instantiation.
+    IfConstexpr {
+        cond: ExprId,
+        then_len: u32,
+        else_len: u32,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LocalVar {
+    pub name: String,
+    pub ty: LocalTy,
+    pub span: Span,
+    pub param: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LocalTy {
+    /// As written, with declarator modifiers (`const float&`, `double*`, `int[4]`); may be
+    /// `auto`, `auto&`, `auto*`.
+    Declared(String),
+    /// `auto x = e` (any cv/ref form): the type of `e`, with the modifiers in the text.
+    Auto(String, ExprId),
+    /// `decltype(e) x`.
+    Decltype(ExprId),
+    /// `for (auto x : e)`: the element type of `e`.
+    RangeElem(String, ExprId),
+    /// `auto [a, b] = e`: the n-th element of `e`.
+    Binding(ExprId, u32),
+    /// A capture: the local of the enclosing function's body.
+    Outer(LocalId),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FloatLit {
+    Half,
+    Float,
+    Double,
+    LongDouble,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lit {
+    /// `longs`: 0, 1 or 2 `l` suffixes; `value` when it fits.
+    Int {
+        longs: u8,
+        unsigned: bool,
+        value: Option<i64>,
+    },
+    Float(FloatLit),
+    Bool(bool),
+    Char,
+    Str,
+    Null,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnOp {
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    Deref,
+    Addr,
+    Inc,
+    Dec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    And,
+    Or,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    Comma,
+}
+
+impl BinOp {
+    pub fn from_text(op: &str) -> Option<Self> {
+        Some(match op {
+            "+" => Self::Add,
+            "-" => Self::Sub,
+            "*" => Self::Mul,
+            "/" => Self::Div,
+            "%" => Self::Rem,
+            "<<" => Self::Shl,
+            ">>" => Self::Shr,
+            "&" => Self::BitAnd,
+            "|" => Self::BitOr,
+            "^" => Self::BitXor,
+            "&&" | "and" => Self::And,
+            "||" | "or" => Self::Or,
+            "<" => Self::Lt,
+            ">" => Self::Gt,
+            "<=" => Self::Le,
+            ">=" => Self::Ge,
+            "==" => Self::Eq,
+            "!=" | "not_eq" => Self::Ne,
+            "," => Self::Comma,
+            _ => return None,
+        })
+    }
+
+    /// Arithmetic that runs in the operands' common type.
+    pub fn is_arithmetic(self) -> bool {
+        matches!(
+            self,
+            Self::Add | Self::Sub | Self::Mul | Self::Div | Self::Rem
+        )
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            Self::Lt | Self::Gt | Self::Le | Self::Ge | Self::Eq | Self::Ne
+        )
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Expr {
+    Lit(Lit),
+    Local(LocalId),
+    /// A name no local declares: a global, an enumerator, a function, a member of `this`.
+    Name(String),
+    This,
+    Member {
+        base: ExprId,
+        arrow: bool,
+        name: String,
+    },
+    Index {
+        base: ExprId,
+        index: ExprId,
+    },
+    Unary {
+        op: UnOp,
+        arg: ExprId,
+    },
+    Binary {
+        op: BinOp,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
+    /// `=` (op `None`) or a compound assignment.
+    Assign {
+        op: Option<BinOp>,
+        lhs: ExprId,
+        rhs: ExprId,
+    },
+    Cond {
+        cond: ExprId,
+        then: ExprId,
+        els: ExprId,
+    },
+    /// The callee is a `Name`, `Member`, `TemplateName`, a local, or any expression.
+    Call {
+        callee: ExprId,
+        args: Vec<ExprId>,
+    },
+    /// `f<A, B>` as written (names and template arguments as text).
+    TemplateName {
+        name: String,
+        targs: Vec<String>,
+    },
+    /// `obj.template f<A>` / `obj.f<A>`.
+    MemberTemplate {
+        base: ExprId,
+        arrow: bool,
+        name: String,
+        targs: Vec<String>,
+    },
+    /// Every explicit conversion: `static_cast<T>(e)`, `(T)e`, `T(e)`, `T{e}`, `T{}`; the
+    /// construction of a class by name.
+    Cast {
+        ty: String,
+        args: Vec<ExprId>,
+    },
+    New {
+        ty: String,
+        args: Vec<ExprId>,
+    },
+    /// A lambda: its function's index in `FileFacts::functions`.
+    Lambda(u32),
+    /// `{a, b}` without a type.
+    InitList(Vec<ExprId>),
+    /// `sizeof(T)` / `sizeof e`: no code, but a constant in `if constexpr`.
+    SizeOf(Option<String>),
+    /// Evaluated children whose own type is unknown.
+    Unknown(Vec<ExprId>),
+}
+
+impl Expr {
+    /// Sub-expressions evaluated with this one.
+    pub fn children(&self) -> Vec<ExprId> {
+        match self {
+            Expr::Member { base, .. } | Expr::MemberTemplate { base, .. } => vec![*base],
+            Expr::Index { base, index } => vec![*base, *index],
+            Expr::Unary { arg, .. } => vec![*arg],
+            Expr::Binary { lhs, rhs, .. } | Expr::Assign { lhs, rhs, .. } => vec![*lhs, *rhs],
+            Expr::Cond { cond, then, els } => vec![*cond, *then, *els],
+            Expr::Call { callee, args } => std::iter::once(*callee).chain(args.clone()).collect(),
+            Expr::Cast { args, .. }
+            | Expr::New { args, .. }
+            | Expr::InitList(args)
+            | Expr::Unknown(args) => args.clone(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A template parameter: `typename T = double`, `int N`, `class... Ts`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TParam {
+    pub name: String,
+    /// A type parameter (else a value).
+    pub is_type: bool,
+    pub default: Option<String>,
+}
+
+/// A data member: name and type with declarator modifiers.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    pub ty: String,
+    pub is_static: bool,
+}
+
+/// A variable at namespace scope.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Global {
+    pub name: String,
+    pub scope: Vec<String>,
+    pub ty: String,
+}
