@@ -3,6 +3,7 @@
 # Needs target/release/sycl-analyzer (cargo build --release); installs libclang from PyPI into a
 # venv under ${TMPDIR:-/tmp}. Exits non-zero on any mismatch between the analyzer and the oracle.
 set -euo pipefail
+export PYTHONDONTWRITEBYTECODE=1
 cd "$(dirname "$0")/.."
 
 bin="${SYCL_ANALYZER_BIN:-$PWD/target/release/sycl-analyzer}"

@@ -315,7 +315,6 @@ class Gen:
         self.anchors = {}  # anchor id -> set of aspects
         self.top = []  # top-level code blocks (after prelude)
         self.host_lines = []  # lines of run()
-        self.need_props = False
         self.need_syclex = False
         self.host_uneval = set()  # host scalars named only in unevaluated operands
 

@@ -25,6 +25,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the work tree
 sys.path.insert(0, HERE)
 
 COMPARED = ("fp64", "fp16", "atomic64")
@@ -137,7 +138,7 @@ def run_seed(seed):
 
     opts = _worker["opts"]
     d = _worker["dir"]
-    res = {"seed": seed, "kernels": [], "mismatches": [], "error": None, "rejected": None, "gen_problems": [], "path": None}
+    res = {"seed": seed, "kernels": [], "mismatches": [], "error": None, "rejected": None, "gen_problems": []}
     try:
         text = gen.generate(seed)
     except Exception as e:  # a generator crash is a generator bug
@@ -146,10 +147,17 @@ def run_seed(seed):
     path = os.path.join(d, "seed_%d.cpp" % seed)
     with open(path, "w") as f:
         f.write(text)
-    res["path"] = path
     res["lines"] = text.count("\n")
     t0 = time.time()
-    r = _worker["oracle"].analyze(path, include_dirs=[d])
+    try:
+        r = _worker["oracle"].analyze(path, include_dirs=[d])
+    except Exception:  # an oracle crash is a harness bug: report it like a rejected program
+        import traceback
+
+        res["rejected"] = ["oracle.py crashed:"] + traceback.format_exc().strip().split("\n")[-6:]
+        res["text"] = text
+        os.unlink(path)
+        return res
     res["oracle_s"] = time.time() - t0
     if r["errors"]:
         res["rejected"] = r["errors"][:8]
@@ -247,7 +255,8 @@ def differential(ns):
         if r["rejected"]:
             n_rejected += 1
             kept = keep_program(ns.keep, r)
-            out.write("REJECTED seed %d (a generator bug: clang rejects the program)%s\n" % (r["seed"], " -> " + kept if kept else ""))
+            what = "a harness bug" if "crashed" in r["rejected"][0] else "a generator bug: clang rejects the program"
+            out.write("REJECTED seed %d (%s)%s\n" % (r["seed"], what, " -> " + kept if kept else ""))
             for e in r["rejected"]:
                 out.write("    %s\n" % e)
             continue
