@@ -114,10 +114,28 @@ pub fn run(
     let mut report = analysis::analyze(&loaded.files, &settings);
     report.diagnostics.extend(loaded.notices);
     match args.format {
-        CheckFormat::Json => output::print_json(&json!({
-            "diagnostics": report.diagnostics,
-            "stats": report.stats,
-        })),
+        CheckFormat::Json => {
+            let reg = crate::devices::registry();
+            let kernels: Vec<_> = report
+                .summaries
+                .iter()
+                .filter(|s| s.kernel)
+                .map(|s| {
+                    json!({
+                        "name": s.name,
+                        "file": &*s.file,
+                        "line": s.name_span.pos.line,
+                        "column": s.name_span.pos.column,
+                        "used": reg.sorted_names(s.used),
+                    })
+                })
+                .collect();
+            output::print_json(&json!({
+                "diagnostics": report.diagnostics,
+                "kernels": kernels,
+                "stats": report.stats,
+            }))
+        }
         CheckFormat::Sarif => output::print_json(&sarif(&report)),
         CheckFormat::Text => {
             // Only flagged files are shown: they are read again rather than all kept.
