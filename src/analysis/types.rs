@@ -7,6 +7,7 @@
 //! never rest on a guess between unrelated types.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
 
 use super::SourceFile;
 use crate::devices::AspectSet;
@@ -25,6 +26,10 @@ struct AliasDecl<'a> {
 pub struct TypeIndex<'a> {
     aliases: HashMap<&'a str, Vec<AliasDecl<'a>>>,
     classes: HashMap<&'a str, Vec<&'a Class>>,
+    /// Whether any alias carries `uses_aspects` (most workspaces: none, so nothing to follow).
+    any_tags: bool,
+    /// Memo per type text: chains fan out over every same-named alias in the workspace.
+    tags: RefCell<HashMap<Box<str>, AspectSet>>,
 }
 
 /// `(qualifier components, name)` of a type text, template arguments dropped.
@@ -60,12 +65,21 @@ impl<'a> TypeIndex<'a> {
                 classes.entry(c.name.as_str()).or_default().push(c);
             }
         }
-        Self { aliases, classes }
+        let any_tags = aliases.values().flatten().any(|d| !d.uses.is_empty());
+        Self {
+            aliases,
+            classes,
+            any_tags,
+            tags: RefCell::default(),
+        }
     }
 
     /// What `uses_aspects` on `typedef`/`using` declarations along an alias chain add to a
     /// type: the semantic layer sees through aliases to the type they name.
     pub fn alias_tags(&self, text: &str) -> AspectSet {
+        if !self.any_tags {
+            return AspectSet::EMPTY;
+        }
         self.alias_tags_at(text, 0)
     }
 
@@ -73,16 +87,21 @@ impl<'a> TypeIndex<'a> {
         if depth > MAX_DEPTH {
             return AspectSet::EMPTY;
         }
+        if let Some(&set) = self.tags.borrow().get(text) {
+            return set;
+        }
         let (qualifier, name) = split(text);
         let Some(decls) = self.aliases.get(name) else {
             return AspectSet::EMPTY;
         };
-        agreed(
+        let set = agreed(
             decls
                 .iter()
                 .filter(|d| scope_matches(d.scope, &qualifier) && d.target != text)
                 .map(|d| d.uses.union(self.alias_tags_at(d.target, depth + 1))),
-        )
+        );
+        self.tags.borrow_mut().insert(text.into(), set);
+        set
     }
 
     pub fn classes_named(&self, name: &str) -> &[&'a Class] {

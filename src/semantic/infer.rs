@@ -106,6 +106,29 @@ impl super::ty::NameResolver for Resolver<'_, '_, '_> {
         if self.depth > MAX_DEPTH {
             return Ty::Unknown;
         }
+        let ix = self.ix;
+        let decls: Vec<(u32, u32)> = ix
+            .visible(&ix.aliases, self.from, name)
+            .chain(
+                ix.visible(&ix.classes, self.from, name)
+                    .map(|(f, i)| (f | 1 << 31, i)),
+            )
+            .collect();
+        let key = (path.join("::").into_boxed_str(), args, decls);
+        if let Some(t) = self.ix.names.borrow().get(&key) {
+            return t.clone();
+        }
+        let t = self.lookup(path, key.1.clone());
+        self.ix.names.borrow_mut().insert(key, t.clone());
+        t
+    }
+}
+
+impl Resolver<'_, '_, '_> {
+    fn lookup(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
+        let Some(&name) = path.last() else {
+            return Ty::Unknown;
+        };
         let q = &path[..path.len() - 1];
         let ix = self.ix;
         // Aliases: all visible declarations must agree.
@@ -1625,6 +1648,22 @@ fn aspects_of(ix: &Index, t: &Ty, depth: usize) -> AspectSet {
             if depth > MAX_DEPTH {
                 return AspectSet::EMPTY;
             }
+            if let Some(&set) = ix.class_aspects.borrow().get(c) {
+                return set;
+            }
+            let set = class_aspects(ix, c, depth);
+            ix.class_aspects.borrow_mut().insert(c.clone(), set);
+            set
+        }
+        _ => AspectSet::EMPTY,
+    }
+}
+
+fn class_aspects(ix: &Index, c: &ClassTy, depth: usize) -> AspectSet {
+    let reg = registry();
+    let one = |n: &str| -> AspectSet { reg.by_name(n).into_iter().collect() };
+    {
+        {
             let f = features();
             let mut set = AspectSet::EMPTY;
             if let Some(a) = f.type_aspect(&c.name) {
@@ -1672,6 +1711,5 @@ fn aspects_of(ix: &Index, t: &Ty, depth: usize) -> AspectSet {
             }
             set
         }
-        _ => AspectSet::EMPTY,
     }
 }

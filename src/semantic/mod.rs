@@ -10,6 +10,7 @@ pub mod features;
 mod infer;
 pub mod ty;
 
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -82,11 +83,22 @@ pub struct Index<'a> {
     globals: HashMap<&'a str, Vec<(u32, u32)>>,
     functions: HashMap<&'a str, Vec<(u32, u32)>>,
     sees: &'a (dyn Fn(u32, u32) -> bool + Sync),
+    /// Memo of name lookups by (path, template arguments, the declarations of the name that are
+    /// visible): the result depends on nothing else, so a name is resolved once per set of
+    /// visible declarations, not once per mention (SYCL-CTS names the same aliases millions of
+    /// times from thousands of files).
+    pub(crate) names: RefCell<HashMap<NameKey, Ty>>,
+    /// Memo of the aspects a class type holds by value.
+    pub(crate) class_aspects: RefCell<HashMap<Arc<ty::ClassTy>, crate::devices::AspectSet>>,
 }
+
+pub(crate) type NameKey = (Box<str>, Vec<Ty>, Vec<(u32, u32)>);
 
 impl<'a> Index<'a> {
     pub fn new(files: Vec<&'a FileFacts>, sees: &'a (dyn Fn(u32, u32) -> bool + Sync)) -> Self {
         let mut ix = Index {
+            names: RefCell::default(),
+            class_aspects: RefCell::default(),
             files,
             classes: HashMap::default(),
             aliases: HashMap::default(),
