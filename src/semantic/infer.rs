@@ -139,7 +139,16 @@ impl Resolver<'_, '_, '_> {
             if !scope_ends_with(&a.scope, q) || a.target == name {
                 continue;
             }
-            let t = resolve_text(ix, f, &a.target, &HashMap::default(), self.depth + 1);
+            let mut env: HashMap<String, Ty> = HashMap::default();
+            for (k, p) in a.tparams.iter().enumerate() {
+                let t = match (args.get(k), &p.default) {
+                    (Some(t), _) => t.clone(),
+                    (None, Some(d)) => resolve_text(ix, f, d, &env, self.depth + 1),
+                    (None, None) => Ty::Param(p.name.as_str().into()),
+                };
+                env.insert(p.name.clone(), t);
+            }
+            let t = resolve_text(ix, f, &a.target, &env, self.depth + 1);
             match &alias {
                 Some(prev) if *prev != t => disagree = true,
                 Some(_) => {}
@@ -607,7 +616,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 let n = f.tparams.len().min(self.inst_subst.len());
                 Ty::Closure(self.file, *fi, Arc::from(&self.inst_subst[..n]))
             }
-            Expr::SizeOf(_) => SIZE_T,
+            Expr::SizeOf(_) | Expr::SizeOfExpr(_) => SIZE_T,
             Expr::InitList(_) | Expr::Unknown(_) => Ty::Unknown,
         }
     }
@@ -1041,6 +1050,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             Expr::Name(n) => self.trait_value(n),
             Expr::SizeOf(Some(t)) => self.resolve(t).scalar_size().map(i64::from),
+            Expr::SizeOfExpr(x) => self.ty(*x).strip_ref().scalar_size().map(i64::from),
             Expr::Unary { op: UnOp::Not, arg } => Some((self.const_eval(*arg)? == 0) as i64),
             Expr::Unary { op: UnOp::Neg, arg } => Some(-self.const_eval(*arg)?),
             Expr::Binary { op, lhs, rhs } => {
@@ -1081,7 +1091,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     /// Folded at compile time: literals and operators over them.
     fn is_constant(&self, e: ExprId) -> bool {
         match self.expr(e) {
-            Some(Expr::Lit(_) | Expr::SizeOf(_)) => true,
+            Some(Expr::Lit(_) | Expr::SizeOf(_) | Expr::SizeOfExpr(_)) => true,
             Some(Expr::Unary { op, arg })
                 if !matches!(op, UnOp::Deref | UnOp::Inc | UnOp::Dec | UnOp::Addr) =>
             {
@@ -1227,7 +1237,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         let Some(x) = self.expr(e) else { return };
         let body = self.body.expect("visited bodies exist");
         match x {
-            Expr::SizeOf(_) | Expr::Lambda(_) => return,
+            Expr::SizeOf(_) | Expr::SizeOfExpr(_) | Expr::Lambda(_) => return,
             Expr::TemplateName { .. } | Expr::Name(_) if self.const_eval(e).is_some() => return,
             _ => {}
         }

@@ -410,6 +410,7 @@ impl<'a> Extractor<'a> {
             scope: self.scope.clone(),
             target,
             uses_aspects: Vec::new(),
+            tparams: Vec::new(),
         });
         self.heads.push((
             TextRange::new(self.head_start(n).min(n.start_byte()), n.end_byte()),
@@ -436,6 +437,7 @@ impl<'a> Extractor<'a> {
                 scope: self.scope.clone(),
                 target: target.clone(),
                 uses_aspects: Vec::new(),
+                tparams: Vec::new(),
             });
             self.heads.push((
                 TextRange::new(self.head_start(n).min(n.start_byte()), n.end_byte()),

@@ -207,6 +207,9 @@ pub struct Alias {
     pub scope: Vec<String>,
     pub target: String,
     pub uses_aspects: Vec<AspectRef>,
+    /// An alias template's own parameters (`template <class T> using v4 = sycl::vec<T, 4>`).
+    #[serde(default)]
+    pub tparams: Vec<TParam>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

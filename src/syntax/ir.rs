@@ -236,6 +236,8 @@ pub enum Expr {
     InitList(Vec<ExprId>),
     /// `sizeof(T)` / `sizeof e`: no code, but a constant in `if constexpr`.
     SizeOf(Option<String>),
+    /// `sizeof(x)` of an expression: unevaluated, but its type gives a constant.
+    SizeOfExpr(ExprId),
     /// Evaluated children whose own type is unknown.
     Unknown(Vec<ExprId>),
 }

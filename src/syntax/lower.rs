@@ -106,6 +106,11 @@ impl<'a> Lowerer<'a, '_> {
                 let saved = self.tparams.len();
                 if let Some(list) = field(n, "parameters") {
                     let params = self.template_params(list);
+                    for a in named_children(n) {
+                        if a.kind() == "alias_declaration" {
+                            self.alias_template(a, &params);
+                        }
+                    }
                     self.tparams.extend(params);
                 }
                 for c in named_children(n) {
@@ -144,6 +149,51 @@ impl<'a> Lowerer<'a, '_> {
                 }
             }
         }
+    }
+
+    fn alias_template(&mut self, n: Node, params: &[TParam]) {
+        let Some(name) = field(n, "name").map(|x| self.text(x)) else {
+            return;
+        };
+        let scope = &self.scope;
+        if let Some(a) = self
+            .facts
+            .aliases
+            .iter_mut()
+            .find(|a| a.name == name && a.scope == *scope && a.tparams.is_empty())
+        {
+            a.tparams = params.to_vec();
+        }
+    }
+
+    /// `sizeof(T)` parses as an expression when `T` is a bare name: a name that is no local
+    /// is taken as a type.
+    fn sizeof(&mut self, n: Node) -> Expr {
+        if let Some(t) = field(n, "type") {
+            return Expr::SizeOf(Some(normalize(self.text(t))));
+        }
+        let Some(mut v) = field(n, "value") else {
+            return Expr::SizeOf(None);
+        };
+        while v.kind() == "parenthesized_expression" && v.named_child_count() == 1 {
+            match v.named_child(0) {
+                Some(c) => v = c,
+                None => break,
+            }
+        }
+        let level = self.stack.len().saturating_sub(1);
+        let is_type_name = match v.kind() {
+            "identifier" => self.stack.is_empty() || self.lookup(level, self.text(v)).is_none(),
+            "qualified_identifier"
+            | "template_type"
+            | "primitive_type"
+            | "sized_type_specifier" => true,
+            _ => false,
+        };
+        if is_type_name || self.stack.is_empty() {
+            return Expr::SizeOf(Some(normalize(self.text(v))));
+        }
+        Expr::SizeOfExpr(self.expr(v))
     }
 
     fn template_params(&self, list: Node) -> Vec<TParam> {
@@ -937,7 +987,7 @@ impl<'a> Lowerer<'a, '_> {
                 let args = self.exprs(named_children(n));
                 Expr::InitList(args)
             }
-            "sizeof_expression" => Expr::SizeOf(field(n, "type").map(|t| normalize(self.text(t)))),
+            "sizeof_expression" => self.sizeof(n),
             "alignof_expression" | "noexcept" | "decltype" | "requires_expression" => {
                 Expr::SizeOf(None)
             }
