@@ -601,9 +601,8 @@ impl<'a> Collector<'a> {
                         .into_iter()
                         .collect()
                     }
-                    (_, Some(insts)) if !insts.is_empty() => {
-                        insts.iter().filter_map(|i| self.node_for(i)).collect()
-                    }
+                    // Empty: the call is in a discarded `if constexpr` branch.
+                    (_, Some(insts)) => insts.iter().filter_map(|i| self.node_for(i)).collect(),
                     _ => self.resolve(fi, func, call),
                 };
                 for to in targets {

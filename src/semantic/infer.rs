@@ -663,7 +663,12 @@ impl<'i, 'a> Cx<'i, 'a> {
             return Ty::Unknown;
         };
         match c {
-            Expr::Name(n) => self.named_call(at, n, &[], &arg_tys),
+            Expr::Name(n) => {
+                if let Some(t) = self.construction(n, None) {
+                    return t;
+                }
+                self.named_call(at, n, &[], &arg_tys)
+            }
             Expr::TemplateName { name, targs } => {
                 if let Some(t) = self.construction(name, Some(targs)) {
                     return t;
@@ -702,6 +707,13 @@ impl<'i, 'a> Cx<'i, 'a> {
             return None;
         }
         let f = features();
+        if targs.is_none() {
+            // A functional cast to a builtin or an alias of one: `sycl::half(x)`, `real(x)`.
+            let t = self.resolve(name);
+            if matches!(t, Ty::Float(_) | Ty::Int { .. } | Ty::Bool) {
+                return Some(t);
+            }
+        }
         let known = ix.visible(&ix.classes, self.file, l).next().is_some()
             || f.is_atomic_template(name)
             || f.is_element_template(l)
@@ -744,6 +756,14 @@ impl<'i, 'a> Cx<'i, 'a> {
             .collect();
         if cands.is_empty() {
             return library_call(name, explicit, args);
+        }
+        // `S(x)` naming only S's constructors: a construction, whose value is an S.
+        if cands.iter().all(|&(f, i)| {
+            let func = ix.function(f, i);
+            func.name == l && func.class.as_deref() == Some(l)
+        }) {
+            let _ = self.overload(at, &cands, None, explicit, args);
+            return self.resolve(name);
         }
         // Unqualified: members of the caller's class first.
         if q.is_empty() {
@@ -1113,6 +1133,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         // Per aspect, the first use in source order, the innermost expression among those
         // starting at the same place; keyed by the expression, located where it points.
         let mut found: HashMap<crate::devices::AspectId, Found> = HashMap::default();
+        let mut dead: Vec<TextRange> = Vec::new();
         let mut add = |set: AspectSet, what: &dyn Fn() -> String, key: TextRange, span: Span| {
             for a in set.iter() {
                 let better = found.get(&a).is_none_or(|(k, _)| {
@@ -1174,6 +1195,15 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             for (i, s) in body.stmts.iter().enumerate() {
                 if !live[i] {
+                    // Calls in a discarded branch bind to nothing (not to every overload).
+                    let span = match s {
+                        Stmt::Expr(e) | Stmt::Return(e) => body.spans.get(*e as usize),
+                        Stmt::Local(id) => body.locals.get(*id as usize).map(|l| &l.span),
+                        Stmt::IfConstexpr { cond, .. } => body.spans.get(*cond as usize),
+                    };
+                    if let Some(sp) = span {
+                        dead.push(sp.range);
+                    }
                     continue;
                 }
                 match s {
@@ -1218,7 +1248,13 @@ impl<'i, 'a> Cx<'i, 'a> {
             .func
             .calls
             .iter()
-            .map(|c| targets.get(&c.span.range.start).cloned())
+            .map(|c| {
+                let at = c.span.range.start;
+                if dead.iter().any(|d| d.start <= at && at < d.end) {
+                    return Some(Vec::new());
+                }
+                targets.get(&at).cloned()
+            })
             .collect();
         let launches = self
             .func

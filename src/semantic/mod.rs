@@ -69,7 +69,7 @@ pub struct SemUse {
 pub struct Typed {
     pub uses: Vec<SemUse>,
     /// Per call of `Function::calls` (same order): the functions it binds to, when typing
-    /// could decide (else `None`: resolve by name).
+    /// could decide (else `None`: resolve by name); empty for a call in a discarded branch.
     pub calls: Vec<Option<Vec<Instance>>>,
     /// Per launch of `Function::launches`: the kernels it starts, when typing could decide.
     pub launches: Vec<Option<Vec<Instance>>>,
