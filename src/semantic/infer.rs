@@ -103,6 +103,18 @@ impl super::ty::NameResolver for Resolver<'_, '_, '_> {
         if is_half_name(path) {
             return HALF;
         }
+        if path.len() <= 2 && path.first().is_none_or(|&q| q == "std" || path.len() == 1) {
+            if let Some(n) = name.strip_suffix("_v").filter(|n| is_trait(n)) {
+                return trait_value(n, &args).map_or(Ty::Unknown, Ty::Value);
+            }
+            if name == "conditional_t" && args.len() == 3 {
+                return match args[0] {
+                    Ty::Value(0) => args[2].clone(),
+                    Ty::Value(_) => args[1].clone(),
+                    _ => Ty::Unknown,
+                };
+            }
+        }
         if self.depth > MAX_DEPTH {
             return Ty::Unknown;
         }
@@ -341,6 +353,16 @@ impl<'i, 'a> Cx<'i, 'a> {
             targets: RefCell::new(HashMap::default()),
             depth,
         };
+        if let Some(p) = &cx.parent {
+            for (k, v) in &p.subst {
+                cx.subst.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        // Aliases declared in the body name their types under this substitution.
+        for (name, target) in body.map_or(&[][..], |b| b.aliases.as_slice()) {
+            let t = cx.resolve(target);
+            cx.subst.insert(name.clone(), t);
+        }
         cx.class = cx.this_class();
         cx
     }
@@ -413,6 +435,13 @@ impl<'i, 'a> Cx<'i, 'a> {
                 }
             }
             LocalTy::Decltype(e) => self.ty(*e),
+            LocalTy::Deduced(text, e) => {
+                let first = match self.expr(*e) {
+                    Some(Expr::InitList(a) | Expr::Unknown(a)) => a.first().map(|x| self.ty(*x)),
+                    _ => Some(self.ty(*e)),
+                };
+                self.deduce_class_args(self.resolve(text), first)
+            }
             LocalTy::RangeElem(_, e) => element(&self.ty(*e)).unwrap_or(Ty::Unknown),
             LocalTy::Binding(e, k) => self.binding(&self.ty(*e), *k as usize),
             LocalTy::Outer(o) => self.parent.as_ref().map_or(Ty::Unknown, |p| p.local(*o)),
@@ -590,25 +619,8 @@ impl<'i, 'a> Cx<'i, 'a> {
             Expr::MemberTemplate { .. } => Ty::Unknown,
             Expr::Cast { ty, args } => {
                 let t = self.resolve(ty);
-                match &t {
-                    // Class template argument deduction for the SYCL classes that need it.
-                    Ty::Class(c) if c.args.is_empty() => {
-                        let first = args.first().map(|a| self.ty(*a));
-                        match (c.last(), first.as_ref().map(Ty::strip_ref)) {
-                            ("buffer", Some(Ty::Ptr(x))) => {
-                                Ty::class(c.name.clone(), vec![(**x).clone(), Ty::Value(1)])
-                            }
-                            ("accessor" | "host_accessor", Some(Ty::Class(b)))
-                                if b.last() == "buffer" =>
-                            {
-                                Ty::class(c.name.clone(), b.args.clone())
-                            }
-                            ("atomic_ref", Some(x)) => Ty::class(c.name.clone(), vec![x.clone()]),
-                            _ => t,
-                        }
-                    }
-                    _ => t,
-                }
+                let first = args.first().map(|a| self.ty(*a));
+                self.deduce_class_args(t, first)
             }
             Expr::New { ty, .. } => Ty::Ptr(Arc::new(self.resolve(ty))),
             Expr::Lambda(fi) => {
@@ -618,6 +630,25 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             Expr::SizeOf(_) | Expr::SizeOfExpr(_) => SIZE_T,
             Expr::InitList(_) | Expr::Unknown(_) => Ty::Unknown,
+        }
+    }
+
+    /// Class template argument deduction for the SYCL classes that need it, from the first
+    /// constructor argument.
+    fn deduce_class_args(&self, t: Ty, first: Option<Ty>) -> Ty {
+        let Ty::Class(c) = &t else { return t };
+        if !c.args.is_empty() {
+            return t;
+        }
+        match (c.last(), first.as_ref().map(Ty::strip_ref)) {
+            ("buffer", Some(Ty::Ptr(x))) => {
+                Ty::class(c.name.clone(), vec![(**x).clone(), Ty::Value(1)])
+            }
+            ("accessor" | "host_accessor", Some(Ty::Class(b))) if b.last() == "buffer" => {
+                Ty::class(c.name.clone(), b.args.clone())
+            }
+            ("atomic_ref", Some(x)) => Ty::class(c.name.clone(), vec![x.clone()]),
+            _ => t,
         }
     }
 
@@ -1021,44 +1052,16 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     fn trait_of(&self, text: &str) -> Option<i64> {
-        let name = last(text).trim_end_matches("_v").to_string();
-        if !matches!(
-            name.as_str(),
-            "is_same"
-                | "is_floating_point"
-                | "is_integral"
-                | "is_arithmetic"
-                | "is_pointer"
-                | "is_signed"
-                | "is_unsigned"
-        ) {
+        let base = text.split('<').next().unwrap_or(text);
+        let name = last(base).trim_end_matches("_v");
+        if !is_trait(name) {
             return None;
         }
         // Parse the arguments with this function's environment.
         let open = text.find('<')?;
         let inner = text[open + 1..].strip_suffix('>')?;
         let args: Vec<Ty> = split_top(inner).iter().map(|a| self.resolve(a)).collect();
-        let a = args.first()?;
-        if !a.is_concrete() {
-            return None;
-        }
-        let v = match name.as_str() {
-            "is_same" => {
-                let b = args.get(1)?;
-                if !b.is_concrete() {
-                    return None;
-                }
-                a == b
-            }
-            "is_floating_point" => matches!(a, Ty::Float(_)),
-            "is_integral" => matches!(a, Ty::Int { .. } | Ty::Bool),
-            "is_arithmetic" => a.is_arithmetic(),
-            "is_pointer" => matches!(a, Ty::Ptr(_)),
-            "is_signed" => matches!(a, Ty::Int { signed: true, .. } | Ty::Float(_)),
-            "is_unsigned" => matches!(a, Ty::Int { signed: false, .. } | Ty::Bool),
-            _ => return None,
-        };
-        Some(v as i64)
+        trait_value(name, &args)
     }
 
     fn const_eval(&self, e: ExprId) -> Option<i64> {
@@ -1758,4 +1761,42 @@ fn class_aspects(ix: &Index, c: &ClassTy, depth: usize) -> AspectSet {
             set
         }
     }
+}
+
+fn is_trait(name: &str) -> bool {
+    matches!(
+        name,
+        "is_same"
+            | "is_floating_point"
+            | "is_integral"
+            | "is_arithmetic"
+            | "is_pointer"
+            | "is_signed"
+            | "is_unsigned"
+    )
+}
+
+/// A type trait's value for concrete arguments (`is_same` without `_v`).
+fn trait_value(name: &str, args: &[Ty]) -> Option<i64> {
+    let a = args.first()?;
+    if !a.is_concrete() {
+        return None;
+    }
+    let v = match name {
+        "is_same" => {
+            let b = args.get(1)?;
+            if !b.is_concrete() {
+                return None;
+            }
+            a == b
+        }
+        "is_floating_point" => matches!(a, Ty::Float(_)),
+        "is_integral" => matches!(a, Ty::Int { .. } | Ty::Bool),
+        "is_arithmetic" => a.is_arithmetic(),
+        "is_pointer" => matches!(a, Ty::Ptr(_)),
+        "is_signed" => matches!(a, Ty::Int { signed: true, .. } | Ty::Float(_)),
+        "is_unsigned" => matches!(a, Ty::Int { signed: false, .. } | Ty::Bool),
+        _ => return None,
+    };
+    Some(v as i64)
 }

@@ -273,6 +273,144 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
     out
 }
 
+impl Parser<'_, '_> {
+    /// Where the template argument starting here ends (its `,` or `>`).
+    fn arg_end(&self) -> usize {
+        let mut depth = 0i32;
+        let mut i = self.at;
+        while let Some(t) = self.toks.get(i) {
+            match t {
+                Tok::Punct("<" | "(") => depth += 1,
+                Tok::Punct(")") => depth -= 1,
+                Tok::Punct(">") if depth > 0 => depth -= 1,
+                Tok::Punct(">" | ",") if depth == 0 => break,
+                _ => {}
+            }
+            i += 1;
+        }
+        i
+    }
+
+    fn eat2(&mut self, a: &str, b: &str) -> bool {
+        if self.peek() == Some(Tok::Punct(a)) && self.toks.get(self.at + 1) == Some(&Tok::Punct(b))
+        {
+            self.at += 2;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn const_or(&mut self) -> Option<i64> {
+        let mut v = self.const_and();
+        while self.eat2("|", "|") {
+            let r = self.const_and();
+            v = match (v, r) {
+                (Some(a), _) | (_, Some(a)) if a != 0 => Some(1),
+                (Some(_), Some(_)) => Some(0),
+                _ => None,
+            };
+        }
+        v
+    }
+
+    fn const_and(&mut self) -> Option<i64> {
+        let mut v = self.const_cmp();
+        while self.eat("&&") {
+            let r = self.const_cmp();
+            v = match (v, r) {
+                (Some(0), _) | (_, Some(0)) => Some(0),
+                (Some(_), Some(_)) => Some(1),
+                _ => None,
+            };
+        }
+        v
+    }
+
+    fn const_cmp(&mut self) -> Option<i64> {
+        let l = self.const_add();
+        let op: fn(i64, i64) -> bool = if self.eat2("=", "=") {
+            |a, b| a == b
+        } else if self.eat2("!", "=") {
+            |a, b| a != b
+        } else if self.eat2("<", "=") {
+            |a, b| a <= b
+        } else if self.eat2(">", "=") {
+            |a, b| a >= b
+        } else {
+            return l;
+        };
+        let r = self.const_add();
+        Some(op(l?, r?) as i64)
+    }
+
+    fn const_add(&mut self) -> Option<i64> {
+        let mut v = self.const_unary();
+        loop {
+            if self.eat("+") {
+                let r = self.const_unary();
+                v = v.zip(r).and_then(|(a, b)| a.checked_add(b));
+            } else if self.eat("-") {
+                let r = self.const_unary();
+                v = v.zip(r).and_then(|(a, b)| a.checked_sub(b));
+            } else if self.eat("*") {
+                let r = self.const_unary();
+                v = v.zip(r).and_then(|(a, b)| a.checked_mul(b));
+            } else {
+                return v;
+            }
+        }
+    }
+
+    fn const_unary(&mut self) -> Option<i64> {
+        if self.eat("!") {
+            return self.const_unary().map(|v| (v == 0) as i64);
+        }
+        if self.eat("-") {
+            return self.const_unary().map(|v| -v);
+        }
+        match self.peek()? {
+            Tok::Num(n) => {
+                self.at += 1;
+                parse_int(n)
+            }
+            Tok::Ident("true") => {
+                self.at += 1;
+                Some(1)
+            }
+            Tok::Ident("false") => {
+                self.at += 1;
+                Some(0)
+            }
+            Tok::Ident("sizeof") => {
+                self.at += 1;
+                if !self.eat("(") {
+                    return None;
+                }
+                let t = self.ty();
+                let size = t.scalar_size().map(i64::from);
+                if !self.eat(")") {
+                    return None;
+                }
+                size
+            }
+            Tok::Punct("(") => {
+                self.at += 1;
+                let v = self.const_or();
+                if !self.eat(")") {
+                    return None;
+                }
+                v
+            }
+            Tok::Ident(_) | Tok::Punct("::") => match self.name() {
+                Ty::Value(v) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
 /// What the parser asks the resolver: a (possibly qualified) name with its template
 /// arguments already resolved.
 pub trait NameResolver {
@@ -527,7 +665,19 @@ impl<'a> Parser<'a, '_> {
                     }
                 }
             };
-            // A value argument that is an expression: skip to the next `,` or `>`.
+            // A value argument that is an expression: evaluate it if it is a constant this
+            // parser can read (`sizeof(T) == 8`, `std::is_same_v<T, double>`), else skip it.
+            if !matches!(self.peek(), Some(Tok::Punct(">" | ",")) | None) {
+                let end = self.arg_end();
+                self.at = start;
+                let v = self.const_or();
+                if self.at == end {
+                    out.push(v.map_or(Ty::Unknown, Ty::Value));
+                    self.eat(",");
+                    continue;
+                }
+                self.at = start;
+            }
             let mut depth = 0;
             let mut extra = false;
             while let Some(t) = self.peek() {

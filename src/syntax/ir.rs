@@ -23,6 +23,9 @@ pub struct Body {
     pub parent: Option<u32>,
     /// Generic lambda or abbreviated template: `auto` parameters, by local id.
     pub auto_params: Vec<LocalId>,
+    /// Type aliases declared in the body (`using U = ...;`, `typedef ... U;`): name, target.
+    #[serde(default)]
+    pub aliases: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +62,9 @@ pub enum LocalTy {
     Auto(String, ExprId),
     /// `decltype(e) x`.
     Decltype(ExprId),
+    /// A class named without template arguments and initialized (`sycl::buffer b{p, r}`):
+    /// its arguments may be deduced from the initializer's (CTAD).
+    Deduced(String, ExprId),
     /// `for (auto x : e)`: the element type of `e`.
     RangeElem(String, ExprId),
     /// `auto [a, b] = e`: the n-th element of `e`.

@@ -582,6 +582,12 @@ impl<'a> Lowerer<'a, '_> {
         (cx.body.exprs.len() - 1) as ExprId
     }
 
+    fn local_alias(&mut self, alias: (String, String)) {
+        if let Some(b) = self.stack.last_mut() {
+            b.body.aliases.push(alias);
+        }
+    }
+
     fn stmt(&mut self, n: Node) {
         if self.depth > MAX_DEPTH {
             return;
@@ -605,6 +611,26 @@ impl<'a> Lowerer<'a, '_> {
                 }
             }),
             "declaration" => self.local_decl(n),
+            "alias_declaration" => {
+                if let (Some(name), Some(ty)) = (field(n, "name"), field(n, "type")) {
+                    let alias = (self.text(name).to_string(), normalize(self.text(ty)));
+                    self.local_alias(alias);
+                }
+            }
+            "type_definition" => {
+                if let Some(ty) = field(n, "type") {
+                    let target = normalize(self.text(ty));
+                    let mut c = n.walk();
+                    let names: Vec<String> = n
+                        .children_by_field_name("declarator", &mut c)
+                        .filter(|d| d.kind() == "type_identifier")
+                        .map(|d| self.text(d).to_string())
+                        .collect();
+                    for name in names {
+                        self.local_alias((name, target.clone()));
+                    }
+                }
+            }
             "expression_statement" => {
                 for c in named_children(n) {
                     let e = self.expr(c);
@@ -672,8 +698,6 @@ impl<'a> Lowerer<'a, '_> {
             | "continue_statement"
             | "goto_statement"
             | "comment"
-            | "type_definition"
-            | "alias_declaration"
             | "static_assert_declaration"
             | "using_declaration"
             | "namespace_alias_definition"
@@ -806,6 +830,11 @@ impl<'a> Lowerer<'a, '_> {
                 ("decltype", _, Some(x)) => {
                     let e = self.expr(x);
                     LocalTy::Decltype(e)
+                }
+                ("type_identifier" | "qualified_identifier" | "template_type", Some(e), _)
+                    if !text.contains('<') && !text.contains('*') && !text.contains('&') =>
+                {
+                    LocalTy::Deduced(text, e)
                 }
                 _ => LocalTy::Declared(text),
             };
