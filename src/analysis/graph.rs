@@ -586,6 +586,8 @@ impl<'a> Collector<'a> {
                 let mask = known_aspects(&call.guarded);
                 let typed_targets = typed.as_ref().and_then(|t| t.calls[ci].as_ref());
                 let targets: Vec<NodeId> = match (&call.target, typed_targets) {
+                    // The call is in a discarded `if constexpr` branch.
+                    (_, Some(insts)) if insts.is_empty() => Vec::new(),
                     (CallTarget::Lambda(l), _) => {
                         let lf = &self.files[fi as usize].facts.functions[*l];
                         let n = lf.tparams.len();
@@ -601,7 +603,6 @@ impl<'a> Collector<'a> {
                         .into_iter()
                         .collect()
                     }
-                    // Empty: the call is in a discarded `if constexpr` branch.
                     (_, Some(insts)) => insts.iter().filter_map(|i| self.node_for(i)).collect(),
                     _ => self.resolve(fi, func, call),
                 };

@@ -1014,17 +1014,72 @@ impl<'i, 'a> Cx<'i, 'a> {
         ))
     }
 
+    /// Which statements are code: not in the discarded branch of an `if constexpr`.
+    fn live(&self, body: &Body) -> Vec<bool> {
+        let mut live = vec![true; body.stmts.len()];
+        for (i, s) in body.stmts.iter().enumerate() {
+            if let Stmt::IfConstexpr {
+                cond,
+                then_len,
+                else_len,
+            } = s
+            {
+                let (t, e) = (*then_len as usize, *else_len as usize);
+                let dead = match self.const_eval(*cond) {
+                    Some(0) => i + 1..i + 1 + t,
+                    Some(_) => i + 1 + t..i + 1 + t + e,
+                    None => 0..0,
+                };
+                for d in dead {
+                    if let Some(x) = live.get_mut(d) {
+                        *x = false;
+                    }
+                }
+            }
+        }
+        live
+    }
+
+    /// The type of the first live `return` (an `auto` or `decltype` return type, a lambda's).
+    fn deduced_return(&self, inst: &Instance) -> Ty {
+        if self.depth + 1 >= MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        if let Some(t) = self.ix.returns.borrow().get(inst) {
+            return t.clone();
+        }
+        // Unknown while it is computed: a recursive call does not recurse forever.
+        self.ix
+            .returns
+            .borrow_mut()
+            .insert(inst.clone(), Ty::Unknown);
+        let cx = Cx::new(self.ix, inst, self.depth + 1);
+        let t = cx.body.map_or(Ty::Unknown, |body| {
+            let live = cx.live(body);
+            body.stmts
+                .iter()
+                .zip(&live)
+                .find_map(|(s, &l)| match s {
+                    Stmt::Return(e) if l => Some(cx.ty(*e).strip_ref().clone()),
+                    _ => None,
+                })
+                .unwrap_or(Ty::Void)
+        });
+        self.ix.returns.borrow_mut().insert(inst.clone(), t.clone());
+        t
+    }
+
     fn return_type(&self, inst: &Instance) -> Ty {
         let func = self.ix.function(inst.file, inst.func);
         let Some(ret) = &func.ret else {
             return if func.is_lambda {
-                Ty::Unknown
+                self.deduced_return(inst)
             } else {
                 Ty::Void
             };
         };
-        if ret.contains("auto") {
-            return Ty::Unknown;
+        if ret.contains("auto") || ret.contains("decltype") {
+            return self.deduced_return(inst);
         }
         let env: HashMap<String, Ty> = func
             .tparams
@@ -1175,27 +1230,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                     );
                 }
             }
-            let mut live = vec![true; body.stmts.len()];
-            for (i, s) in body.stmts.iter().enumerate() {
-                if let Stmt::IfConstexpr {
-                    cond,
-                    then_len,
-                    else_len,
-                } = s
-                {
-                    let (t, e) = (*then_len as usize, *else_len as usize);
-                    let dead = match self.const_eval(*cond) {
-                        Some(0) => i + 1..i + 1 + t,
-                        Some(_) => i + 1 + t..i + 1 + t + e,
-                        None => 0..0,
-                    };
-                    for d in dead {
-                        if let Some(x) = live.get_mut(d) {
-                            *x = false;
-                        }
-                    }
-                }
-            }
+            let live = self.live(body);
             for (i, s) in body.stmts.iter().enumerate() {
                 if !live[i] {
                     // Calls in a discarded branch bind to nothing (not to every overload).

@@ -88,6 +88,8 @@ pub struct Index<'a> {
     /// visible declarations, not once per mention (SYCL-CTS names the same aliases millions of
     /// times from thousands of files).
     pub(crate) names: RefCell<HashMap<NameKey, Ty>>,
+    /// Memo of deduced return types (`auto`, `decltype(...)`, lambdas) per instance.
+    pub(crate) returns: RefCell<HashMap<Instance, Ty>>,
     /// Memo of the aspects a class type holds by value.
     pub(crate) class_aspects: RefCell<HashMap<Arc<ty::ClassTy>, crate::devices::AspectSet>>,
 }
@@ -98,6 +100,7 @@ impl<'a> Index<'a> {
     pub fn new(files: Vec<&'a FileFacts>, sees: &'a (dyn Fn(u32, u32) -> bool + Sync)) -> Self {
         let mut ix = Index {
             names: RefCell::default(),
+            returns: RefCell::default(),
             class_aspects: RefCell::default(),
             files,
             classes: HashMap::default(),
