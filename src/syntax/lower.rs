@@ -4,6 +4,7 @@
 //! extractor: it finds the extractor's functions and classes by their start offsets.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use tree_sitter::Node;
 
@@ -65,8 +66,28 @@ struct Lowerer<'a, 'f> {
     depth: usize,
 }
 
+/// Field ids by name, looked up once: tree-sitter's own name lookup compares the name with
+/// every field name of the grammar, which showed in profiles.
+static FIELD_IDS: LazyLock<rustc_hash::FxHashMap<Box<str>, u16>> = LazyLock::new(|| {
+    let lang: tree_sitter::Language = tree_sitter_cpp::LANGUAGE.into();
+    (1..=lang.field_count() as u16)
+        .filter_map(|i| lang.field_name_for_id(i).map(|n| (n.into(), i)))
+        .collect()
+});
+
 fn field<'t>(n: Node<'t>, name: &str) -> Option<Node<'t>> {
-    n.child_by_field_name(name)
+    FIELD_IDS.get(name).and_then(|&id| n.child_by_field_id(id))
+}
+
+fn field_nodes<'t>(n: Node<'t>, name: &str) -> Vec<Node<'t>> {
+    let Some(id) = FIELD_IDS
+        .get(name)
+        .and_then(|&id| std::num::NonZeroU16::new(id))
+    else {
+        return Vec::new();
+    };
+    let mut c = n.walk();
+    n.children_by_field_id(id, &mut c).collect()
 }
 
 fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
@@ -259,8 +280,7 @@ impl<'a> Lowerer<'a, '_> {
                 let is_static = named_children(m)
                     .iter()
                     .any(|c| c.kind() == "storage_class_specifier" && self.text(*c) == "static");
-                let mut cursor = m.walk();
-                for d in m.children_by_field_name("declarator", &mut cursor) {
+                for d in field_nodes(m, "declarator") {
                     if let Some(name) = self.declared_name(d) {
                         fields.push(Field {
                             name,
@@ -344,10 +364,7 @@ impl<'a> Lowerer<'a, '_> {
         }
         if n.kind() == "declaration" {
             if let Some(ty) = field(n, "type") {
-                let mut cursor = n.walk();
-                let decls: Vec<Node> = n
-                    .children_by_field_name("declarator", &mut cursor)
-                    .collect();
+                let decls = field_nodes(n, "declarator");
                 for d in decls {
                     if let Some(name) = self.declared_name(d) {
                         let t = self.declared_type(ty, Some(d));
@@ -620,9 +637,8 @@ impl<'a> Lowerer<'a, '_> {
             "type_definition" => {
                 if let Some(ty) = field(n, "type") {
                     let target = normalize(self.text(ty));
-                    let mut c = n.walk();
-                    let names: Vec<String> = n
-                        .children_by_field_name("declarator", &mut c)
+                    let names: Vec<String> = field_nodes(n, "declarator")
+                        .into_iter()
                         .filter(|d| d.kind() == "type_identifier")
                         .map(|d| self.text(d).to_string())
                         .collect();
@@ -777,10 +793,7 @@ impl<'a> Lowerer<'a, '_> {
         ) {
             self.walk(ty);
         }
-        let mut cursor = n.walk();
-        let decls: Vec<Node> = n
-            .children_by_field_name("declarator", &mut cursor)
-            .collect();
+        let decls = field_nodes(n, "declarator");
         // A constexpr initializer is folded at compile time: typed, but no code.
         let constexpr = named_children(n).iter().any(|c| {
             matches!(c.kind(), "type_qualifier" | "storage_class_specifier")
