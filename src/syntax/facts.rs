@@ -319,7 +319,7 @@ impl FileFacts {
         self.globals.hash(&mut h);
         self.aliases.len().hash(&mut h);
         for a in &self.aliases {
-            (&a.name, &a.scope, &a.target).hash(&mut h);
+            (&a.name, &a.scope, &a.target, &a.tparams).hash(&mut h);
             aspect_names(&a.uses_aspects, &mut h);
         }
         h.finish()
