@@ -678,19 +678,9 @@ impl<'a> Parser<'a, '_> {
                 }
                 self.at = start;
             }
-            let mut depth = 0;
-            let mut extra = false;
-            while let Some(t) = self.peek() {
-                match t {
-                    Tok::Punct("<" | "(") => depth += 1,
-                    Tok::Punct(")") => depth -= 1,
-                    Tok::Punct(">") if depth > 0 => depth -= 1,
-                    Tok::Punct(">" | ",") if depth == 0 => break,
-                    _ => {}
-                }
-                extra = true;
-                self.at += 1;
-            }
+            let end = self.arg_end();
+            let extra = end != self.at;
+            self.at = end;
             out.push(if extra { Ty::Unknown } else { arg });
             if self.at == start {
                 self.at += 1;

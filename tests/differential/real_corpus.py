@@ -27,6 +27,9 @@ sys.path.insert(0, HERE)
 ASPECTS = ["fp64", "fp16", "atomic64"]
 SRC_EXT = (".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".cuh", ".inc", ".ipp", ".tpp", ".inl", ".def")
 TU_EXT = (".cpp", ".cc", ".cxx")
+# System headers clang cannot read (GCC's omp.h and x86 intrinsics): replaced by empty files.
+OVERRIDDEN = ["omp.h", "immintrin.h", "x86intrin.h", "xmmintrin.h", "emmintrin.h", "pmmintrin.h", "tmmintrin.h",
+              "smmintrin.h", "nmmintrin.h", "wmmintrin.h", "avxintrin.h", "avx2intrin.h", "mm_malloc.h"]
 SYCL_INCLUDE = re.compile(r'^(\s*#\s*include\s*)[<"](sycl/[^>"]*|CL/sycl\.hpp|CL/sycl/[^>"]*)[>"]')
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 INCLUDE_ANY = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
@@ -66,12 +69,22 @@ template <typename T, int D> struct acc_proxy { acc_proxy<T, D - 1> operator[](s
 template <typename T> struct acc_proxy<T, 1> { T &operator[](size_t i) const; };
 template <typename T, int D> struct acc_sub { using type = acc_proxy<T, D - 1>; };
 template <typename T> struct acc_sub<T, 1> { using type = T &; };
+template <typename T> struct acc_sub<T, 0> { using type = T &; };
 }
 """
 
 # (text of sycl_mini.hpp, replacement): members the real API has; each anchor must occur once.
 PATCHES = [
     ("enum class aspect {", SYCL_EARLY + "enum class aspect {"),
+    ("  friend bool operator!=(const half &a, const half &b);\n};",  # DPC++'s half takes any arithmetic operand
+     "  friend bool operator!=(const half &a, const half &b);\n  half &operator--();\n  half operator--(int);\n"
+     "#define RC_HI(R) template <typename I> friend std::enable_if_t<std::is_integral_v<I>, R>\n"
+     "#define RC_HO(OP) RC_HI(half) operator OP(const half &a, I b); RC_HI(half) operator OP(I a, const half &b);\n"
+     "#define RC_HC(OP) RC_HI(bool) operator OP(const half &a, I b); RC_HI(bool) operator OP(I a, const half &b); \\\n"
+     "  friend bool operator OP(const half &a, float b); friend bool operator OP(float a, const half &b); \\\n"
+     "  friend bool operator OP(const half &a, double b); friend bool operator OP(double a, const half &b);\n"
+     "  RC_HO(+) RC_HO(-) RC_HO(*) RC_HO(/) RC_HC(<) RC_HC(>) RC_HC(<=) RC_HC(>=) RC_HC(==) RC_HC(!=)\n"
+     "#undef RC_HI\n#undef RC_HO\n#undef RC_HC\n};"),
     ("  size_t operator[](int d) const;\n};\nrange(size_t) -> range<1>;",
      "  size_t operator[](int d) const;\n"
      "  friend range operator*(const range &, const range &);\n  friend range operator+(const range &, const range &);\n"
@@ -131,7 +144,9 @@ PATCHES = [
      "  friend vec operator*(const T &a, const vec &b);\n"
      "  template <typename... A, typename = std::enable_if_t<(sizeof...(A) == N && N > 4)>> vec(const A &...a);\n"
      "  vec(const vec<T, 2> &a, const vec<T, 2> &b);\n"
-     "  T &s2();\n  T &s3();\n  vec<T, N / 2> lo() const;\n  vec<T, N / 2> hi() const;\n"
+     "  const T &s0() const;\n  const T &s1() const;\n  T &s2();\n  T &s3();\n  T &s4();\n  T &s5();\n  T &s6();\n  T &s7();\n"
+     "  const T &s2() const;\n  const T &s3() const;\n  const T &s4() const;\n  const T &s5() const;\n  const T &s6() const;\n"
+     "  const T &s7() const;\n  vec<T, N / 2> lo() const;\n  vec<T, N / 2> hi() const;\n"
      "  vec<T, N / 2> even() const;\n  vec<T, N / 2> odd() const;\n  vec<T, 3> xyz() const;\n  vec<T, 2> zw() const;\n"
      "  template <access::address_space S, access::decorated D> void load(size_t o, multi_ptr<const T, S, D> p);\n"
      "  template <access::address_space S, access::decorated D> void store(size_t o, multi_ptr<T, S, D> p) const;\n"
@@ -158,6 +173,7 @@ PATCHES = [
     ("  T &operator[](id<Dims> i) const;\n  T &operator[](size_t i) const;\n  size_t size() const;\n  local_ptr<T> get_pointer() const;",
      "  T &operator[](id<Dims> i) const;\n  typename detail::acc_sub<T, Dims>::type operator[](size_t i) const;\n  size_t size() const;\n"
      "  local_ptr<T> get_pointer() const;\n  range<Dims> get_range() const;\n"
+     "  local_accessor(handler &h);\n  operator T &() const;\n  const local_accessor &operator=(const T &v) const;\n"
      "  template <access::decorated D = access::decorated::legacy> multi_ptr<T, access::address_space::local_space, D> get_multi_ptr() const;"),
     ("  buffer(T *hostData, const range<Dims> &r);",
      "  buffer(T *hostData, const range<Dims> &r);\n  buffer(const T *hostData, const range<Dims> &r);\n"
@@ -173,7 +189,7 @@ PATCHES = [
     ("  bool has(aspect a) const;\n};",
      "  bool has(aspect a) const;\n  device();\n  template <typename S> explicit device(const S &s);\n"
      "  template <typename P> typename P::return_type get_info() const;\n  bool is_gpu() const;\n  bool is_cpu() const;\n"
-     "  bool is_accelerator() const;\n  platform get_platform() const;\n  static std::vector<device> get_devices(int t = 0);\n};"),
+     "  bool is_accelerator() const;\n  platform get_platform() const;\n  template <typename I = int> static std::vector<device> get_devices(I t = I());\n};"),
     ("  void memcpy(void *dst, const void *src, size_t bytes);\n};",
      "  void memcpy(void *dst, const void *src, size_t bytes);\n  void memset(void *dst, int v, size_t bytes);\n"
      "  void depends_on(event e);\n  void depends_on(const std::vector<event> &e);\n"
@@ -191,11 +207,12 @@ PATCHES = [
 
 SYCL_EXTRA = r"""
 // ---- real_corpus.py: API real programs use beyond sycl_mini.hpp -------------------------------
+#define SYCL_EXTERNAL
 namespace sycl {
 inline namespace _V1 {
 class context { public: context(); template <typename D> explicit context(const D &d); };
 class platform { public: template <typename P> typename P::return_type get_info() const;
-  std::vector<device> get_devices(int t = 0) const; static std::vector<platform> get_platforms(); };
+  template <typename I = int> std::vector<device> get_devices(I t = I()) const; static std::vector<platform> get_platforms(); };
 class exception : public std::exception { public: const char *what() const noexcept override; std::error_code code() const; };
 class exception_list { std::vector<std::exception_ptr> v_; public:
   using const_iterator = std::vector<std::exception_ptr>::const_iterator;
@@ -263,15 +280,11 @@ public:
   template <typename T> T broadcast(T x, id<1> l) const;
 };
 
-template <typename T = void> struct plus { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct multiplies { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct maximum { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct minimum { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct bit_or { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct bit_and { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct bit_xor { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct logical_or { T operator()(const T &a, const T &b) const; };
-template <typename T = void> struct logical_and { T operator()(const T &a, const T &b) const; };
+#define RC_FN(NAME, OP) template <typename T = void> struct NAME { T operator()(const T &a, const T &b) const; }; \
+  template <> struct NAME<void> { template <typename A, typename B> auto operator()(const A &a, const B &b) const -> decltype(a OP b); };
+RC_FN(plus, +) RC_FN(multiplies, *) RC_FN(maximum, +) RC_FN(minimum, +) RC_FN(bit_or, |) RC_FN(bit_and, &) RC_FN(bit_xor, ^)
+RC_FN(logical_or, ||) RC_FN(logical_and, &&)
+#undef RC_FN
 template <typename G, typename T, typename Op> T reduce_over_group(G g, T x, Op op);
 template <typename G, typename V, typename T, typename Op> T reduce_over_group(G g, V x, T init, Op op);
 template <typename G, typename T, typename Op> T exclusive_scan_over_group(G g, T x, Op op);
@@ -309,6 +322,7 @@ RC_MI(pown) RC_MI(rootn) RC_MI(ldexp)
 RC_MB(isnan) RC_MB(isinf) RC_MB(isfinite) RC_MB(signbit) RC_MB(isnormal)
 RC_MP(sincos, ) RC_MP(modf, ) RC_MP(fract, )
 float frexp(float x, int *e); double frexp(double x, int *e); half frexp(half x, int *e);
+template <typename T, int N> vec<T, N> fma(vec<T, N> a, vec<T, N> b, vec<T, N> c);
 float mad(float a, float b, float c); double mad(double a, double b, double c); half mad(half a, half b, half c);
 float mix(float a, float b, float c); double mix(double a, double b, double c); half mix(half a, half b, half c);
 float smoothstep(float a, float b, float c); double smoothstep(double a, double b, double c);
@@ -568,7 +582,7 @@ def _run_program(src):
     rcopy = os.path.realpath(copy)
     orig = lambda p: os.path.join(src, os.path.relpath(os.path.realpath(p), rcopy))
     args = ["-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-Wno-everything", "-ferror-limit=0",
-            "-DSYCL_LANGUAGE_VERSION=202012", "-I", os.path.join(copy, "_missing_")]
+            "-DSYCL_LANGUAGE_VERSION=202012", "-I", os.path.join(copy, "_missing_"), "-I", os.path.dirname(_W["header"])]
     for d in _W["sysinc"]:
         args += ["-isystem", d]
     res = {"dir": src, "tus": [], "stubs": stubs, "analyzer_error": None, "analyzer": []}
@@ -649,13 +663,15 @@ def confusion(keys, oracle_k, analyzer_k):
 
 def compare(results):
     """Merges kernels by location (template instances: union) and builds the report."""
-    covered, tus, oracle_k, analyzer_k, analyzer_errors = set(), [], {}, {}, []
+    covered, clean_cov, tus, oracle_k, analyzer_k, analyzer_errors = set(), set(), [], {}, {}, []
     for res in results:
         for tu in res["tus"]:
             tus.append(tu)
             if tu["status"] == "dropped":
                 continue
             covered.update(os.path.realpath(f) for f in tu["covered"])
+            if tu["status"] == "clean":
+                clean_cov.update(os.path.realpath(f) for f in tu["covered"])
             for k in tu["kernels"]:
                 key = (os.path.realpath(k["file"]), k["line"], k["column"])
                 m = oracle_k.setdefault(key, {"used_folded": set(), "used": set(), "why": {}, "why_folded": {}, "clean": False})
@@ -682,7 +698,7 @@ def compare(results):
                                "oracle_unfolded_why": {a: ok["why"][a] for a in sorted(s - o) if a in ok["why"]},
                                "source": source_line(key[0], key[1])})
     only = lambda ks, used: [{"file": k[0], "line": k[1], "column": k[2], "used": sorted(set(used(k)) & set(ASPECTS)),
-                              "source": source_line(k[0], k[1])} for k in sorted(ks)]
+                              "clean_tu": k[0] in clean_cov, "source": source_line(k[0], k[1])} for k in sorted(ks)]
     count = lambda st: sum(1 for t in tus if t["status"] == st)
     reasons = lambda st: collections.Counter(error_reason(t["reason"]) for t in tus if t["status"] == st).most_common()
     return {
@@ -732,7 +748,8 @@ def print_report(rep, out, top):
     for title, ks in (("oracle", rep["only_oracle"]), ("analyzer", rep["only_analyzer"])):
         w("\n== %d kernels only the %s reports\n" % (len(ks), title))
         for k in ks:
-            w("%s:%d:%d {%s} | %s\n" % (k["file"], k["line"], k["column"], ", ".join(k["used"]), k["source"][:120]))
+            w("%s:%d:%d {%s}%s | %s\n" % (k["file"], k["line"], k["column"], ", ".join(k["used"]),
+                                          "" if k["clean_tu"] else " [TU with host errors]", k["source"][:120]))
 
 
 def main(argv):
@@ -751,6 +768,8 @@ def main(argv):
     os.makedirs(lib)
     header = os.path.join(lib, "sycl_mini_real.hpp")
     make_header(header)
+    for h in OVERRIDDEN:
+        open(os.path.join(lib, h), "w").close()
     sysinc = system_includes()
     opts = {"tmp": tmp, "header": header, "sysinc": sysinc, "lib_dirs": [lib] + sysinc, "analyzer": ns.analyzer}
     results = []
