@@ -472,17 +472,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     fn field_ty(&self, c: &ClassTy, cl: &Class, text: &str) -> Ty {
-        let subst: HashMap<String, Ty> = cl
-            .tparams
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                (
-                    p.name.clone(),
-                    c.args.get(i).cloned().unwrap_or(Ty::Unknown),
-                )
-            })
-            .collect();
+        let subst = class_subst(cl, c);
         let (f, _) = c.decl.expect("a workspace class");
         resolve_text(self.ix, f, text, &subst, self.depth + 1)
     }
@@ -1773,17 +1763,7 @@ fn class_aspects(ix: &Index, c: &ClassTy, depth: usize) -> AspectSet {
             if let Some((fi, ci)) = c.decl {
                 let cl = &ix.files[fi as usize].classes[ci as usize];
                 set = set.union(super::known_aspects(&cl.uses_aspects));
-                let subst: HashMap<String, Ty> = cl
-                    .tparams
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        (
-                            p.name.clone(),
-                            c.args.get(i).cloned().unwrap_or(Ty::Unknown),
-                        )
-                    })
-                    .collect();
+                let subst = class_subst(cl, c);
                 for fl in cl.fields.iter().filter(|f| !f.is_static) {
                     let ft = resolve_text(ix, fi, &fl.ty, &subst, depth + 1);
                     set = set.union(aspects_of(ix, &ft, depth + 1));
@@ -1834,4 +1814,18 @@ fn trait_value(name: &str, args: &[Ty]) -> Option<i64> {
         _ => return None,
     };
     Some(v as i64)
+}
+
+/// A class template's parameters bound to a class type's arguments (unbound ones unknown).
+fn class_subst(cl: &Class, c: &ClassTy) -> HashMap<String, Ty> {
+    cl.tparams
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            (
+                p.name.clone(),
+                c.args.get(i).cloned().unwrap_or(Ty::Unknown),
+            )
+        })
+        .collect()
 }
