@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use notify_debouncer_full::notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
 use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
 use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
 
@@ -54,7 +55,11 @@ pub fn watch(
             // An error of the backend may have cost events too.
             _ => return on_change(Change::Unknown),
         };
-        let paths: BTreeSet<PathBuf> = events.into_iter().flat_map(|e| e.event.paths).collect();
+        let paths: BTreeSet<PathBuf> = events
+            .into_iter()
+            .filter(|e| may_change_contents(&e.event.kind))
+            .flat_map(|e| e.event.paths)
+            .collect();
         if !paths.is_empty() {
             on_change(Change::Paths(paths.into_iter().collect()));
         }
@@ -83,8 +88,51 @@ pub fn watch(
     })
 }
 
+/// Could this event mean a file's text or existence changed? inotify also reports every open
+/// and read-only close: counted as changes, the server's own re-reading of the files it was
+/// told about was an event again, and it re-parsed the workspace forever.
+fn may_change_contents(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        // Permissions and times (`touch`): the text is the same.
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        _ => true,
+    }
+}
+
 /// Does a changed path stand for this config file (by path, after making both absolute)?
 pub fn same_file(changed: &Path, file: &Path) -> bool {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     abs(changed) == abs(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// Reading a watched file is no change; writing it is, and only that path is reported.
+    #[test]
+    fn reads_are_not_changes_and_writes_are() {
+        let dir = std::env::temp_dir().join(format!("sycl-watch-reads-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("k.cpp");
+        std::fs::write(&file, "void f() {}\n").unwrap();
+        let (tx, rx) = mpsc::channel();
+        let _w = watch(&[], std::slice::from_ref(&dir), move |c| {
+            let _ = tx.send(c);
+        })
+        .unwrap();
+        for _ in 0..20 {
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), "void f() {}\n");
+        }
+        let quiet = rx.recv_timeout(DEBOUNCE * 4);
+        assert!(quiet.is_err(), "a read was reported: {quiet:?}");
+        std::fs::write(&file, "void f() { double d = 1; }\n").unwrap();
+        let change = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert!(change.touches(&file), "{change:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
