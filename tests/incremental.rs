@@ -120,3 +120,75 @@ fn incremental_updates_equal_full_analysis() {
     );
     assert_eq!(analysis.update(files.clone()), Update::Unchanged);
 }
+
+/// Body-only edits of a header change what other files' code computes: a template's instances
+/// and the callers of an `auto` function are typed from the edited bodies, so they must be
+/// typed again though their own files did not change.
+#[test]
+fn body_edits_retype_instances_and_auto_callers_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = dir.path().join("util.hpp");
+    let kernel = dir.path().join("k.cpp");
+    let util = |touch: &str, widen: &str| {
+        format!(
+            "#pragma once\n#include <sycl/sycl.hpp>\n\
+             template <class T> void touch(T *p) {{ {touch} }}\n\
+             inline auto widen(float x) {{ return {widen}; }}\n"
+        )
+    };
+    std::fs::write(&header, util("T *q = p; (void)q;", "x")).unwrap();
+    std::fs::write(
+        &kernel,
+        "#include \"util.hpp\"\n\
+         void run(sycl::queue &q, double *d, float *f) {\n\
+           q.single_task([=]() [[sycl::device_has()]] { touch(d); });\n\
+           q.single_task([=]() [[sycl::device_has()]] {\n\
+             auto w = widen(f[0]);\n\
+             f[1] = w * w;\n\
+           });\n\
+         }\n",
+    )
+    .unwrap();
+    let load = |p: &Path| SourceFile {
+        path: Arc::from(p.display().to_string()),
+        facts: Arc::new(syntax::extract(&std::fs::read_to_string(p).unwrap())),
+    };
+    let mut files = vec![load(&header), load(&kernel)];
+    let table = DeviceTable::builtin();
+    let settings = Settings {
+        table,
+        targets: None,
+    };
+    let mut analysis = Analysis::new(files.clone());
+    assert!(analysis.report(&settings).diagnostics.is_empty());
+    let fp64 = |r: &sycl_analyzer::analysis::Report| {
+        r.diagnostics
+            .iter()
+            .filter(|d| d.aspect.as_deref() == Some("fp64"))
+            .count()
+    };
+    for (step, (touch, widen)) in [
+        ("p[0] = 0;", "x"),
+        ("p[0] = 0;", "(double)x"),
+        ("T *q = p; (void)q;", "(double)x"),
+        ("T *q = p; (void)q;", "x"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        std::fs::write(&header, util(touch, widen)).unwrap();
+        let before = files[1].facts.clone();
+        files[0] = load(&header);
+        assert!(
+            matches!(analysis.update(files.clone()), Update::Bodies { .. }),
+            "step {step}: the header's interface is unchanged"
+        );
+        assert!(Arc::ptr_eq(&before, &files[1].facts));
+        let got = analysis.report(&settings);
+        let want = analyze(&files, &settings);
+        assert_eq!(got.diagnostics, want.diagnostics, "step {step}");
+        // The kernels warn exactly while the header makes them compute with doubles.
+        let expect = usize::from(touch.contains("p[0]")) + usize::from(widen.contains("double"));
+        assert_eq!(fp64(&got), expect, "step {step}: {:?}", got.diagnostics);
+    }
+}

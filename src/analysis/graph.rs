@@ -93,6 +93,8 @@ pub struct NodeInfo {
     functor_props: Vec<(NodeId, (u32, usize))>,
     external: bool,
     arch_checks: bool,
+    /// Files whose bodies typing this node read (see `semantic::Typed::reads`).
+    reads: Vec<u32>,
 }
 
 /// Per node: direct uses, outgoing calls, launches. Re-read per node whose files changed.
@@ -115,6 +117,12 @@ impl Bodies {
         self.uses.push(uses);
         self.edges.push(edges);
         self.info.push(info);
+    }
+
+    /// The nodes whose typing read a body in one of these files.
+    pub fn reading(&self, files: &rustc_hash::FxHashSet<u32>) -> impl Iterator<Item = NodeId> + '_ {
+        let files = files.clone();
+        (0..self.info.len()).filter(move |&n| self.info[n].reads.iter().any(|f| files.contains(f)))
     }
 
     pub fn set_instances(&mut self, list: Vec<(NodeId, Arc<[Ty]>)>) {
@@ -532,6 +540,7 @@ impl<'a> Collector<'a> {
                 )
             });
             if let Some(t) = &typed {
+                info.reads.clone_from(&t.reads);
                 for u in &t.uses {
                     uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span));
                 }

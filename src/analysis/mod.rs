@@ -186,11 +186,12 @@ impl Analysis {
                     .nodes_in_file(i as u32, self.files[i].facts.functions.len())
             })
             .collect();
+        // Nodes elsewhere (instances of templates defined here, callers of an `auto` function
+        // defined here) whose typing read an edited body.
+        let edited: rustc_hash::FxHashSet<u32> = changed.iter().map(|&i| i as u32).collect();
+        nodes.extend(self.bodies.reading(&edited));
         nodes.sort_unstable();
         nodes.dedup();
-        // Instances are re-typed on every update: their patterns' bodies or arguments may be
-        // what changed, and there are few of them.
-        nodes.extend(self.skeleton.node_count()..self.bodies.len());
         let mut derived = false;
         let mut at = 0;
         while at < nodes.len() {

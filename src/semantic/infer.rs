@@ -28,8 +28,12 @@ type Found = (TextRange, SemUse);
 const MAX_DEPTH: usize = 12;
 
 pub fn type_function(ix: &Index, inst: &Instance) -> Typed {
-    let cx = Cx::new(ix, inst, 0);
-    cx.run()
+    let (mut typed, reads) = ix.reading(|| {
+        ix.read(inst.file);
+        Cx::new(ix, inst, 0).run()
+    });
+    typed.reads = reads;
+    typed
 }
 
 struct Cx<'i, 'a> {
@@ -1035,27 +1039,36 @@ impl<'i, 'a> Cx<'i, 'a> {
         if self.depth + 1 >= MAX_DEPTH {
             return Ty::Unknown;
         }
-        if let Some(t) = self.ix.returns.borrow().get(inst) {
+        if let Some((t, reads)) = self.ix.returns.borrow().get(inst) {
+            for &f in reads.iter() {
+                self.ix.read(f);
+            }
             return t.clone();
         }
         // Unknown while it is computed: a recursive call does not recurse forever.
         self.ix
             .returns
             .borrow_mut()
-            .insert(inst.clone(), Ty::Unknown);
-        let cx = Cx::new(self.ix, inst, self.depth + 1);
-        let t = cx.body.map_or(Ty::Unknown, |body| {
-            let live = cx.live(body);
-            body.stmts
-                .iter()
-                .zip(&live)
-                .find_map(|(s, &l)| match s {
-                    Stmt::Return(e) if l => Some(cx.ty(*e).strip_ref().clone()),
-                    _ => None,
-                })
-                .unwrap_or(Ty::Void)
+            .insert(inst.clone(), (Ty::Unknown, Box::default()));
+        let (t, reads) = self.ix.reading(|| {
+            self.ix.read(inst.file);
+            let cx = Cx::new(self.ix, inst, self.depth + 1);
+            cx.body.map_or(Ty::Unknown, |body| {
+                let live = cx.live(body);
+                body.stmts
+                    .iter()
+                    .zip(&live)
+                    .find_map(|(s, &l)| match s {
+                        Stmt::Return(e) if l => Some(cx.ty(*e).strip_ref().clone()),
+                        _ => None,
+                    })
+                    .unwrap_or(Ty::Void)
+            })
         });
-        self.ix.returns.borrow_mut().insert(inst.clone(), t.clone());
+        self.ix
+            .returns
+            .borrow_mut()
+            .insert(inst.clone(), (t.clone(), reads.into()));
         t
     }
 
@@ -1294,6 +1307,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             uses,
             calls,
             launches,
+            reads: Vec::new(),
         }
     }
 

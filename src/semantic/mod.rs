@@ -73,6 +73,10 @@ pub struct Typed {
     pub calls: Vec<Option<Vec<Instance>>>,
     /// Per launch of `Function::launches`: the kernels it starts, when typing could decide.
     pub launches: Vec<Option<Vec<Instance>>>,
+    /// The files whose function bodies this typing read (its own, and those of the functions
+    /// whose `auto` or lambda return type it deduced), sorted: when one of them is edited, the
+    /// result may differ.
+    pub reads: Vec<u32>,
 }
 
 /// The workspace's declarations by name, and which files see which.
@@ -88,8 +92,11 @@ pub struct Index<'a> {
     /// visible declarations, not once per mention (SYCL-CTS names the same aliases millions of
     /// times from thousands of files).
     pub(crate) names: RefCell<HashMap<NameKey, Ty>>,
-    /// Memo of deduced return types (`auto`, `decltype(...)`, lambdas) per instance.
-    pub(crate) returns: RefCell<HashMap<Instance, Ty>>,
+    /// Memo of deduced return types (`auto`, `decltype(...)`, lambdas) per instance, with the
+    /// files whose bodies deciding it read.
+    pub(crate) returns: RefCell<HashMap<Instance, (Ty, Box<[u32]>)>>,
+    /// The files whose bodies the typing in progress has read.
+    reads: RefCell<Vec<u32>>,
     /// Memo of the aspects a class type holds by value.
     pub(crate) class_aspects: RefCell<HashMap<Arc<ty::ClassTy>, crate::devices::AspectSet>>,
 }
@@ -101,6 +108,7 @@ impl<'a> Index<'a> {
         let mut ix = Index {
             names: RefCell::default(),
             returns: RefCell::default(),
+            reads: RefCell::default(),
             class_aspects: RefCell::default(),
             files,
             classes: HashMap::default(),
@@ -139,6 +147,23 @@ impl<'a> Index<'a> {
             }
         }
         ix
+    }
+
+    /// Notes that the typing in progress depends on a body in `file`.
+    pub(crate) fn read(&self, file: u32) {
+        self.reads.borrow_mut().push(file);
+    }
+
+    /// Runs `f`, returning with its result the files whose bodies it read; they count as read
+    /// by the enclosing typing too.
+    pub(crate) fn reading<R>(&self, f: impl FnOnce() -> R) -> (R, Vec<u32>) {
+        let outer = std::mem::take(&mut *self.reads.borrow_mut());
+        let r = f();
+        let mut reads = std::mem::replace(&mut *self.reads.borrow_mut(), outer);
+        reads.sort_unstable();
+        reads.dedup();
+        self.reads.borrow_mut().extend_from_slice(&reads);
+        (r, reads)
     }
 
     pub fn function(&self, file: u32, func: u32) -> &'a Function {
