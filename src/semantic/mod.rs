@@ -94,12 +94,15 @@ pub struct Index<'a> {
     pub(crate) names: RefCell<HashMap<NameKey, Ty>>,
     /// Memo of deduced return types (`auto`, `decltype(...)`, lambdas) per instance, with the
     /// files whose bodies deciding it read.
-    pub(crate) returns: RefCell<HashMap<Instance, (Ty, Box<[u32]>)>>,
+    pub(crate) returns: RefCell<HashMap<Instance, Deduced>>,
     /// The files whose bodies the typing in progress has read.
     reads: RefCell<Vec<u32>>,
     /// Memo of the aspects a class type holds by value.
     pub(crate) class_aspects: RefCell<HashMap<Arc<ty::ClassTy>, crate::devices::AspectSet>>,
 }
+
+/// A deduced return type and the files whose bodies decided it.
+pub(crate) type Deduced = (Ty, Box<[u32]>);
 
 pub(crate) type NameKey = (Box<str>, Vec<Ty>, Vec<(u32, u32)>);
 
