@@ -85,6 +85,50 @@ fn main() {
         mib(type_bytes),
         mib(slack)
     );
+    // Lowered bodies: the arena, spans, locals and statements, with the heap their names use.
+    use sycl_analyzer::syntax::{Expr, LocalVar, Span, Stmt};
+    let (mut exprs, mut expr_heap, mut span_bytes, mut local_bytes, mut stmt_bytes, mut bodies) =
+        (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
+    for f in &loaded.files {
+        for b in f
+            .facts
+            .functions
+            .iter()
+            .filter_map(|func| func.body.as_deref())
+        {
+            bodies += 1;
+            exprs += b.exprs.len();
+            span_bytes += b.spans.capacity() * size_of::<Span>();
+            stmt_bytes += b.stmts.capacity() * size_of::<Stmt>();
+            local_bytes += b.locals.capacity() * size_of::<LocalVar>()
+                + b.locals.iter().map(|l| l.name.capacity()).sum::<usize>();
+            expr_heap += b.exprs.capacity() * size_of::<Expr>();
+            for e in &b.exprs {
+                expr_heap += match e {
+                    Expr::Name(n) | Expr::Member { name: n, .. } => n.capacity(),
+                    Expr::Cast { ty, args } | Expr::New { ty, args } => {
+                        ty.capacity() + args.capacity() * 4
+                    }
+                    Expr::Call { args, .. } | Expr::InitList(args) | Expr::Unknown(args) => {
+                        args.capacity() * 4
+                    }
+                    Expr::TemplateName { name, targs }
+                    | Expr::MemberTemplate { name, targs, .. } => {
+                        name.capacity() + targs.iter().map(|t| t.capacity() + 24).sum::<usize>()
+                    }
+                    _ => 0,
+                };
+            }
+        }
+    }
+    println!(
+        "bodies {bodies}, expressions {exprs} ({} B each): exprs with their heap {:.1} MiB, spans {:.1} MiB, locals {:.1} MiB, statements {:.1} MiB",
+        size_of::<Expr>(),
+        mib(expr_heap),
+        mib(span_bytes),
+        mib(local_bytes),
+        mib(stmt_bytes)
+    );
     let base = LIVE.load(Relaxed);
     let analysis = sycl_analyzer::analysis::Analysis::new(loaded.files.clone());
     println!(

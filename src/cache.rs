@@ -91,22 +91,36 @@ impl Index {
             .map(|(_, f)| f.clone())
     }
 
-    /// Writes `entries` (path, content hash, facts) atomically.
+    /// Writes `entries` (path, content hash, facts) atomically. The facts are serialized where
+    /// they are, straight to the file: a copy of them (or of their encoding) in memory was the
+    /// language server's peak of memory on a large workspace.
     pub fn save(path: &Path, entries: &[(String, u64, Arc<FileFacts>)]) -> std::io::Result<()> {
-        let stored = Stored {
+        #[derive(Serialize)]
+        struct Borrowed<'a> {
+            format: String,
+            entries: Vec<(&'a str, u64, &'a FileFacts)>,
+        }
+        let stored = Borrowed {
             format: format_tag(),
             entries: entries
                 .iter()
-                .map(|(p, h, f)| (p.clone(), *h, (**f).clone()))
+                .map(|(p, h, f)| (p.as_str(), *h, &**f))
                 .collect(),
         };
-        let bytes = postcard::to_stdvec(&stored).map_err(std::io::Error::other)?;
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, path)
+        let result = (|| {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            postcard::to_io(&stored, &mut out).map_err(std::io::Error::other)?;
+            std::io::Write::flush(&mut out)?;
+            std::fs::rename(&tmp, path)
+        })();
+        if result.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        result
     }
 }
 

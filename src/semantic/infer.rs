@@ -189,7 +189,48 @@ impl Resolver<'_, '_, '_> {
                 decl: Some((f, i)),
             }));
         }
+        if args.is_empty() {
+            if let Some(t) = self.vec_alias(path) {
+                return t;
+            }
+        }
         Ty::class(path.join("::"), args)
+    }
+
+    /// SYCL's vector and marray aliases (`sycl::half2`, `double4`, `mfloat3`...), when no
+    /// declaration of the name is visible: `vec<T, N>` / `marray<T, N>`.
+    fn vec_alias(&mut self, path: &[&str]) -> Option<Ty> {
+        let (q, name) = path.split_at(path.len() - 1);
+        if !matches!(q, [] | ["sycl"] | ["cl", "sycl"]) {
+            return None;
+        }
+        let name = name[0];
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (elem, n) = name.split_at(name.len() - digits);
+        let n: i64 = n.parse().ok().filter(|n| [2, 3, 4, 8, 16].contains(n))?;
+        let (class, elem) = match elem.strip_prefix('m') {
+            Some(e) if !e.is_empty() => ("sycl::marray", e),
+            _ => ("sycl::vec", elem),
+        };
+        let text = match elem {
+            "char" | "schar" => "signed char",
+            "uchar" => "unsigned char",
+            "short" => "short",
+            "ushort" => "unsigned short",
+            "int" => "int",
+            "uint" => "unsigned int",
+            "long" => "long",
+            "ulong" => "unsigned long",
+            "longlong" => "long long",
+            "ulonglong" => "unsigned long long",
+            "float" => "float",
+            "double" => "double",
+            "half" => return Some(Ty::class(class, vec![HALF, Ty::Value(n)])),
+            "bool" if class == "sycl::marray" => "bool",
+            _ => return None,
+        };
+        let t = parse_type(text, self);
+        Some(Ty::class(class, vec![t, Ty::Value(n)]))
     }
 }
 
