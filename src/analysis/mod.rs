@@ -125,11 +125,16 @@ pub enum Update {
 
 impl Analysis {
     pub fn new(files: Vec<SourceFile>) -> Self {
-        let interfaces = files.iter().map(|f| f.facts.interface_hash()).collect();
+        let interfaces = {
+            use rayon::prelude::*;
+            files.par_iter().map(|f| f.facts.interface_hash()).collect()
+        };
         let skeleton = Skeleton::build(&files);
         let types = TypeIndex::new(&files);
-        let sees = |a: u32, b: u32| skeleton.visibility().sees(a, b);
-        let sem = crate::semantic::Index::new(files.iter().map(|f| &*f.facts).collect(), &sees);
+        let sem = crate::semantic::Index::new(
+            files.iter().map(|f| &*f.facts).collect(),
+            skeleton.visibility().lists(),
+        );
         let bodies = Collector::new(&files, &skeleton, &types, &sem).collect_all();
         drop(sem);
         drop(types);
@@ -173,10 +178,10 @@ impl Analysis {
             self.unknown_aspects[i] = unknown_aspects(&self.files[i]);
         }
         let types = TypeIndex::new(&self.files);
-        let skeleton = &self.skeleton;
-        let sees = |a: u32, b: u32| skeleton.visibility().sees(a, b);
-        let sem =
-            crate::semantic::Index::new(self.files.iter().map(|f| &*f.facts).collect(), &sees);
+        let sem = crate::semantic::Index::new(
+            self.files.iter().map(|f| &*f.facts).collect(),
+            self.skeleton.visibility().lists(),
+        );
         let collector =
             Collector::new(&self.files, &self.skeleton, &types, &sem).with_instances(&self.bodies);
         let mut nodes: Vec<NodeId> = changed

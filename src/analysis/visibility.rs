@@ -119,6 +119,11 @@ impl Visibility {
         &self.visible[from as usize]
     }
 
+    /// Per file, the files it sees, sorted.
+    pub fn lists(&self) -> &[Vec<u32>] {
+        &self.visible
+    }
+
     pub fn sees(&self, from: u32, file: u32) -> bool {
         self.visible[from as usize].binary_search(&file).is_ok()
     }

@@ -53,16 +53,58 @@ struct Cx<'i, 'a> {
     depth: usize,
 }
 
+/// The `::`-separated components of a name, split outside template arguments
+/// (`C<a::b>::f<int>` is `C<a::b>`, `f<int>`).
+fn components(name: &str) -> Vec<&str> {
+    let b = name.as_bytes();
+    let (mut depth, mut start, mut i) = (0i32, 0, 0);
+    let mut parts = Vec::new();
+    while i < b.len() {
+        match b[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth <= 0 && b.get(i + 1) == Some(&b':') => {
+                parts.push(&name[start..i]);
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&name[start..]);
+    parts
+}
+
+/// A component without its template arguments or a `template` keyword.
+fn bare(component: &str) -> &str {
+    let c = component.trim();
+    let c = c.strip_prefix("template ").unwrap_or(c).trim_start();
+    c.split('<').next().unwrap_or(c).trim_end()
+}
+
 fn last(name: &str) -> &str {
-    let base = name.split('<').next().unwrap_or(name);
-    base.rsplit("::").next().unwrap_or(base)
+    components(name).last().map_or(name, |c| bare(c))
 }
 
 fn qualifier(name: &str) -> Vec<&str> {
-    let base = name.split('<').next().unwrap_or(name);
-    let mut parts: Vec<&str> = base.split("::").filter(|p| !p.is_empty()).collect();
+    let mut parts: Vec<&str> = components(name)
+        .into_iter()
+        .map(bare)
+        .filter(|p| !p.is_empty())
+        .collect();
     parts.pop();
     parts
+}
+
+/// The qualifier as written, with its template arguments (`C<double>` of `C<double>::go`).
+fn qualifier_text(name: &str) -> Option<&str> {
+    let parts = components(name);
+    let n = parts.len();
+    (n > 1).then(|| {
+        let end = name.len() - parts[n - 1].len() - 2;
+        &name[..end]
+    })
 }
 
 fn scope_ends_with(scope: &[String], q: &[&str]) -> bool {
@@ -725,6 +767,29 @@ impl<'i, 'a> Cx<'i, 'a> {
         let at = self
             .body
             .map_or(0, |b| b.spans[callee as usize].range.start);
+        let t = self.call_to(at, callee, &arg_tys);
+        // A closure handed to code outside the workspace (`q.submit(cgf)`, `std::for_each`) is
+        // called by it: the call reaches the closure, with the instance's arguments.
+        if !self.targets.borrow().contains_key(&at) {
+            let closures: Vec<Instance> = arg_tys
+                .iter()
+                .filter_map(|a| match a.strip_ref() {
+                    Ty::Closure(f, i, s) => Some(Instance {
+                        file: *f,
+                        func: *i,
+                        subst: s.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            if !closures.is_empty() {
+                self.targets.borrow_mut().insert(at, closures);
+            }
+        }
+        t
+    }
+
+    fn call_to(&self, at: usize, callee: ExprId, arg_tys: &[Ty]) -> Ty {
         let Some(c) = self.expr(callee) else {
             return Ty::Unknown;
         };
@@ -733,19 +798,19 @@ impl<'i, 'a> Cx<'i, 'a> {
                 if let Some(t) = self.construction(n, None) {
                     return t;
                 }
-                self.named_call(at, n, &[], &arg_tys)
+                self.named_call(at, n, &[], arg_tys)
             }
             Expr::TemplateName { name, targs } => {
                 if let Some(t) = self.construction(name, Some(targs)) {
                     return t;
                 }
                 let explicit: Vec<Ty> = targs.iter().map(|t| self.resolve(t)).collect();
-                self.named_call(at, name, &explicit, &arg_tys)
+                self.named_call(at, name, &explicit, arg_tys)
             }
             Expr::Member { base, arrow, name } => {
                 let rt = self.ty(*base);
                 let rt = if *arrow { pointee(&rt) } else { rt };
-                self.member_call(at, &rt, name, &[], &arg_tys)
+                self.member_call(at, &rt, name, &[], arg_tys)
             }
             Expr::MemberTemplate {
                 base,
@@ -756,11 +821,11 @@ impl<'i, 'a> Cx<'i, 'a> {
                 let rt = self.ty(*base);
                 let rt = if *arrow { pointee(&rt) } else { rt };
                 let explicit: Vec<Ty> = targs.iter().map(|t| self.resolve(t)).collect();
-                self.member_call(at, &rt, name, &explicit, &arg_tys)
+                self.member_call(at, &rt, name, &explicit, arg_tys)
             }
             _ => {
                 let t = self.ty(callee);
-                self.call_object(at, &t, &arg_tys)
+                self.call_object(at, &t, arg_tys)
             }
         }
     }
@@ -830,6 +895,20 @@ impl<'i, 'a> Cx<'i, 'a> {
         }) {
             let _ = self.overload(at, &cands, None, explicit, args);
             return self.resolve(name);
+        }
+        // `C<double>::go(...)`: a static member of a class template binds the class's arguments.
+        if let Some(qt) = qualifier_text(name).filter(|t| t.contains('<')) {
+            let class = self.resolve(qt);
+            if let Ty::Class(c) = &class {
+                let members: Vec<(u32, u32)> = cands
+                    .iter()
+                    .copied()
+                    .filter(|&(f, i)| ix.function(f, i).class.as_deref() == Some(c.last()))
+                    .collect();
+                if c.decl.is_some() && !members.is_empty() {
+                    return self.overload(at, &members, Some(&class), explicit, args);
+                }
+            }
         }
         // Unqualified: members of the caller's class first.
         if q.is_empty() {

@@ -86,7 +86,8 @@ pub struct Index<'a> {
     aliases: HashMap<&'a str, Vec<(u32, u32)>>,
     globals: HashMap<&'a str, Vec<(u32, u32)>>,
     functions: HashMap<&'a str, Vec<(u32, u32)>>,
-    sees: &'a (dyn Fn(u32, u32) -> bool + Sync),
+    /// Per file, the files it sees (itself included), sorted.
+    sees: &'a [Vec<u32>],
     /// Memo of name lookups by (path, template arguments, the declarations of the name that are
     /// visible): the result depends on nothing else, so a name is resolved once per set of
     /// visible declarations, not once per mention (SYCL-CTS names the same aliases millions of
@@ -107,7 +108,7 @@ pub(crate) type Deduced = (Ty, Box<[u32]>);
 pub(crate) type NameKey = (Box<str>, Vec<Ty>, Vec<(u32, u32)>);
 
 impl<'a> Index<'a> {
-    pub fn new(files: Vec<&'a FileFacts>, sees: &'a (dyn Fn(u32, u32) -> bool + Sync)) -> Self {
+    pub fn new(files: Vec<&'a FileFacts>, sees: &'a [Vec<u32>]) -> Self {
         let mut ix = Index {
             names: RefCell::default(),
             returns: RefCell::default(),
@@ -173,16 +174,32 @@ impl<'a> Index<'a> {
         &self.files[file as usize].functions[func as usize]
     }
 
+    /// The declarations of `name` in the files `from` sees, in file order. Both lists are sorted
+    /// by file: the shorter one is walked, the other searched (a name declared in every file
+    /// of a workspace is seen from few of them).
     fn visible<'s>(
         &'s self,
         map: &'s HashMap<&'a str, Vec<(u32, u32)>>,
         from: u32,
         name: &str,
     ) -> impl Iterator<Item = (u32, u32)> + 's {
-        map.get(name)
+        let decls: &'s [(u32, u32)] = map.get(name).map_or(&[], Vec::as_slice);
+        let seen: &'s [u32] = self.sees.get(from as usize).map_or(&[], Vec::as_slice);
+        let by_decl = (decls.len() <= seen.len()).then(|| {
+            decls
+                .iter()
+                .copied()
+                .filter(move |(f, _)| seen.binary_search(f).is_ok())
+        });
+        let by_file = by_decl.is_none().then(|| {
+            seen.iter().flat_map(move |&f| {
+                let at = decls.partition_point(|d| d.0 < f);
+                decls[at..].iter().copied().take_while(move |d| d.0 == f)
+            })
+        });
+        by_decl
             .into_iter()
             .flatten()
-            .copied()
-            .filter(move |&(f, _)| (self.sees)(from, f))
+            .chain(by_file.into_iter().flatten())
     }
 }
