@@ -670,7 +670,7 @@ def print_report(rep, out, top):
 def main(argv):
     ap = argparse.ArgumentParser(description="sycl-analyzer vs the libclang oracle on real SYCL programs")
     ap.add_argument("dirs", nargs="*", help="program directories (default: HeCBench's *-sycl)")
-    ap.add_argument("--analyzer", default="/tmp/sa-bin/sycl-analyzer")
+    ap.add_argument("--analyzer", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "target", "release", "sycl-analyzer"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json-report", default="real_corpus_report.json")
     ap.add_argument("--top", type=int, default=15, help="how many drop reasons to print")
