@@ -8,6 +8,8 @@ use std::num::NonZeroU16 as FieldId;
 
 use tree_sitter::Node;
 
+use super::NodeExt;
+
 use super::facts::*;
 use super::prepare::{properties_in, AttrKind, Prepared};
 use crate::text::{LineIndex, TextRange};
@@ -180,7 +182,7 @@ impl<'a> Extractor<'a> {
         if n.is_error() || n.is_missing() {
             self.facts.syntax_errors += 1;
         }
-        match n.kind() {
+        match n.k() {
             "comment" | "string_literal" | "raw_string_literal" | "char_literal" => {}
             "namespace_definition" => {
                 let name = n
@@ -305,7 +307,7 @@ impl<'a> Extractor<'a> {
         let mut prev = n.prev_sibling();
         while let Some(p) = prev {
             // A MISSING token is placed where recovery needed it, often right before this node.
-            if p.kind() != "comment" && !p.is_missing() {
+            if p.k() != "comment" && !p.is_missing() {
                 return p.end_byte();
             }
             prev = p.prev_sibling();
@@ -345,11 +347,11 @@ impl<'a> Extractor<'a> {
         ));
         let mut cursor = n.walk();
         for c in n.named_children(&mut cursor) {
-            if c.kind() == "base_class_clause" {
+            if c.k() == "base_class_clause" {
                 let mut cc = c.walk();
                 for b in c.named_children(&mut cc) {
                     if matches!(
-                        b.kind(),
+                        b.k(),
                         "type_identifier" | "qualified_identifier" | "template_type"
                     ) {
                         let t = normalize(self.text(b));
@@ -363,7 +365,7 @@ impl<'a> Extractor<'a> {
         let mut cursor = body.walk();
         let members: Vec<Node> = body.named_children(&mut cursor).collect();
         for m in members {
-            if m.kind() == "field_declaration" && find_function_declarator(m).is_none() {
+            if m.k() == "field_declaration" && find_function_declarator(m).is_none() {
                 self.field(idx, m, cur);
             } else {
                 self.visit(m, None);
@@ -378,7 +380,7 @@ impl<'a> Extractor<'a> {
             return;
         };
         if matches!(
-            ty.kind(),
+            ty.k(),
             "class_specifier" | "struct_specifier" | "union_specifier"
         ) {
             self.visit(ty, cur);
@@ -428,7 +430,7 @@ impl<'a> Extractor<'a> {
             .children_by_field_id(FIELDS.declarator, &mut cursor)
             .collect();
         for d in declarators {
-            if d.kind() != "type_identifier" {
+            if d.k() != "type_identifier" {
                 continue;
             }
             let idx = self.facts.aliases.len();
@@ -454,7 +456,7 @@ impl<'a> Extractor<'a> {
         let ty = n.child_by_field_id(FIELDS.r#type.get());
         if let Some(t) = ty {
             if matches!(
-                t.kind(),
+                t.k(),
                 "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier"
             ) {
                 self.visit(t, cur);
@@ -473,7 +475,7 @@ impl<'a> Extractor<'a> {
             .collect();
         let mut mentioned = false;
         for d in declarators {
-            let (inner, value) = if d.kind() == "init_declarator" {
+            let (inner, value) = if d.k() == "init_declarator" {
                 (
                     d.child_by_field_id(FIELDS.declarator.get()),
                     d.child_by_field_id(FIELDS.value.get()),
@@ -486,13 +488,13 @@ impl<'a> Extractor<'a> {
             if let (Some(t), false) = (ty, mentioned) {
                 // A pointer or reference to a user type is opaque to the device compiler; to
                 // a builtin type it nearly always means arithmetic on it.
-                if !indirect || matches!(t.kind(), "primitive_type" | "sized_type_specifier") {
+                if !indirect || matches!(t.k(), "primitive_type" | "sized_type_specifier") {
                     self.mention(c, t);
                     mentioned = true;
                 }
             }
             if let (Some(t), Some(v)) = (ty, var.clone()) {
-                let lambda = value.filter(|v| v.kind() == "lambda_expression");
+                let lambda = value.filter(|v| v.k() == "lambda_expression");
                 match lambda {
                     Some(l) => {
                         let idx = self.lambda(l);
@@ -506,9 +508,7 @@ impl<'a> Extractor<'a> {
                         }
                         if !indirect && is_class_like(t) {
                             let args = value
-                                .filter(|v| {
-                                    matches!(v.kind(), "argument_list" | "initializer_list")
-                                })
+                                .filter(|v| matches!(v.k(), "argument_list" | "initializer_list"))
                                 .map_or(0, |a| a.named_child_count());
                             self.push_call(
                                 c,
@@ -528,7 +528,7 @@ impl<'a> Extractor<'a> {
                 }
                 // `float f = 2.0;` converts at compile time; only a double variable computes
                 // in double, and its type is already the use.
-                if v.kind() == "number_literal" && !is_double {
+                if v.k() == "number_literal" && !is_double {
                     continue;
                 }
                 self.visit(v, cur);
@@ -571,7 +571,7 @@ impl<'a> Extractor<'a> {
             let mut c = fd.walk();
             let x = fd
                 .children(&mut c)
-                .any(|ch| ch.kind() == "type_qualifier" && self.text(ch) == "const");
+                .any(|ch| ch.k() == "type_qualifier" && self.text(ch) == "const");
             x
         };
         let idx = self.facts.functions.len();
@@ -668,9 +668,9 @@ impl<'a> Extractor<'a> {
         };
         let mut cursor = list.walk();
         for p in list.children(&mut cursor) {
-            match p.kind() {
+            match p.k() {
                 "parameter_declaration" | "optional_parameter_declaration" => {
-                    if p.kind() == "optional_parameter_declaration" {
+                    if p.k() == "optional_parameter_declaration" {
                         defaulted += 1;
                     }
                     let text = param_type_text(self.src, p);
@@ -788,7 +788,7 @@ impl<'a> Extractor<'a> {
         let (receiver, name, template_args) = callee_parts(self.src, func);
         let Some(name) = name else {
             // An indirect call or an immediately invoked lambda.
-            if func.kind() == "lambda_expression" {
+            if func.k() == "lambda_expression" {
                 let idx = self.lambda(func);
                 self.push_call(
                     c,
@@ -844,12 +844,12 @@ impl<'a> Extractor<'a> {
             .filter_map(|a| self.double_literal(unwrap_sign(*a)))
             .collect();
         let target = match receiver {
-            Some(r) if r.kind() == "this" => CallTarget::Member {
+            Some(r) if r.k() == "this" => CallTarget::Member {
                 name: name.clone(),
                 receiver_type: self.facts.functions[c].class.clone(),
             },
             Some(r) => {
-                let receiver_type = (r.kind() == "identifier")
+                let receiver_type = (r.k() == "identifier")
                     .then(|| match self.local(self.text(r)) {
                         Some(Local::Type(t)) => Some(t.clone()),
                         _ => None,
@@ -882,7 +882,7 @@ impl<'a> Extractor<'a> {
             self.visit(r, cur);
         }
         for a in &arg_nodes {
-            if is_guard && a.kind() == "lambda_expression" {
+            if is_guard && a.k() == "lambda_expression" {
                 let idx = self.lambda(*a);
                 self.push_call(
                     c,
@@ -892,7 +892,7 @@ impl<'a> Extractor<'a> {
                     guarded.clone(),
                     Vec::new(),
                 );
-            } else if a.kind() == "number_literal" {
+            } else if a.k() == "number_literal" {
                 // Classified with the call (`literal_args`).
             } else {
                 self.visit(*a, cur);
@@ -945,7 +945,7 @@ impl<'a> Extractor<'a> {
     }
 
     fn kernel_ref(&mut self, arg: Node) -> Option<KernelRef> {
-        match arg.kind() {
+        match arg.k() {
             "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg))),
             "identifier" => match self.local(self.text(arg)).cloned() {
                 Some(Local::Lambda(idx)) => Some(KernelRef::Lambda(idx)),
@@ -958,7 +958,7 @@ impl<'a> Extractor<'a> {
             "call_expression" => {
                 let f = arg.child_by_field_id(FIELDS.function.get())?;
                 matches!(
-                    f.kind(),
+                    f.k(),
                     "identifier" | "qualified_identifier" | "template_function"
                 )
                 .then(|| KernelRef::Functor(last_component(self.text(f))))
@@ -993,7 +993,7 @@ impl<'a> Extractor<'a> {
     }
 
     fn double_literal(&self, n: Node) -> Option<DoubleLiteral> {
-        (n.kind() == "number_literal" && is_double_literal(self.text(n))).then(|| DoubleLiteral {
+        (n.k() == "number_literal" && is_double_literal(self.text(n))).then(|| DoubleLiteral {
             text: self.text(n).to_string(),
             span: self.span(n),
         })
@@ -1001,10 +1001,10 @@ impl<'a> Extractor<'a> {
 
     /// Records a type named at `t` (and the types in its template arguments).
     fn mention(&mut self, cur: usize, t: Node) {
-        match t.kind() {
+        match t.k() {
             "qualified_identifier"
                 if t.child_by_field_id(FIELDS.name.get())
-                    .is_some_and(|n| n.kind() == "template_type") =>
+                    .is_some_and(|n| n.k() == "template_type") =>
             {
                 let name = t
                     .child_by_field_id(FIELDS.name.get())
@@ -1046,7 +1046,7 @@ impl<'a> Extractor<'a> {
         let mut cursor = args.walk();
         let items: Vec<Node> = args.named_children(&mut cursor).collect();
         for item in items {
-            if item.kind() == "type_descriptor" {
+            if item.k() == "type_descriptor" {
                 self.type_descriptor(cur, item);
             }
         }
@@ -1182,7 +1182,7 @@ fn arguments(args: Option<Node>) -> Vec<Node> {
     args.map(|a| {
         let mut cursor = a.walk();
         a.named_children(&mut cursor)
-            .filter(|x| x.kind() != "comment")
+            .filter(|x| x.k() != "comment")
             .collect()
     })
     .unwrap_or_default()
@@ -1248,7 +1248,7 @@ fn is_double_literal(text: &str) -> bool {
 
 fn unwrap_sign(n: Node) -> Node {
     let mut n = n;
-    while matches!(n.kind(), "unary_expression" | "parenthesized_expression") {
+    while matches!(n.k(), "unary_expression" | "parenthesized_expression") {
         match n.named_child(n.named_child_count().saturating_sub(1) as u32) {
             Some(inner) => n = inner,
             None => break,
@@ -1263,7 +1263,7 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
     let mut child = n;
     let mut parent = n.parent();
     while let Some(p) = parent {
-        if matches!(p.kind(), "parenthesized_expression" | "unary_expression") {
+        if matches!(p.k(), "parenthesized_expression" | "unary_expression") {
             child = p;
             parent = p.parent();
         } else {
@@ -1273,7 +1273,7 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
     let Some(p) = parent else {
         return false;
     };
-    let computes = match p.kind() {
+    let computes = match p.k() {
         "binary_expression" => {
             let op = p
                 .child_by_field_id(FIELDS.operator.get())
@@ -1288,7 +1288,7 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
                 } else {
                     p.child_by_field_id(FIELDS.left.get())
                 };
-            arithmetic && other.is_some_and(|o| unwrap_sign(o).kind() != "number_literal")
+            arithmetic && other.is_some_and(|o| unwrap_sign(o).k() != "number_literal")
         }
         "assignment_expression" => {
             let op = p
@@ -1304,7 +1304,7 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
 fn in_constant_context(n: Node, src: &str) -> bool {
     let mut cur = Some(n);
     while let Some(c) = cur {
-        match c.kind() {
+        match c.k() {
             "template_argument_list"
             | "array_declarator"
             | "static_assert_declaration"
@@ -1324,7 +1324,7 @@ fn has_child_text(n: Node, src: &str, text: &str) -> bool {
     let mut cursor = n.walk();
     let found = n.children(&mut cursor).any(|c| {
         &src[c.byte_range()] == text
-            || (c.kind() == "type_qualifier" || c.kind() == "storage_class_specifier")
+            || (c.k() == "type_qualifier" || c.k() == "storage_class_specifier")
                 && &src[c.byte_range()] == text
     });
     found
@@ -1334,11 +1334,11 @@ fn has_child_text(n: Node, src: &str, text: &str) -> bool {
 fn find_function_declarator(n: Node) -> Option<Node> {
     let mut d = n.child_by_field_id(FIELDS.declarator.get())?;
     loop {
-        match d.kind() {
+        match d.k() {
             "function_declarator" => {
                 // `int (*fp)(int)` declares a pointer, not a function.
                 let inner = d.child_by_field_id(FIELDS.declarator.get())?;
-                return (inner.kind() != "parenthesized_declarator").then_some(d);
+                return (inner.k() != "parenthesized_declarator").then_some(d);
             }
             "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
                 d = d
@@ -1352,23 +1352,23 @@ fn find_function_declarator(n: Node) -> Option<Node> {
 
 fn is_indirect(d: Node) -> bool {
     matches!(
-        d.kind(),
+        d.k(),
         "pointer_declarator"
             | "reference_declarator"
             | "abstract_pointer_declarator"
             | "abstract_reference_declarator"
-    ) || (d.kind() == "init_declarator"
+    ) || (d.k() == "init_declarator"
         && d.child_by_field_id(FIELDS.declarator.get())
             .is_some_and(is_indirect))
 }
 
 fn is_builtin(t: Node) -> bool {
-    matches!(t.kind(), "primitive_type" | "sized_type_specifier")
+    matches!(t.k(), "primitive_type" | "sized_type_specifier")
 }
 
 fn is_class_like(t: Node) -> bool {
     matches!(
-        t.kind(),
+        t.k(),
         "type_identifier" | "qualified_identifier" | "template_type"
     )
 }
@@ -1384,13 +1384,13 @@ fn declared_name(d: Node, src: &str) -> Option<String> {
 
 /// `(qualifier components, name)` of a declarator or callee name node.
 fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
-    match n.kind() {
+    match n.k() {
         "qualified_identifier" => {
             let mut qualifier = Vec::new();
             let mut cur = n;
             loop {
                 if let Some(scope) = cur.child_by_field_id(FIELDS.scope.get()) {
-                    let s = match scope.kind() {
+                    let s = match scope.k() {
                         "template_type" => scope
                             .child_by_field_id(FIELDS.name.get())
                             .map_or(String::new(), |x| src[x.byte_range()].to_string()),
@@ -1401,7 +1401,7 @@ fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
                     }
                 }
                 match cur.child_by_field_id(FIELDS.name.get()) {
-                    Some(next) if next.kind() == "qualified_identifier" => cur = next,
+                    Some(next) if next.k() == "qualified_identifier" => cur = next,
                     Some(next) => return (qualifier, split_name(src, next).1),
                     None => return (qualifier, String::new()),
                 }
@@ -1426,12 +1426,12 @@ fn callee_parts<'t>(
     src: &str,
     f: Node<'t>,
 ) -> (Option<Node<'t>>, Option<String>, Option<Node<'t>>) {
-    match f.kind() {
+    match f.k() {
         "field_expression" => {
             let receiver = f.child_by_field_id(FIELDS.argument.get());
             let field = f.child_by_field_id(FIELDS.field.get());
             let (name, targs) = match field {
-                Some(x) if x.kind() == "template_method" => (
+                Some(x) if x.k() == "template_method" => (
                     x.child_by_field_id(FIELDS.name.get())
                         .map(|n| src[n.byte_range()].to_string()),
                     x.child_by_field_id(FIELDS.arguments.get()),
@@ -1449,13 +1449,13 @@ fn callee_parts<'t>(
         ),
         "qualified_identifier" => {
             let mut last = f;
-            while last.kind() == "qualified_identifier" {
+            while last.k() == "qualified_identifier" {
                 match last.child_by_field_id(FIELDS.name.get()) {
                     Some(n) => last = n,
                     None => break,
                 }
             }
-            let targs = (last.kind() == "template_function")
+            let targs = (last.k() == "template_function")
                 .then(|| last.child_by_field_id(FIELDS.arguments.get()))
                 .flatten();
             (
@@ -1500,14 +1500,14 @@ fn param_type_text(src: &str, p: Node) -> String {
 fn declared_name_range(d: Node) -> Option<(usize, usize)> {
     let mut d = d;
     loop {
-        match d.kind() {
+        match d.k() {
             "identifier" | "field_identifier" => return Some((d.start_byte(), d.end_byte())),
             _ => {
                 d = d.child_by_field_id(FIELDS.declarator.get()).or_else(|| {
                     let mut c = d.walk();
                     let x = d.named_children(&mut c).find(|ch| {
                         matches!(
-                            ch.kind(),
+                            ch.k(),
                             "identifier"
                                 | "field_identifier"
                                 | "pointer_declarator"

@@ -8,6 +8,8 @@ use std::sync::LazyLock;
 
 use tree_sitter::Node;
 
+use super::NodeExt;
+
 use super::extract::normalize;
 use super::facts::{FileFacts, Span};
 use super::ir::*;
@@ -93,7 +95,7 @@ fn field_nodes<'t>(n: Node<'t>, name: &str) -> Vec<Node<'t>> {
 fn named_children<'t>(n: Node<'t>) -> Vec<Node<'t>> {
     let mut c = n.walk();
     n.named_children(&mut c)
-        .filter(|x| x.kind() != "comment")
+        .filter(|x| x.k() != "comment")
         .collect()
 }
 
@@ -122,20 +124,20 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     fn walk_node(&mut self, n: Node) {
-        match n.kind() {
+        match n.k() {
             "template_declaration" => {
                 let saved = self.tparams.len();
                 if let Some(list) = field(n, "parameters") {
                     let params = self.template_params(list);
                     for a in named_children(n) {
-                        if a.kind() == "alias_declaration" {
+                        if a.k() == "alias_declaration" {
                             self.alias_template(a, &params);
                         }
                     }
                     self.tparams.extend(params);
                 }
                 for c in named_children(n) {
-                    if c.kind() != "template_parameter_list" {
+                    if c.k() != "template_parameter_list" {
                         self.walk(c);
                     }
                 }
@@ -196,14 +198,14 @@ impl<'a> Lowerer<'a, '_> {
         let Some(mut v) = field(n, "value") else {
             return Expr::SizeOf(None);
         };
-        while v.kind() == "parenthesized_expression" && v.named_child_count() == 1 {
+        while v.k() == "parenthesized_expression" && v.named_child_count() == 1 {
             match v.named_child(0) {
                 Some(c) => v = c,
                 None => break,
             }
         }
         let level = self.stack.len().saturating_sub(1);
-        let is_type_name = match v.kind() {
+        let is_type_name = match v.k() {
             "identifier" => self.stack.is_empty() || self.lookup(level, self.text(v)).is_none(),
             "qualified_identifier"
             | "template_type"
@@ -220,11 +222,11 @@ impl<'a> Lowerer<'a, '_> {
     fn template_params(&self, list: Node) -> Vec<TParam> {
         let mut out = Vec::new();
         for p in named_children(list) {
-            let (name, is_type, default) = match p.kind() {
+            let (name, is_type, default) = match p.k() {
                 "type_parameter_declaration" | "variadic_type_parameter_declaration" => (
                     named_children(p)
                         .into_iter()
-                        .find(|c| c.kind() == "type_identifier")
+                        .find(|c| c.k() == "type_identifier")
                         .map(|c| self.text(c).to_string()),
                     true,
                     None,
@@ -260,10 +262,10 @@ impl<'a> Lowerer<'a, '_> {
             let spec_args = field(n, "name").and_then(|name| self.template_args_of_name(name));
             let mut bases = Vec::new();
             for c in named_children(n) {
-                if c.kind() == "base_class_clause" {
+                if c.k() == "base_class_clause" {
                     for b in named_children(c) {
                         if matches!(
-                            b.kind(),
+                            b.k(),
                             "type_identifier" | "qualified_identifier" | "template_type"
                         ) {
                             bases.push(normalize(self.text(b)));
@@ -273,13 +275,13 @@ impl<'a> Lowerer<'a, '_> {
             }
             let mut fields = Vec::new();
             for m in named_children(body) {
-                if m.kind() != "field_declaration" || self.function_declarator(m).is_some() {
+                if m.k() != "field_declaration" || self.function_declarator(m).is_some() {
                     continue;
                 }
                 let Some(ty) = field(m, "type") else { continue };
                 let is_static = named_children(m)
                     .iter()
-                    .any(|c| c.kind() == "storage_class_specifier" && self.text(*c) == "static");
+                    .any(|c| c.k() == "storage_class_specifier" && self.text(*c) == "static");
                 for d in field_nodes(m, "declarator") {
                     if let Some(name) = self.declared_name(d) {
                         fields.push(Field {
@@ -312,10 +314,10 @@ impl<'a> Lowerer<'a, '_> {
     /// `<args>` of a `template_type` / `template_function` name (a specialisation's).
     fn template_args_of_name(&self, name: Node) -> Option<Vec<String>> {
         let mut last = name;
-        while last.kind() == "qualified_identifier" {
+        while last.k() == "qualified_identifier" {
             last = field(last, "name")?;
         }
-        if !matches!(last.kind(), "template_type" | "template_function") {
+        if !matches!(last.k(), "template_type" | "template_function") {
             return None;
         }
         field(last, "arguments").map(|a| self.targ_texts(a))
@@ -332,10 +334,10 @@ impl<'a> Lowerer<'a, '_> {
     fn function_declarator<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
         let mut d = field(n, "declarator")?;
         loop {
-            match d.kind() {
+            match d.k() {
                 "function_declarator" => {
                     let inner = field(d, "declarator")?;
-                    return (inner.kind() != "parenthesized_declarator").then_some(d);
+                    return (inner.k() != "parenthesized_declarator").then_some(d);
                 }
                 "pointer_declarator" | "reference_declarator" | "attributed_declarator" => {
                     d = field(d, "declarator").or_else(|| {
@@ -356,13 +358,13 @@ impl<'a> Lowerer<'a, '_> {
         }
         if let Some(t) = field(n, "type") {
             if matches!(
-                t.kind(),
+                t.k(),
                 "class_specifier" | "struct_specifier" | "union_specifier"
             ) {
                 self.walk(t);
             }
         }
-        if n.kind() == "declaration" {
+        if n.k() == "declaration" {
             if let Some(ty) = field(n, "type") {
                 let decls = field_nodes(n, "declarator");
                 for d in decls {
@@ -395,7 +397,7 @@ impl<'a> Lowerer<'a, '_> {
     fn return_type(&self, n: Node, fd: Node) -> Option<String> {
         if let Some(tr) = named_children(fd)
             .into_iter()
-            .find(|c| c.kind() == "trailing_return_type")
+            .find(|c| c.k() == "trailing_return_type")
         {
             return Some(normalize(self.text(tr).trim_start_matches("->")));
         }
@@ -403,7 +405,7 @@ impl<'a> Lowerer<'a, '_> {
         let mut mods = String::new();
         let mut d = field(n, "declarator");
         while let Some(x) = d {
-            match x.kind() {
+            match x.k() {
                 "pointer_declarator" => mods.push('*'),
                 "reference_declarator" => mods.push('&'),
                 _ => break,
@@ -438,10 +440,10 @@ impl<'a> Lowerer<'a, '_> {
         }
         // Constructor initializers are evaluated in the body.
         for c in named_children(n) {
-            if c.kind() == "field_initializer_list" {
+            if c.k() == "field_initializer_list" {
                 for init in named_children(c) {
                     for a in named_children(init) {
-                        if matches!(a.kind(), "argument_list" | "initializer_list") {
+                        if matches!(a.k(), "argument_list" | "initializer_list") {
                             for x in named_children(a) {
                                 let e = self.expr(x);
                                 self.push_stmt(Stmt::Expr(e));
@@ -460,7 +462,7 @@ impl<'a> Lowerer<'a, '_> {
     fn params(&mut self, list: Node) {
         for p in named_children(list) {
             if !matches!(
-                p.kind(),
+                p.k(),
                 "parameter_declaration"
                     | "optional_parameter_declaration"
                     | "variadic_parameter_declaration"
@@ -474,7 +476,7 @@ impl<'a> Lowerer<'a, '_> {
             if text == "void" && decl.is_none() {
                 continue;
             }
-            let is_auto = ty.kind() == "placeholder_type_specifier";
+            let is_auto = ty.k() == "placeholder_type_specifier";
             let id = self.add_local(name, LocalTy::Declared(text), self.span(p), true);
             if is_auto {
                 self.cx().body.auto_params.push(id);
@@ -486,14 +488,14 @@ impl<'a> Lowerer<'a, '_> {
     fn declared_name(&self, d: Node) -> Option<String> {
         let mut d = d;
         loop {
-            match d.kind() {
+            match d.k() {
                 "identifier" | "field_identifier" => return Some(self.text(d).to_string()),
                 "structured_binding_declarator" => return None,
                 _ => {
                     d = field(d, "declarator").or_else(|| {
                         named_children(d).into_iter().find(|c| {
                             matches!(
-                                c.kind(),
+                                c.k(),
                                 "identifier"
                                     | "field_identifier"
                                     | "pointer_declarator"
@@ -513,7 +515,7 @@ impl<'a> Lowerer<'a, '_> {
         let mut t = normalize(self.text(ty));
         let mut d = decl;
         while let Some(x) = d {
-            match x.kind() {
+            match x.k() {
                 "pointer_declarator" | "abstract_pointer_declarator" => t.push('*'),
                 "reference_declarator" | "abstract_reference_declarator" => {
                     let rvalue = self.text(x).trim_start().starts_with("&&");
@@ -530,8 +532,8 @@ impl<'a> Lowerer<'a, '_> {
             }
             d = field(x, "declarator").or_else(|| {
                 named_children(x).into_iter().find(|c| {
-                    c.kind().ends_with("declarator")
-                        || matches!(c.kind(), "identifier" | "field_identifier")
+                    c.k().ends_with("declarator")
+                        || matches!(c.k(), "identifier" | "field_identifier")
                 })
             });
         }
@@ -621,7 +623,7 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     fn stmt_node(&mut self, n: Node) {
-        match n.kind() {
+        match n.k() {
             "compound_statement" => self.scoped(|s| {
                 for c in named_children(n) {
                     s.stmt(c);
@@ -639,7 +641,7 @@ impl<'a> Lowerer<'a, '_> {
                     let target = normalize(self.text(ty));
                     let names: Vec<String> = field_nodes(n, "declarator")
                         .into_iter()
-                        .filter(|d| d.kind() == "type_identifier")
+                        .filter(|d| d.k() == "type_identifier")
                         .map(|d| self.text(d).to_string())
                         .collect();
                     for name in names {
@@ -670,7 +672,7 @@ impl<'a> Lowerer<'a, '_> {
                     let decl = field(n, "declarator");
                     let name = decl.and_then(|d| s.declared_name(d)).unwrap_or_default();
                     let text = s.declared_type(ty, decl);
-                    let lt = if ty.kind() == "placeholder_type_specifier" {
+                    let lt = if ty.k() == "placeholder_type_specifier" {
                         LocalTy::RangeElem(text, r)
                     } else {
                         LocalTy::Declared(text)
@@ -690,7 +692,7 @@ impl<'a> Lowerer<'a, '_> {
                 }),
             "condition_clause" | "else_clause" | "labeled_statement" | "case_statement"
             | "try_statement" | "catch_clause" | "ERROR" => {
-                let skip = (n.kind() == "case_statement")
+                let skip = (n.k() == "case_statement")
                     .then(|| field(n, "value"))
                     .flatten();
                 for c in named_children(n) {
@@ -702,7 +704,7 @@ impl<'a> Lowerer<'a, '_> {
             k if k.starts_with("preproc_") => {
                 for c in named_children(n) {
                     if !matches!(
-                        c.kind(),
+                        c.k(),
                         "identifier" | "preproc_arg" | "preproc_params" | "preproc_defined"
                     ) && field(n, "condition").map(|x| x.id()) != Some(c.id())
                     {
@@ -734,7 +736,7 @@ impl<'a> Lowerer<'a, '_> {
     fn if_stmt(&mut self, n: Node) {
         let is_constexpr = {
             let mut c = n.walk();
-            let x = n.children(&mut c).any(|c| c.kind() == "constexpr");
+            let x = n.children(&mut c).any(|c| c.k() == "constexpr");
             x
         };
         self.scoped(|s| {
@@ -742,7 +744,7 @@ impl<'a> Lowerer<'a, '_> {
             let mut cond_expr = None;
             if let Some(c) = cond {
                 for part in named_children(c) {
-                    match part.kind() {
+                    match part.k() {
                         "declaration" => s.local_decl(part),
                         _ => {
                             let e = s.expr(part);
@@ -788,7 +790,7 @@ impl<'a> Lowerer<'a, '_> {
     fn local_decl(&mut self, n: Node) {
         let Some(ty) = field(n, "type") else { return };
         if matches!(
-            ty.kind(),
+            ty.k(),
             "class_specifier" | "struct_specifier" | "union_specifier"
         ) {
             self.walk(ty);
@@ -796,18 +798,18 @@ impl<'a> Lowerer<'a, '_> {
         let decls = field_nodes(n, "declarator");
         // A constexpr initializer is folded at compile time: typed, but no code.
         let constexpr = named_children(n).iter().any(|c| {
-            matches!(c.kind(), "type_qualifier" | "storage_class_specifier")
+            matches!(c.k(), "type_qualifier" | "storage_class_specifier")
                 && self.text(*c) == "constexpr"
         }) || {
             let mut c = n.walk();
-            let x = n.children(&mut c).any(|c| c.kind() == "constexpr");
+            let x = n.children(&mut c).any(|c| c.k() == "constexpr");
             x
         };
-        let decltype_expr = (ty.kind() == "decltype")
+        let decltype_expr = (ty.k() == "decltype")
             .then(|| named_children(ty).into_iter().next())
             .flatten();
         for d in decls {
-            let (inner, value) = if d.kind() == "init_declarator" {
+            let (inner, value) = if d.k() == "init_declarator" {
                 (field(d, "declarator").unwrap_or(d), field(d, "value"))
             } else {
                 (d, None)
@@ -819,7 +821,7 @@ impl<'a> Lowerer<'a, '_> {
                 }
                 e
             });
-            if inner.kind() == "structured_binding_declarator" {
+            if inner.k() == "structured_binding_declarator" {
                 if let Some(init) = init {
                     for (k, b) in named_children(inner).into_iter().enumerate() {
                         let name = self.text(b).to_string();
@@ -838,7 +840,7 @@ impl<'a> Lowerer<'a, '_> {
                 continue;
             };
             let text = self.declared_type(ty, Some(inner));
-            let lt = match (ty.kind(), init, decltype_expr) {
+            let lt = match (ty.k(), init, decltype_expr) {
                 ("placeholder_type_specifier", Some(e), _) => LocalTy::Auto(text, e),
                 ("decltype", _, Some(x)) => {
                     let e = self.expr(x);
@@ -875,7 +877,7 @@ impl<'a> Lowerer<'a, '_> {
 
     fn args_of(&mut self, n: Option<Node>) -> Vec<ExprId> {
         match n {
-            Some(a) if matches!(a.kind(), "argument_list" | "initializer_list") => {
+            Some(a) if matches!(a.k(), "argument_list" | "initializer_list") => {
                 self.exprs(named_children(a))
             }
             Some(a) => vec![self.expr(a)],
@@ -884,7 +886,7 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     fn expr_node(&mut self, n: Node) -> ExprId {
-        let e = match n.kind() {
+        let e = match n.k() {
             "parenthesized_expression" => {
                 return match named_children(n).into_iter().next() {
                     Some(inner) => self.expr(inner),
@@ -915,12 +917,12 @@ impl<'a> Lowerer<'a, '_> {
                     return self.push_expr(Expr::Unknown(Vec::new()), n);
                 };
                 let tm = fld.and_then(|f| {
-                    if f.kind() == "template_method" {
+                    if f.k() == "template_method" {
                         Some(f)
-                    } else if f.kind() == "dependent_name" {
+                    } else if f.k() == "dependent_name" {
                         named_children(f)
                             .into_iter()
-                            .find(|c| c.kind() == "template_method")
+                            .find(|c| c.k() == "template_method")
                     } else {
                         None
                     }
@@ -981,7 +983,7 @@ impl<'a> Lowerer<'a, '_> {
                 Expr::Unary { op, arg }
             }
             "binary_expression" | "comma_expression" => {
-                let op = if n.kind() == "comma_expression" {
+                let op = if n.k() == "comma_expression" {
                     Some(BinOp::Comma)
                 } else {
                     field(n, "operator").and_then(|o| BinOp::from_text(self.text(o)))
@@ -1043,13 +1045,13 @@ impl<'a> Lowerer<'a, '_> {
 
     fn name_expr(&mut self, n: Node) -> Expr {
         let mut last = n;
-        while last.kind() == "qualified_identifier" {
+        while last.k() == "qualified_identifier" {
             match field(last, "name") {
                 Some(x) => last = x,
                 None => break,
             }
         }
-        if last.kind() == "template_function" {
+        if last.k() == "template_function" {
             let targs = field(last, "arguments").map_or(Vec::new(), |a| self.targ_texts(a));
             let end = field(last, "name").map_or(last.end_byte(), |x| x.end_byte());
             let name = normalize(&self.src[n.start_byte()..end]);
@@ -1065,7 +1067,7 @@ impl<'a> Lowerer<'a, '_> {
             let args = self.args_of(args_node);
             return Expr::Unknown(args);
         };
-        match f.kind() {
+        match f.k() {
             "primitive_type" | "sized_type_specifier" | "type_identifier" | "template_type" => {
                 let ty = normalize(self.text(f));
                 let args = self.args_of(args_node);
@@ -1105,7 +1107,7 @@ impl<'a> Lowerer<'a, '_> {
         });
         if let Some(caps) = field(n, "captures") {
             for c in named_children(caps) {
-                match c.kind() {
+                match c.k() {
                     "identifier" if self.stack.len() > 1 => {
                         let level = self.stack.len() - 1;
                         self.lookup(level, self.text(c));
@@ -1132,7 +1134,7 @@ impl<'a> Lowerer<'a, '_> {
             }
             if let Some(tr) = named_children(d)
                 .into_iter()
-                .find(|c| c.kind() == "trailing_return_type")
+                .find(|c| c.k() == "trailing_return_type")
             {
                 let t = normalize(self.text(tr).trim_start_matches("->"));
                 self.facts.functions[fi].ret = Some(t);

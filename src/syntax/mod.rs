@@ -29,6 +29,28 @@ thread_local! {
     });
 }
 
+/// Node kinds by id, looked up once: `Node::kind` measures and validates the C string of the
+/// name on every call, which showed in profiles of the two walks.
+static KINDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    // Kept for the program's life: the names borrow from it (once, a few words).
+    let lang: &'static tree_sitter::Language =
+        Box::leak(Box::new(tree_sitter_cpp::LANGUAGE.into()));
+    (0..lang.node_kind_count() as u16)
+        .map(|id| lang.node_kind_for_id(id).unwrap_or(""))
+        .collect()
+});
+
+pub(crate) trait NodeExt {
+    /// The node's kind (`Node::kind`), from the table.
+    fn k(&self) -> &'static str;
+}
+
+impl NodeExt for tree_sitter::Node<'_> {
+    fn k(&self) -> &'static str {
+        KINDS.get(self.kind_id() as usize).copied().unwrap_or("")
+    }
+}
+
 /// Extracts the facts of one C++ text.
 pub fn extract(text: &str) -> FileFacts {
     extract_within(text, None).unwrap_or_default()
