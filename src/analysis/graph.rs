@@ -436,7 +436,7 @@ impl<'a> Collector<'a> {
         use rayon::prelude::*;
         let count = self.sk.node_count();
         // Shares interleave the nodes: neighbours (one file's functions) weigh alike.
-        let shares = rayon::current_num_threads().max(2) * 4;
+        let shares = rayon::current_num_threads().max(2);
         if count < min_nodes {
             return self;
         }

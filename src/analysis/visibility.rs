@@ -4,7 +4,8 @@
 //! repository of samples) that reuse names; a call must only bind to a function the calling file
 //! could have declared in scope. Includes are resolved lexically against the workspace's paths:
 //! relative to the including file first, else to the workspace file whose path ends with the
-//! include and shares the longest directory prefix with the includer (what `-I` would find).
+//! include and shares the longest directory prefix with the includer (what `-I` would find;
+//! when several share it, to none). A header also sees the translation unit it is compiled in.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -87,10 +88,19 @@ impl Visibility {
                             .map(|&j| common_prefix(from, &paths[j as usize]))
                             .max()
                             .unwrap_or(0);
-                        matches
+                        let nearest: Vec<u32> = matches
                             .into_iter()
                             .filter(|&j| common_prefix(from, &paths[j as usize]) == best)
-                            .collect()
+                            .collect();
+                        // Several equally near: the build's `-I` order decides, which is not
+                        // known here. Seeing them all would mix programs (a benchmark suite
+                        // whose programs each have a `reference.h`, included by one that has
+                        // none): none is seen.
+                        if nearest.len() == 1 {
+                            nearest
+                        } else {
+                            Vec::new()
+                        }
                     })
                     .collect()
             })
@@ -109,6 +119,57 @@ impl Visibility {
                 }
                 seen.sort_unstable();
                 seen
+            })
+            .collect::<Vec<_>>();
+        // A header is compiled as part of a translation unit: it also sees what that unit
+        // declared before including it (HeCBench's `kernels.h` uses the types its `main.cpp`
+        // defines first). As clangd does, one unit is chosen: the includer chain up from the
+        // first source file (else the first file) that includes it directly, so a header shared
+        // by several programs sees one program, never the union of them.
+        let mut includers: Vec<Vec<u32>> = vec![Vec::new(); files.len()];
+        for (i, ds) in direct.iter().enumerate() {
+            for &d in ds {
+                if d as usize != i {
+                    includers[d as usize].push(i as u32);
+                }
+            }
+        }
+        let is_header = |i: u32| {
+            Path::new(&*files[i as usize].path)
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inl" | "ipp" | "tpp"))
+        };
+        let unit = |start: u32| -> u32 {
+            let mut at = start;
+            let mut seen = vec![start];
+            loop {
+                let ins = &includers[at as usize];
+                let next = ins
+                    .iter()
+                    .copied()
+                    .find(|&i| !is_header(i))
+                    .or(ins.first().copied());
+                match next {
+                    Some(n) if !seen.contains(&n) => {
+                        seen.push(n);
+                        at = n;
+                    }
+                    _ => return at,
+                }
+            }
+        };
+        let visible = (0..files.len() as u32)
+            .map(|f| {
+                let u = unit(f);
+                if u == f {
+                    return visible[f as usize].clone();
+                }
+                let mut all = visible[f as usize].clone();
+                all.extend_from_slice(&visible[u as usize]);
+                all.sort_unstable();
+                all.dedup();
+                all
             })
             .collect();
         Self { visible }
@@ -163,5 +224,45 @@ mod tests {
         );
         assert!(v.sees(5, 4) && !v.sees(5, 3));
         assert!(!v.sees(5, 0) && v.sees(5, 5));
+    }
+
+    #[test]
+    fn a_header_sees_the_unit_of_its_first_source_includer_only() {
+        let files = vec![
+            file("a/main.cpp", &["types.h", "kernels.h", "../shared/util.h"]),
+            file("a/kernels.h", &[]),
+            file("a/types.h", &[]),
+            file("b/main.cpp", &["../shared/util.h", "other.h"]),
+            file("b/other.h", &[]),
+            file("shared/util.h", &["inner.h"]),
+            file("shared/inner.h", &[]),
+        ];
+        let v = Visibility::new(&files);
+        assert!(
+            v.sees(1, 2),
+            "kernels.h sees what a/main.cpp includes before it"
+        );
+        assert!(!v.sees(2, 4), "not what another program includes");
+        // The shared header and what it includes see program a (the first includer), not b.
+        assert!(v.sees(5, 2) && v.sees(6, 2));
+        assert!(!v.sees(5, 4) && !v.sees(6, 4));
+        assert!(
+            !v.sees(0, 4) && !v.sees(3, 2),
+            "sources see only their own includes"
+        );
+    }
+
+    #[test]
+    fn an_include_found_in_several_equally_near_places_is_none_of_them() {
+        let files = vec![
+            file("suite/p1/main.cpp", &["reference.h"]),
+            file("suite/p2/reference.h", &[]),
+            file("suite/p3/reference.h", &[]),
+            file("suite/p4/main.cpp", &["reference.h"]),
+            file("suite/p4/sub/reference.h", &[]),
+        ];
+        let v = Visibility::new(&files);
+        assert!(!v.sees(0, 1) && !v.sees(0, 2));
+        assert!(v.sees(3, 4), "one nearest match is found");
     }
 }
