@@ -396,8 +396,6 @@ pub struct Collector<'a> {
     types: &'a TypeIndex<'a>,
     sem: &'a semantic::Index<'a>,
     instances: std::cell::RefCell<Instances>,
-    /// Typing of the plain nodes done ahead, in parallel (see `pretyped`); taken once each.
-    pretyped: std::cell::RefCell<Vec<Option<semantic::Typed>>>,
 }
 
 #[derive(Default)]
@@ -424,49 +422,7 @@ impl<'a> Collector<'a> {
                 base_count: sk.node_count(),
                 ..Instances::default()
             }),
-            pretyped: std::cell::RefCell::default(),
         }
-    }
-
-    /// Types every plain node (no template arguments) ahead, on all threads. Typing is pure
-    /// and most of a cold analysis; each share of the nodes gets its own semantic index, whose
-    /// memos are caches only, so the results are those of typing one node after another.
-    /// Instances are found from these results and typed after, in order.
-    pub fn pretyped(self, min_nodes: usize) -> Self {
-        use rayon::prelude::*;
-        let count = self.sk.node_count();
-        // Shares interleave the nodes: neighbours (one file's functions) weigh alike.
-        let shares = rayon::current_num_threads().max(2);
-        if count < min_nodes {
-            return self;
-        }
-        let facts: Vec<&crate::syntax::FileFacts> = self.files.iter().map(|f| &*f.facts).collect();
-        let lists = self.sk.visibility().lists();
-        let members = &self.sk.members;
-        let typed: Vec<Vec<(NodeId, semantic::Typed)>> = (0..shares)
-            .into_par_iter()
-            .map(|share| {
-                let ix = semantic::Index::new(facts.clone(), lists);
-                (share..count)
-                    .step_by(shares)
-                    .filter_map(|n| {
-                        let &(file, func) = members[n].first()?;
-                        let inst = Instance {
-                            file,
-                            func: func as u32,
-                            subst: Arc::from(Vec::new()),
-                        };
-                        Some((n, semantic::type_function(&ix, &inst)))
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut all: Vec<Option<semantic::Typed>> = (0..count).map(|_| None).collect();
-        for (n, t) in typed.into_iter().flatten() {
-            all[n] = Some(t);
-        }
-        *self.pretyped.borrow_mut() = all;
-        self
     }
 
     /// The instances already made (for an update that must not make new ones).
@@ -573,16 +529,6 @@ impl<'a> Collector<'a> {
             info.external |= func.sycl_external;
             info.arch_checks |= !func.arch_checks.is_empty();
             let typed = (i == typed_member).then(|| {
-                if args.is_none() {
-                    if let Some(t) = self
-                        .pretyped
-                        .borrow_mut()
-                        .get_mut(node)
-                        .and_then(Option::take)
-                    {
-                        return t;
-                    }
-                }
                 let subst = args.clone().unwrap_or_else(|| Arc::from(Vec::new()));
                 semantic::type_function(
                     self.sem,

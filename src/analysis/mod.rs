@@ -125,10 +125,6 @@ pub enum Update {
 
 impl Analysis {
     pub fn new(files: Vec<SourceFile>) -> Self {
-        Self::with_pretyping(files, PRETYPE_MIN_NODES)
-    }
-
-    fn with_pretyping(files: Vec<SourceFile>, pretype_min_nodes: usize) -> Self {
         let interfaces = {
             use rayon::prelude::*;
             files.par_iter().map(|f| f.facts.interface_hash()).collect()
@@ -139,9 +135,7 @@ impl Analysis {
             files.iter().map(|f| &*f.facts).collect(),
             skeleton.visibility().lists(),
         );
-        let bodies = Collector::new(&files, &skeleton, &types, &sem)
-            .pretyped(pretype_min_nodes)
-            .collect_all();
+        let bodies = Collector::new(&files, &skeleton, &types, &sem).collect_all();
         drop(sem);
         drop(types);
         let derived = Derived::compute(&skeleton, &bodies);
@@ -594,40 +588,5 @@ fn check_arch(graph: &Graph, node: NodeId, plain: &ResolvedTarget, out: &mut Vec
                 plain.canonical
             ),
         ));
-    }
-}
-
-/// Below this many functions, typing them ahead in parallel costs more than it saves.
-const PRETYPE_MIN_NODES: usize = 512;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Typing ahead on all threads gives exactly what typing one node after another gives.
-    #[test]
-    fn parallel_typing_ahead_changes_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        crate::bench::synth::generate(dir.path(), 20_000, 3).unwrap();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let paths = crate::workspace::discover(&[
-            dir.path().to_path_buf(),
-            root.join("tests/fixtures"),
-            root.join("examples/vector-math"),
-        ])
-        .unwrap();
-        let files: Vec<SourceFile> = crate::workspace::load(&paths, || {}).files;
-        let table = crate::devices::DeviceTable::builtin();
-        let targets = crate::devices::parse_target_list("intel_gpu_dg1", table).targets;
-        let settings = Settings {
-            table,
-            targets: Some(&targets),
-        };
-        let mut ahead = Analysis::with_pretyping(files.clone(), 0);
-        let mut one_by_one = Analysis::with_pretyping(files, usize::MAX);
-        let (a, b) = (ahead.report(&settings), one_by_one.report(&settings));
-        assert!(a.diagnostics.len() > 50, "{}", a.diagnostics.len());
-        assert_eq!(a.diagnostics, b.diagnostics);
-        assert_eq!(a.summaries, b.summaries);
     }
 }
