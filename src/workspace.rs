@@ -181,45 +181,52 @@ pub struct SyclFlags {
     pub targets: Vec<String>,
     /// `-fsycl-device-config-file=` paths, made absolute against the entry's directory.
     pub device_configs: Vec<PathBuf>,
+    /// What the driver would refuse (an unknown `--offload-arch`), once each.
+    pub errors: Vec<crate::devices::driver::DriverError>,
 }
 
 pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String> {
+    use crate::devices::driver;
     let db: serde_json::Value =
         serde_json::from_str(text).map_err(|e| format!("invalid compile_commands.json: {e}"))?;
     let entries = db
         .as_array()
         .ok_or("compile_commands.json must be a JSON array")?;
     let mut flags = SyclFlags::default();
+    // Targets a device-config file adds are passed through by name and checked later against
+    // the whole table; `--offload-arch` spellings are read against the built-in one.
+    let table = crate::devices::DeviceTable::builtin();
     for e in entries {
         let args: Vec<String> = match (e.get("arguments"), e.get("command")) {
             (Some(serde_json::Value::Array(a)), _) => a
                 .iter()
                 .filter_map(|x| x.as_str().map(String::from))
                 .collect(),
-            (_, Some(serde_json::Value::String(c))) => {
-                c.split_whitespace().map(String::from).collect()
-            }
+            (_, Some(serde_json::Value::String(c))) => driver::split_command(c),
             _ => continue,
         };
         let dir = PathBuf::from(e.get("directory").and_then(|d| d.as_str()).unwrap_or("."));
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            let unquote = |v: &str| v.trim_matches(['"', '\'']).to_string();
-            if let Some(v) = a.strip_prefix("-fsycl-targets=").map(unquote).or_else(|| {
-                (a == "-fsycl-targets")
-                    .then(|| it.next().map(|v| unquote(v)))
-                    .flatten()
-            }) {
-                for t in v.split(',').filter(|t| !t.is_empty()) {
-                    if !flags.targets.iter().any(|x| x == t) {
-                        flags.targets.push(t.to_string());
-                    }
-                }
-            } else if let Some(v) = a.strip_prefix("-fsycl-device-config-file=").map(unquote) {
-                let p = dir.join(v);
-                if !flags.device_configs.contains(&p) {
-                    flags.device_configs.push(p);
-                }
+        let read = |p: &Path| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.len() <= MAX_FILE_BYTES)
+                .and_then(|_| std::fs::read_to_string(p).ok())
+        };
+        let args = driver::expand_response_files(&args, &dir, &read);
+        let f = driver::parse(&args, &dir, table);
+        for t in f.targets {
+            if !flags.targets.contains(&t) {
+                flags.targets.push(t);
+            }
+        }
+        for p in f.device_configs {
+            if !flags.device_configs.contains(&p) {
+                flags.device_configs.push(p);
+            }
+        }
+        for err in f.errors {
+            if !flags.errors.contains(&err) {
+                flags.errors.push(err);
             }
         }
     }

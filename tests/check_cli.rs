@@ -276,6 +276,72 @@ fn compile_commands_found_in_build_or_given_explicitly() {
         .code(2);
 }
 
+/// The newer ways of naming targets: `--offload-arch`, a backend `-device`, and a response
+/// file holding them, in a shell-quoted `command`.
+#[test]
+fn offload_arch_backend_device_and_response_files_in_compile_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cpp"),
+        "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let targets_of = |command: &str| -> Vec<String> {
+        let db = serde_json::json!([{ "directory": root, "file": "k.cpp", "command": command }]);
+        std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+        let v = json_out(&["check", root, "--format", "json"], 1);
+        let mut t: Vec<String> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "target-unsupported-aspect")
+            .flat_map(|d| {
+                // "... which no device of target 'a', 'b' has: ..."
+                let m = d["message"].as_str().unwrap();
+                let names = m
+                    .split(" of target ")
+                    .nth(1)
+                    .unwrap()
+                    .split(" has")
+                    .next()
+                    .unwrap();
+                names
+                    .split(", ")
+                    .map(|n| n.trim_matches('\'').to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        t.sort();
+        t
+    };
+    assert_eq!(
+        targets_of("icpx -fsycl --offload-arch=dg1,acm_g10 -c k.cpp"),
+        ["intel_gpu_acm_g10", "intel_gpu_dg1"]
+    );
+    assert_eq!(
+        targets_of(
+            r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend "-device dg1" -c k.cpp"#
+        ),
+        ["intel_gpu_dg1"]
+    );
+    std::fs::write(dir.path().join("sycl.rsp"), "-fsycl '--offload-arch=dg1'\n").unwrap();
+    assert_eq!(targets_of("icpx @sycl.rsp -c k.cpp"), ["intel_gpu_dg1"]);
+    // What the driver refuses is an error with its text, not an analysis for other targets.
+    let db = serde_json::json!([{ "directory": root, "file": "k.cpp", "command": "icpx -fsycl --offload-arch=dg1,pvcc -c k.cpp" }]);
+    std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+    let v = json_out(&["check", root, "--format", "json"], 1);
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "invalid-target");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("SYCL target is invalid: 'pvcc'; did you mean"),
+        "{d}"
+    );
+}
+
 #[test]
 fn device_config_file_named_in_compile_commands_applies() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,6 +3,7 @@
 
 pub mod aspects;
 pub mod config;
+pub mod driver;
 pub mod macros;
 pub mod table;
 pub mod targets;

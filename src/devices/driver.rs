@@ -1,0 +1,434 @@
+//! A compile command read as the DPC++ driver reads it: the SYCL targets it compiles device code
+//! for (`-fsycl-targets=`, `--offload-arch=`, `-Xsycl-target-backend` options) and the
+//! preprocessor options (`-D`, `-U`, `-I`, `-isystem`, `-include`, `-std=`). Pure: arguments in,
+//! flags and the driver's errors out; response files are read through the caller's function.
+//!
+//! Facts: `../shared/reference/targets.md` §1 and §1d (intel/llvm `clang/lib/Basic/SYCL.cpp`,
+//! `OffloadArch.cpp` and the driver tests `sycl-offload-arch-*.cpp`, `sycl-oneapi-gpu-*.cpp`).
+
+use std::path::{Path, PathBuf};
+
+use super::{resolve, DeviceTable};
+
+/// What one compile command says.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CompileFlags {
+    /// The targets, as canonical names of the device table (or the generic triples), in order.
+    pub targets: Vec<String>,
+    /// `-fsycl-device-config-file=` paths, made absolute against the command's directory.
+    pub device_configs: Vec<PathBuf>,
+    /// `-D` and `-U` in order: `(name, Some(value))` defines (`-DX` is `X=1`), `(name, None)`
+    /// undefines.
+    pub macros: Vec<(String, Option<String>)>,
+    pub include_dirs: Vec<PathBuf>,
+    pub system_include_dirs: Vec<PathBuf>,
+    pub forced_includes: Vec<PathBuf>,
+    /// `-std=` as given (`c++17`).
+    pub std: Option<String>,
+    /// The driver's errors for what it would refuse, with did-you-mean candidates.
+    pub errors: Vec<DriverError>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriverError {
+    pub message: String,
+    pub suggestions: Vec<String>,
+}
+
+/// Intel CPU names `--offload-arch` accepts: device code for `spir64_x86_64`.
+const INTEL_CPUS: [&str; 17] = [
+    "skylake-avx512",
+    "core-avx2",
+    "corei7-avx",
+    "corei7",
+    "westmere",
+    "sandybridge",
+    "ivybridge",
+    "broadwell",
+    "coffeelake",
+    "alderlake",
+    "skylake",
+    "skx",
+    "cascadelake",
+    "icelake-client",
+    "icelake-server",
+    "sapphirerapids",
+    "graniterapids",
+];
+
+/// A shell-quoted `command` of `compile_commands.json`, split as a POSIX shell would.
+pub fn split_command(command: &str) -> Vec<String> {
+    shlex::split(command).unwrap_or_else(|| command.split_whitespace().map(String::from).collect())
+}
+
+/// Replaces `@file` arguments by the arguments the file holds (shell-quoted, nested up to a
+/// depth); a file `read` cannot give stays as it was, as the driver would then fail on it.
+pub fn expand_response_files(
+    args: &[String],
+    dir: &Path,
+    read: &dyn Fn(&Path) -> Option<String>,
+) -> Vec<String> {
+    fn go(
+        args: &[String],
+        dir: &Path,
+        read: &dyn Fn(&Path) -> Option<String>,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) {
+        for a in args {
+            match a.strip_prefix('@').filter(|_| depth < 8) {
+                Some(file) => match read(&dir.join(file)) {
+                    Some(text) => go(&split_command(&text), dir, read, depth + 1, out),
+                    None => out.push(a.clone()),
+                },
+                None => out.push(a.clone()),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(args, dir, read, 0, &mut out);
+    out
+}
+
+/// The generic target a partial or full triple stands for (`nvptx64` → `nvptx64-nvidia-cuda`).
+fn generic(target: &str) -> Option<&'static str> {
+    let arch = target.split('-').next().unwrap_or(target);
+    Some(match arch {
+        "spir64" => "spir64",
+        "spir64_gen" => "spir64_gen",
+        "spir64_x86_64" => "spir64_x86_64",
+        "nvptx64" => "nvptx64-nvidia-cuda",
+        "amdgcn" => "amdgcn-amd-amdhsa",
+        _ => return None,
+    })
+}
+
+/// The target an `--offload-arch` value names, as a device-table name.
+fn offload_arch(arch: &str, table: &DeviceTable) -> Result<String, DriverError> {
+    if arch.is_empty() {
+        return Err(DriverError {
+            message: "must pass in an explicit cpu or gpu architecture to '--offload-arch'".into(),
+            suggestions: Vec::new(),
+        });
+    }
+    if INTEL_CPUS.contains(&arch) {
+        return Ok("spir64_x86_64".into());
+    }
+    let name = if arch.starts_with("sm_") {
+        format!("nvidia_gpu_{arch}")
+    } else if arch.starts_with("gfx") && !arch.ends_with("-generic") {
+        format!("amd_gpu_{arch}")
+    } else {
+        format!("intel_gpu_{arch}")
+    };
+    match resolve(&name, table) {
+        Ok(t) => Ok(t.canonical),
+        Err(e) => Err(DriverError {
+            message: format!("SYCL target is invalid: '{arch}'"),
+            suggestions: e
+                .suggestions
+                .iter()
+                .filter_map(|s| {
+                    ["intel_gpu_", "nvidia_gpu_", "amd_gpu_"]
+                        .iter()
+                        .find_map(|p| s.strip_prefix(p))
+                        .map(String::from)
+                })
+                .collect(),
+        }),
+    }
+}
+
+/// A device named in a backend option string, for the generic target it binds.
+#[derive(Debug)]
+enum Bound {
+    /// `-device NAME` (ocloc): binds `spir64_gen`.
+    Device(String),
+    /// `--offload-arch=` / `--cuda-gpu-arch=`: binds `nvptx64-nvidia-cuda` or `amdgcn-amd-amdhsa`.
+    Arch(String),
+}
+
+fn backend_options(text: &str) -> Vec<Bound> {
+    let words = split_command(text);
+    let mut out = Vec::new();
+    let mut it = words.iter();
+    while let Some(w) = it.next() {
+        let value = |flag: &str| -> Option<String> {
+            w.strip_prefix(flag)
+                .and_then(|r| r.strip_prefix('='))
+                .map(String::from)
+        };
+        if w == "-device" {
+            if let Some(d) = it.next() {
+                out.extend(d.split(',').map(|d| Bound::Device(d.to_string())));
+            }
+        } else if let Some(a) = value("--offload-arch").or_else(|| value("--cuda-gpu-arch")) {
+            out.push(Bound::Arch(a));
+        } else if w == "--offload-arch" || w == "--cuda-gpu-arch" {
+            out.extend(it.next().map(|a| Bound::Arch(a.clone())));
+        }
+    }
+    out
+}
+
+/// An option's value: joined (`-DX`, `-I/p`), after `=`, or the next argument.
+fn value<'a>(a: &str, flag: &str, it: &mut impl Iterator<Item = &'a String>) -> Option<String> {
+    let rest = a.strip_prefix(flag)?;
+    if rest.is_empty() {
+        it.next().cloned()
+    } else {
+        Some(rest.strip_prefix('=').unwrap_or(rest).to_string())
+    }
+}
+
+/// Reads a compile command's arguments (the compiler first, as in `compile_commands.json`).
+pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
+    let mut f = CompileFlags::default();
+    let mut targets: Vec<String> = Vec::new();
+    let mut arches: Vec<String> = Vec::new();
+    // (triple given with `=`, option string)
+    let mut backend: Vec<(Option<String>, String)> = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let a = a.as_str();
+        if let Some(v) = a.strip_prefix("-fsycl-targets=") {
+            targets.extend(v.split(',').filter(|t| !t.is_empty()).map(String::from));
+        } else if a == "-fsycl-targets" {
+            if let Some(v) = it.next() {
+                targets.extend(v.split(',').filter(|t| !t.is_empty()).map(String::from));
+            }
+        } else if let Some(v) = a.strip_prefix("--offload-arch=") {
+            if v.is_empty() {
+                arches.push(String::new());
+            }
+            arches.extend(v.split(',').filter(|t| !t.is_empty()).map(String::from));
+        } else if let Some(triple) = a.strip_prefix("-Xsycl-target-backend=") {
+            if let Some(opts) = it.next() {
+                backend.push((Some(triple.to_string()), opts.clone()));
+            }
+        } else if a == "-Xsycl-target-backend" || a == "-Xs" {
+            if let Some(opts) = it.next() {
+                backend.push((None, opts.clone()));
+            }
+        } else if let Some(v) = a.strip_prefix("-fsycl-device-config-file=") {
+            let p = dir.join(v);
+            if !f.device_configs.contains(&p) {
+                f.device_configs.push(p);
+            }
+        } else if let Some(v) = a.strip_prefix("-std=") {
+            f.std = Some(v.to_string());
+        } else if a.starts_with("-isystem") {
+            if let Some(v) = value(a, "-isystem", &mut it) {
+                f.system_include_dirs.push(dir.join(v));
+            }
+        } else if a.starts_with("-include") && !a.starts_with("-include-pch") {
+            if let Some(v) = value(a, "-include", &mut it) {
+                f.forced_includes.push(dir.join(v));
+            }
+        } else if a.starts_with("-I") {
+            if let Some(v) = value(a, "-I", &mut it) {
+                f.include_dirs.push(dir.join(v));
+            }
+        } else if a.starts_with("-D") {
+            if let Some(v) = value(a, "-D", &mut it) {
+                let (name, value) = match v.split_once('=') {
+                    Some((n, val)) => (n.to_string(), val.to_string()),
+                    None => (v.clone(), "1".to_string()),
+                };
+                f.macros.push((name, Some(value)));
+            }
+        } else if a.starts_with("-U") {
+            if let Some(v) = value(a, "-U", &mut it) {
+                f.macros.push((v, None));
+            }
+        }
+    }
+    for arch in &arches {
+        match offload_arch(arch, table) {
+            Ok(t) => targets.push(t),
+            Err(e) => f.errors.push(e),
+        }
+    }
+    // Backend options bind a device to a generic target.
+    let mut bound: Vec<(&'static str, String)> = Vec::new();
+    for (triple, opts) in &backend {
+        for b in backend_options(opts) {
+            let (family, name) = match &b {
+                Bound::Device(d) => ("spir64_gen", format!("intel_gpu_{d}")),
+                Bound::Arch(a) if a.starts_with("sm_") => {
+                    ("nvptx64-nvidia-cuda", format!("nvidia_gpu_{a}"))
+                }
+                Bound::Arch(a) => ("amdgcn-amd-amdhsa", format!("amd_gpu_{a}")),
+            };
+            if triple
+                .as_deref()
+                .and_then(generic)
+                .is_some_and(|t| t != family)
+            {
+                continue;
+            }
+            match resolve(&name, table) {
+                Ok(t) => bound.push((family, t.canonical)),
+                Err(e) => f.errors.push(DriverError {
+                    message: format!("SYCL target is invalid: '{name}'"),
+                    suggestions: e.suggestions,
+                }),
+            }
+        }
+    }
+    for t in targets {
+        let resolved: Vec<String> = match generic(&t) {
+            Some(family) if bound.iter().any(|(f, _)| *f == family) => bound
+                .iter()
+                .filter(|(f, _)| *f == family)
+                .map(|(_, n)| n.clone())
+                .collect(),
+            Some(family) => vec![family.to_string()],
+            None => vec![t],
+        };
+        for r in resolved {
+            if !f.targets.contains(&r) {
+                f.targets.push(r);
+            }
+        }
+    }
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(cmd: &str) -> CompileFlags {
+        parse(&split_command(cmd), Path::new("/b"), DeviceTable::builtin())
+    }
+
+    #[test]
+    fn every_way_of_naming_targets() {
+        let t = |cmd: &str| flags(cmd).targets;
+        assert_eq!(
+            t("clang++ -fsycl -fsycl-targets=intel_gpu_pvc,spir64 a.cpp"),
+            ["intel_gpu_pvc", "spir64"]
+        );
+        assert_eq!(
+            t("clang++ -fsycl --offload-arch=pvc a.cpp"),
+            ["intel_gpu_pvc"]
+        );
+        assert_eq!(
+            t("icpx -fsycl --offload-arch=bmg_g21,sm_80 a.cpp"),
+            ["intel_gpu_bmg_g21", "nvidia_gpu_sm_80"]
+        );
+        assert_eq!(
+            t("clang++ -fsycl --offload-arch=gfx90a a.cpp"),
+            ["amd_gpu_gfx90a"]
+        );
+        assert_eq!(
+            t("clang++ -fsycl --offload-arch=sapphirerapids a.cpp"),
+            ["spir64_x86_64"]
+        );
+        assert_eq!(
+            t("clang++ -fsycl --offload-arch=tgl a.cpp"),
+            ["intel_gpu_tgllp"],
+            "an alias"
+        );
+        assert_eq!(
+            t(
+                r#"clang++ -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend "-device dg1" a.cpp"#
+            ),
+            ["intel_gpu_dg1"]
+        );
+        assert_eq!(
+            t(
+                r#"clang++ -fsycl -fsycl-targets=spir64_gen -Xs "-device pvc -options -ze-opt" a.cpp"#
+            ),
+            ["intel_gpu_pvc"]
+        );
+        assert_eq!(
+            t("clang++ -fsycl -fsycl-targets=nvptx64-nvidia-cuda -Xsycl-target-backend=nvptx64-nvidia-cuda --offload-arch=sm_80 a.cpp"),
+            ["nvidia_gpu_sm_80"]
+        );
+        assert_eq!(
+            t("clang++ -fsycl -fsycl-targets=amdgcn-amd-amdhsa -Xsycl-target-backend --offload-arch=gfx906 a.cpp"),
+            ["amd_gpu_gfx906"]
+        );
+        assert_eq!(
+            t("clang++ -fsycl -fsycl-targets=nvptx64 a.cpp"),
+            ["nvptx64-nvidia-cuda"],
+            "partial triple"
+        );
+        assert_eq!(
+            t("clang++ -fsycl -fsycl-targets=spir64_gen-unknown-unknown a.cpp"),
+            ["spir64_gen"]
+        );
+        // A backend option for another triple binds nothing here.
+        assert_eq!(
+            t(
+                r#"clang++ -fsycl -fsycl-targets=spir64_gen,nvptx64 -Xsycl-target-backend=nvptx64-nvidia-cuda --offload-arch=sm_70 a.cpp"#
+            ),
+            ["spir64_gen", "nvidia_gpu_sm_70"]
+        );
+    }
+
+    #[test]
+    fn driver_errors_with_did_you_mean() {
+        let f = flags("clang++ -fsycl --offload-arch=pvcc a.cpp");
+        assert!(f.targets.is_empty());
+        assert_eq!(f.errors[0].message, "SYCL target is invalid: 'pvcc'");
+        assert!(
+            f.errors[0].suggestions.contains(&"pvc".to_string()),
+            "{:?}",
+            f.errors
+        );
+        let f = flags("clang++ -fsycl --offload-arch= a.cpp");
+        assert_eq!(
+            f.errors[0].message,
+            "must pass in an explicit cpu or gpu architecture to '--offload-arch'"
+        );
+        let f = flags("clang++ -fsycl --offload-arch=gfx9-generic a.cpp");
+        assert_eq!(f.errors.len(), 1, "generic AMD archs are refused");
+    }
+
+    #[test]
+    fn preprocessor_options_in_every_spelling() {
+        let f = flags(
+            r#"clang++ -DUSE_DOUBLE -D VALUE_TYPE=double '-DNAME="a b"' -UNDEBUG -Iinc -I /abs -isystem sys -include pre.h -std=c++17 -c a.cpp"#,
+        );
+        assert_eq!(
+            f.macros,
+            [
+                ("USE_DOUBLE".to_string(), Some("1".to_string())),
+                ("VALUE_TYPE".to_string(), Some("double".to_string())),
+                ("NAME".to_string(), Some("\"a b\"".to_string())),
+                ("NDEBUG".to_string(), None),
+            ]
+        );
+        assert_eq!(
+            f.include_dirs,
+            [PathBuf::from("/b/inc"), PathBuf::from("/abs")]
+        );
+        assert_eq!(f.system_include_dirs, [PathBuf::from("/b/sys")]);
+        assert_eq!(f.forced_includes, [PathBuf::from("/b/pre.h")]);
+        assert_eq!(f.std.as_deref(), Some("c++17"));
+    }
+
+    #[test]
+    fn response_files_nest_and_missing_ones_stay() {
+        let read = |p: &Path| match p.to_str()? {
+            "/b/r1" => Some("-fsycl --offload-arch=pvc @r2".to_string()),
+            "/b/r2" => Some("'-DX=1 2'".to_string()),
+            _ => None,
+        };
+        let args: Vec<String> = ["clang++", "@r1", "@missing"].map(String::from).to_vec();
+        let all = expand_response_files(&args, Path::new("/b"), &read);
+        assert_eq!(
+            all,
+            [
+                "clang++",
+                "-fsycl",
+                "--offload-arch=pvc",
+                "-DX=1 2",
+                "@missing"
+            ]
+        );
+    }
+}
