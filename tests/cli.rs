@@ -45,6 +45,52 @@ fn query_macros_for_two_targets() {
         .is_none());
 }
 
+/// A build system with a command line rather than a target list: the same answer as the list
+/// the driver makes of it; what the driver refuses is refused with its text.
+#[test]
+fn query_macros_from_a_command_line() {
+    let from_flags = json_of(bin().args([
+        "query",
+        "macros",
+        "--flags",
+        r#"icpx -fsycl --offload-arch=pvc -fsycl-targets=nvptx64 -Xsycl-target-backend=nvptx64-nvidia-cuda --cuda-gpu-arch=sm_80 -DX=1"#,
+    ]));
+    let from_list = json_of(bin().args([
+        "query",
+        "macros",
+        "--targets",
+        "nvidia_gpu_sm_80,intel_gpu_pvc",
+    ]));
+    assert_eq!(from_flags["macros"], from_list["macros"]);
+    assert_eq!(from_flags["macros"]["__SYCL_TARGET_INTEL_GPU_PVC__"], "1");
+    bin()
+        .args([
+            "query",
+            "macros",
+            "--flags",
+            "-fsycl --offload-arch=pvcc",
+            "--format",
+            "flags",
+        ])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "--flags:1:1: error[invalid-target]: SYCL target is invalid: 'pvcc'; did you mean",
+        ));
+    bin()
+        .args([
+            "query",
+            "macros",
+            "--flags",
+            "-fsycl",
+            "--targets",
+            "spir64",
+        ])
+        .assert()
+        .code(2);
+}
+
 #[test]
 fn usage_errors_exit_2_and_help_exits_0() {
     bin().assert().code(2);

@@ -2,7 +2,6 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 
@@ -68,30 +67,12 @@ pub fn run(
     // What the driver would refuse in the build's own commands (an unknown `--offload-arch`):
     // the build fails there, so the analysis would answer for targets nobody compiles for.
     if args.targets.is_none() && !flags.errors.is_empty() {
-        let file: Arc<str> = Arc::from("compile_commands.json");
-        let text: String = flags
-            .errors
-            .iter()
-            .map(|e| format!("{}\n", e.message))
-            .collect();
-        reporter.add_source(&file, &text);
-        let mut sink = crate::diagnostics::DiagnosticSink::new(file, &text);
-        let mut offset = 0;
-        for e in &flags.errors {
-            sink.push(
-                crate::text::TextRange::new(offset, offset + e.message.len()),
-                Severity::Error,
-                crate::diagnostics::Code::InvalidTarget,
-                crate::diagnostics::with_did_you_mean(e.message.clone(), &e.suggestions),
-                e.suggestions.clone(),
-            );
-            offset += e.message.len() + 1;
-        }
-        let diagnostics = sink.finish();
-        if args.format != CheckFormat::Text {
-            output::print_json(&crate::proto::diagnostics_json(&diagnostics));
-        }
-        reporter.report(&diagnostics);
+        super::report_driver_errors(
+            "compile_commands.json",
+            &flags.errors,
+            reporter,
+            args.format != CheckFormat::Text,
+        );
         return Ok(EXIT_INVALID);
     }
     let list = args

@@ -143,11 +143,20 @@ pub(crate) enum Query {
         #[arg(long, value_enum, default_value_t = TextFormat::Json)]
         format: TextFormat,
     },
-    /// The macros the compiler predefines for a -fsycl-targets list.
+    /// The macros the compiler predefines for a -fsycl-targets list, or for a command line.
     Macros {
         /// Comma-separated -fsycl-targets value; empty or absent means the implicit spir64.
         #[arg(long, default_value = "", value_name = "LIST")]
         targets: String,
+        /// A compile command line instead, read as the DPC++ driver reads it
+        /// (`-fsycl --offload-arch=pvc,sm_80`, `-fsycl-targets=spir64_gen -Xs "-device dg1"`).
+        #[arg(
+            long,
+            value_name = "COMMAND",
+            conflicts_with = "targets",
+            allow_hyphen_values = true
+        )]
+        flags: Option<String>,
         #[arg(long, value_enum, default_value_t = MacroOutput::Json)]
         format: MacroOutput,
     },
@@ -357,7 +366,35 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 EXIT_OK
             }
         }
-        Command::Query(Query::Macros { targets, format }) => {
+        Command::Query(Query::Macros {
+            targets,
+            flags,
+            format,
+        }) => {
+            let targets = match flags {
+                None => targets,
+                Some(line) => {
+                    let mut args = vec!["clang++".to_string()];
+                    args.extend(devices::driver::split_command(&line));
+                    let read = |p: &std::path::Path| std::fs::read_to_string(p).ok();
+                    let args = devices::driver::expand_response_files(
+                        &args,
+                        std::path::Path::new("."),
+                        &read,
+                    );
+                    let f = devices::driver::parse(&args, std::path::Path::new("."), &table);
+                    if !f.errors.is_empty() {
+                        report_driver_errors(
+                            "--flags",
+                            &f.errors,
+                            reporter,
+                            format == MacroOutput::Json,
+                        );
+                        return Ok(EXIT_INVALID);
+                    }
+                    f.targets.join(",")
+                }
+            };
             let Some(list) = target_list(&targets, &table, reporter, format == MacroOutput::Json)
             else {
                 return Ok(EXIT_INVALID);
@@ -449,6 +486,35 @@ fn target_list(
     }
     report_invalid_targets(list, &parsed, reporter, json);
     None
+}
+
+/// What the driver refuses in a command line, as `invalid-target` errors with its text.
+fn report_driver_errors(
+    source: &str,
+    errors: &[devices::driver::DriverError],
+    reporter: &mut Reporter,
+    json: bool,
+) {
+    let file: Arc<str> = Arc::from(source);
+    let text: String = errors.iter().map(|e| format!("{}\n", e.message)).collect();
+    reporter.add_source(&file, &text);
+    let mut sink = DiagnosticSink::new(file, &text);
+    let mut offset = 0;
+    for e in errors {
+        sink.push(
+            crate::text::TextRange::new(offset, offset + e.message.len()),
+            Severity::Error,
+            Code::InvalidTarget,
+            with_did_you_mean(e.message.clone(), &e.suggestions),
+            e.suggestions.clone(),
+        );
+        offset += e.message.len() + 1;
+    }
+    let diagnostics = sink.finish();
+    if json {
+        output::print_json(&proto::diagnostics_json(&diagnostics));
+    }
+    reporter.report(&diagnostics);
 }
 
 fn report_invalid_targets(list: &str, parsed: &TargetList, reporter: &mut Reporter, json: bool) {
