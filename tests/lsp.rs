@@ -406,6 +406,42 @@ fn targets_and_device_config_come_from_compile_commands() {
     shutdown(c);
 }
 
+/// `--offload-arch` in the build's commands names the targets; a spelling the driver refuses is
+/// shown with its text, and the targets it accepts are still analysed.
+#[test]
+fn offload_arch_in_compile_commands_and_the_drivers_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("k.cpp"), "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n").unwrap();
+    let db = format!(
+        r#"[{{"directory": "{}", "file": "k.cpp", "command": "icpx -fsycl --offload-arch=dg1,pvcc -c k.cpp"}}]"#,
+        root.display()
+    );
+    std::fs::write(root.join("compile_commands.json"), db).unwrap();
+    let root_uri = format!("file://{}", root.display());
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": root_uri, "capabilities": {} }),
+    );
+    c.notify("initialized", json!({}));
+    let m = c.wait("the driver's error", |m| {
+        m["method"] == "window/showMessage"
+            && m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.contains("SYCL target is invalid: 'pvcc'; did you mean"))
+    });
+    assert_eq!(m["params"]["type"], 1, "an error");
+    let d = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+    assert_eq!(d["diagnostics"][0]["code"], "target-unsupported-aspect");
+    assert!(d["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'intel_gpu_dg1'"));
+    shutdown(c);
+}
+
 #[test]
 fn config_renamed_or_broken_on_disk_changes_published_diagnostics() {
     let dir = tempfile::tempdir().unwrap();

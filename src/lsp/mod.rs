@@ -153,7 +153,27 @@ impl State {
             candidates.extend(workspace::compile_commands_candidates(root));
         }
         match workspace::find_sycl_flags(&candidates) {
-            Ok(flags) => flags.unwrap_or_default(),
+            Ok(flags) => {
+                let flags = flags.unwrap_or_default();
+                // The build fails there; the targets the driver accepts are still analysed.
+                for e in flags
+                    .errors
+                    .iter()
+                    .filter(|_| self.options.targets.is_none())
+                {
+                    self.show(
+                        lsp::MessageType::ERROR,
+                        format!(
+                            "compile_commands.json: {}",
+                            crate::diagnostics::with_did_you_mean(
+                                e.message.clone(),
+                                &e.suggestions
+                            )
+                        ),
+                    );
+                }
+                flags
+            }
             Err(e) => {
                 self.show(lsp::MessageType::WARNING, e);
                 workspace::SyclFlags::default()
