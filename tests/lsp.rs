@@ -377,26 +377,40 @@ fn listen_serves_the_editors_live_state_to_build_systems() {
     assert!(!socket.exists(), "the socket is removed at exit");
 }
 
-#[test]
-fn targets_and_device_config_come_from_compile_commands() {
+/// A workspace with a kernel computing in double and a `compile_commands.json` (at `db_path`,
+/// relative to the root) whose one entry is `entry` (`{dir}` is the root); a server on it,
+/// initialized. Returns the client, the kernel's URI and the workspace.
+fn session_with_compile_commands(
+    db_path: &str,
+    entry: &str,
+    files: &[(&str, &str)],
+) -> (Client, String, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::write(root.join("k.cpp"), "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n").unwrap();
-    std::fs::write(root.join("devs.yaml"), "my_dev:\n  aspects: [gpu]\n").unwrap();
-    let db = format!(
-        r#"[{{"directory": "{}", "file": "k.cpp", "arguments": ["icpx", "-fsycl", "-fsycl-targets=my_dev", "-fsycl-device-config-file=devs.yaml", "k.cpp"]}}]"#,
-        root.display()
-    );
-    std::fs::create_dir(root.join("build")).unwrap();
-    std::fs::write(root.join("build/compile_commands.json"), db).unwrap();
-    let root_uri = format!("file://{}", root.display());
-    let uri = format!("file://{}/k.cpp", root.display());
+    for (name, text) in files {
+        std::fs::write(root.join(name), text).unwrap();
+    }
+    let db = root.join(db_path);
+    std::fs::create_dir_all(db.parent().unwrap()).unwrap();
+    let entry = entry.replace("{dir}", &root.display().to_string());
+    std::fs::write(db, format!("[{entry}]")).unwrap();
     let mut c = Client::start();
     c.request(
         "initialize",
-        json!({ "processId": null, "rootUri": root_uri, "capabilities": {} }),
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {} }),
     );
     c.notify("initialized", json!({}));
+    (c, format!("file://{}/k.cpp", root.display()), dir)
+}
+
+#[test]
+fn targets_and_device_config_come_from_compile_commands() {
+    let (mut c, uri, _dir) = session_with_compile_commands(
+        "build/compile_commands.json",
+        r#"{"directory": "{dir}", "file": "k.cpp", "arguments": ["icpx", "-fsycl", "-fsycl-targets=my_dev", "-fsycl-device-config-file=devs.yaml", "k.cpp"]}"#,
+        &[("devs.yaml", "my_dev:\n  aspects: [gpu]\n")],
+    );
     let d = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
     assert_eq!(d["diagnostics"][0]["code"], "target-unsupported-aspect");
     assert!(d["diagnostics"][0]["message"]
@@ -410,22 +424,11 @@ fn targets_and_device_config_come_from_compile_commands() {
 /// shown with its text, and the targets it accepts are still analysed.
 #[test]
 fn offload_arch_in_compile_commands_and_the_drivers_errors() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    std::fs::write(root.join("k.cpp"), "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n").unwrap();
-    let db = format!(
-        r#"[{{"directory": "{}", "file": "k.cpp", "command": "icpx -fsycl --offload-arch=dg1,pvcc -c k.cpp"}}]"#,
-        root.display()
+    let (mut c, uri, _dir) = session_with_compile_commands(
+        "compile_commands.json",
+        r#"{"directory": "{dir}", "file": "k.cpp", "command": "icpx -fsycl --offload-arch=dg1,pvcc -c k.cpp"}"#,
+        &[],
     );
-    std::fs::write(root.join("compile_commands.json"), db).unwrap();
-    let root_uri = format!("file://{}", root.display());
-    let uri = format!("file://{}/k.cpp", root.display());
-    let mut c = Client::start();
-    c.request(
-        "initialize",
-        json!({ "processId": null, "rootUri": root_uri, "capabilities": {} }),
-    );
-    c.notify("initialized", json!({}));
     let m = c.wait("the driver's error", |m| {
         m["method"] == "window/showMessage"
             && m["params"]["message"]

@@ -153,7 +153,7 @@ fn backend_options(text: &str) -> Vec<Bound> {
     let mut out = Vec::new();
     let mut it = words.iter();
     while let Some(w) = it.next() {
-        let value = |flag: &str| -> Option<String> {
+        let after_eq = |flag: &str| -> Option<String> {
             w.strip_prefix(flag)
                 .and_then(|r| r.strip_prefix('='))
                 .map(String::from)
@@ -162,7 +162,7 @@ fn backend_options(text: &str) -> Vec<Bound> {
             if let Some(d) = it.next() {
                 out.extend(d.split(',').map(|d| Bound::Device(d.to_string())));
             }
-        } else if let Some(a) = value("--offload-arch").or_else(|| value("--cuda-gpu-arch")) {
+        } else if let Some(a) = after_eq("--offload-arch").or_else(|| after_eq("--cuda-gpu-arch")) {
             out.push(Bound::Arch(a));
         } else if w == "--offload-arch" || w == "--cuda-gpu-arch" {
             out.extend(it.next().map(|a| Bound::Arch(a.clone())));
