@@ -29,12 +29,14 @@ thread_local! {
     });
 }
 
+/// The grammar, for the kind names below to borrow from.
+static LANGUAGE: std::sync::LazyLock<tree_sitter::Language> =
+    std::sync::LazyLock::new(|| tree_sitter_cpp::LANGUAGE.into());
+
 /// Node kinds by id, looked up once: `Node::kind` measures and validates the C string of the
 /// name on every call, which showed in profiles of the two walks.
 static KINDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
-    // Kept for the program's life: the names borrow from it (once, a few words).
-    let lang: &'static tree_sitter::Language =
-        Box::leak(Box::new(tree_sitter_cpp::LANGUAGE.into()));
+    let lang: &'static tree_sitter::Language = &LANGUAGE;
     (0..lang.node_kind_count() as u16)
         .map(|id| lang.node_kind_for_id(id).unwrap_or(""))
         .collect()
