@@ -120,8 +120,10 @@ impl Bodies {
     }
 
     /// The nodes whose typing read a body in one of these files.
-    pub fn reading(&self, files: &rustc_hash::FxHashSet<u32>) -> impl Iterator<Item = NodeId> + '_ {
-        let files = files.clone();
+    pub fn reading<'s>(
+        &'s self,
+        files: &'s rustc_hash::FxHashSet<u32>,
+    ) -> impl Iterator<Item = NodeId> + 's {
         (0..self.info.len()).filter(move |&n| self.info[n].reads.iter().any(|f| files.contains(f)))
     }
 
