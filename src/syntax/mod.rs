@@ -6,6 +6,7 @@ mod extract;
 pub mod facts;
 pub mod ir;
 mod lower;
+pub mod pp;
 pub mod prepare;
 
 use std::cell::RefCell;

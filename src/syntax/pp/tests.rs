@@ -1,0 +1,198 @@
+use super::*;
+
+struct Files(Vec<(&'static str, &'static str)>);
+
+impl Includes for Files {
+    fn resolve(&self, _: &str, spelled: &str, _: bool) -> Option<Arc<Source>> {
+        self.0
+            .iter()
+            .find(|(p, _)| *p == spelled)
+            .map(|(p, t)| Arc::new(Source::new(Arc::from(*p), Arc::from(*t))))
+    }
+}
+
+fn base(defs: &[(&str, &str)]) -> Macros {
+    let defs: Vec<(String, Option<String>, Origin)> = defs
+        .iter()
+        .map(|(n, v)| (n.to_string(), Some(v.to_string()), Origin::CommandLine))
+        .collect();
+    Macros::new(Arc::new(Macros::table(&defs)))
+}
+
+fn pp(src: &str, defs: &[(&str, &str)]) -> Preprocessed {
+    preprocess(src, "t.cpp", &mut base(defs), &NoIncludes)
+}
+
+/// The text without whitespace, for comparing expansions.
+fn compact(s: &str) -> String {
+    s.split_whitespace().collect()
+}
+
+/// The preprocessed text with runs of whitespace squeezed, for comparing.
+fn squeezed(p: &Preprocessed) -> String {
+    p.text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn conditionals_choose_the_compiled_group() {
+    let src = "#ifdef USE_SP\ntypedef float real;\n#else\ntypedef double real;\n#endif\n";
+    assert_eq!(squeezed(&pp(src, &[])), "typedef double real;");
+    assert_eq!(
+        squeezed(&pp(src, &[("USE_SP", "1")])),
+        "typedef float real;"
+    );
+    let src = "#if A > 2 && defined(B)\na\n#elif A == 2 || !defined B\nb\n#else\nc\n#endif\n";
+    assert_eq!(squeezed(&pp(src, &[("A", "3"), ("B", "")])), "a");
+    assert_eq!(squeezed(&pp(src, &[("A", "2"), ("B", "")])), "b");
+    assert_eq!(squeezed(&pp(src, &[("A", "1"), ("B", "")])), "c");
+    assert_eq!(squeezed(&pp(src, &[])), "b");
+}
+
+#[test]
+fn offsets_and_lines_stay_outside_expansions() {
+    let src = "#if 0\nint a;\n#endif\nint b;\n";
+    let p = pp(src, &[]);
+    assert_eq!(p.text.len(), src.len());
+    assert_eq!(p.text.find("int b"), src.find("int b"));
+    assert_eq!(p.inactive, [TextRange::new(6, 13)]);
+    assert!(p.map.is_identity());
+}
+
+#[test]
+fn object_and_function_like_macros_expand_and_map_back() {
+    let src = "#define P double\n#define SQ(x) ((x) * (x))\nP f(P a) { return SQ(a + 1); }\n";
+    let p = pp(src, &[]);
+    assert_eq!(
+        compact(&p.text),
+        compact("double f(double a) { return ((a + 1) * (a + 1)); }")
+    );
+    // The second `double` maps to the second `P`, the product to the whole `SQ(a + 1)`.
+    let second = p.text.rfind("double").unwrap();
+    let r = p.map.to_source(TextRange::new(second, second + 6));
+    assert_eq!(&src[r.start..r.end], "P");
+    assert_eq!(r.start, src.find("P a").unwrap());
+    let star = p.text.find('*').unwrap();
+    let r = p.map.to_source(TextRange::new(star, star + 1));
+    assert_eq!(&src[r.start..r.end], "SQ(a + 1)");
+    // Text after an expansion maps by the shift.
+    let ret = p.text.find("return").unwrap();
+    let r = p.map.to_source(TextRange::new(ret, ret + 6));
+    assert_eq!(&src[r.start..r.end], "return");
+    assert_eq!(p.expansions.len(), 3);
+    assert_eq!(&*p.expansions[2].name, "SQ");
+}
+
+#[test]
+fn stringize_paste_variadics_and_recursion() {
+    let src = "#define S(x) #x\n#define CAT(a, b) a##b\n#define V(fmt, ...) f(fmt, ##__VA_ARGS__)\n#define O(...) g(0 __VA_OPT__(,) __VA_ARGS__)\n#define foo foo + 1\n#define F(x) G\n#define G(y) y * 2\nS(a \"b\") CAT(x, 1) V(1) V(1, 2, 3) O() O(4) foo F(0)(5)\n";
+    let p = pp(src, &[]);
+    let want = r#""a \"b\"" x1 f(1) f(1, 2, 3) g(0) g(0, 4) foo + 1 5 * 2"#;
+    assert_eq!(compact(&p.text), compact(want));
+    // The stringized literal keeps its inner space.
+    assert!(p.text.contains(r#""a \"b\"""#));
+}
+
+#[test]
+fn a_function_like_name_without_arguments_stays() {
+    let p = pp("#define min(a, b) a\nint x = std::min;\n", &[]);
+    assert!(p.text.contains("std::min;"));
+    assert!(p.expansions.is_empty());
+}
+
+#[test]
+fn headers_bring_their_macros_and_guards_work() {
+    let files = Files(vec![
+        (
+            "types.h",
+            "#ifndef TYPES_H\n#define TYPES_H\n#include \"inner.h\"\n#define Real REAL_T\n#endif\n",
+        ),
+        ("inner.h", "#pragma once\n#define REAL_T double\n"),
+    ]);
+    let src = "#include \"types.h\"\n#include \"types.h\"\n#include <sycl/sycl.hpp>\nReal x;\n";
+    let p = preprocess(src, "a.cpp", &mut base(&[]), &files);
+    assert!(p.text.contains("double x;"));
+    assert!(p.text.contains("#include \"types.h\""));
+    assert_eq!(p.deps.len(), 2);
+    let r = p.map.to_source(TextRange::new(
+        p.text.find("double").unwrap(),
+        p.text.find(" x;").unwrap(),
+    ));
+    assert_eq!(&src[r.start..r.end], "Real");
+}
+
+#[test]
+fn has_include_answers_for_workspace_and_system_headers() {
+    let files = Files(vec![("here.h", "")]);
+    let src = "#if __has_include(\"here.h\") && __has_include(<sycl/sycl.hpp>) && !__has_include(\"gone.h\") && !__has_builtin(__builtin_foo)\nyes\n#endif\n";
+    let p = preprocess(src, "a.cpp", &mut base(&[]), &files);
+    assert_eq!(squeezed(&p), "yes");
+}
+
+#[test]
+fn errors_are_reported_and_the_group_is_skipped() {
+    let p = pp("#if 1 +\na\n#endif\n#if 1.5\nb\n#endif\n#if 1/0\nc\n#endif\n#if 0 && 1/0\nd\n#endif\n#endif\n#if 1\n", &[]);
+    assert_eq!(squeezed(&p), "");
+    let messages: Vec<&str> = p.errors.iter().map(|(_, m)| m.as_str()).collect();
+    assert_eq!(messages.len(), 5, "{messages:?}");
+    assert!(messages[1].contains("floating"));
+    assert!(messages[2].contains("division by zero"));
+    assert!(messages[3].contains("#endif without #if"));
+    assert!(messages[4].contains("unterminated"));
+}
+
+#[test]
+fn arithmetic_follows_the_c_rules() {
+    for (cond, want) in [
+        ("-1 < 0", true),
+        ("-1 < 0u", false),
+        ("0x10 == 16 && 010 == 8 && 0b11 == 3 && 1'000 == 1000", true),
+        ("(1 ? -1 : 0u) > 0", true),
+        ("'A' == 65 && '\\n' == 10", true),
+        ("UNKNOWN == 0 && true && !false", true),
+        ("(2 || 1/0) && (0 && 1/0) == 0", true),
+        (
+            "1 << 3 == 8 && -8 >> 1 == -4 && 7 % 4 == 3 && -7 / 2 == -3",
+            true,
+        ),
+        ("18446744073709551615 == -1", true),
+        ("(1, 0)", false),
+    ] {
+        let p = pp(&format!("#if {cond}\nyes\n#endif\n"), &[]);
+        assert_eq!(p.text.contains("yes"), want, "{cond}: {:?}", p.errors);
+        assert!(p.errors.is_empty(), "{cond}: {:?}", p.errors);
+    }
+}
+
+#[test]
+fn directives_in_comments_and_strings_are_not_directives() {
+    let src = "/*\n#define X 1\n*/\nconst char* s = \"\\\n#define Y 1\";\n#if defined(X) || defined(Y)\nbad\n#endif\n";
+    assert!(!pp(src, &[]).text.contains("bad"));
+}
+
+#[test]
+fn macros_at_a_point_of_an_includer() {
+    let src = Source::new(
+        Arc::from("main.cpp"),
+        Arc::from("#define Real double\n#include \"k.h\"\n#undef Real\n"),
+    );
+    let mut m = base(&[]);
+    macros_at(
+        &src,
+        src.text.find("#include").unwrap(),
+        &mut m,
+        &NoIncludes,
+    );
+    assert_eq!(m.get("Real").unwrap().replacement(), "double");
+}
+
+#[test]
+fn runaway_expansions_stop() {
+    let mut src = String::from("#define A0 x x\n");
+    for k in 1..40 {
+        src.push_str(&format!("#define A{k} A{} A{}\n", k - 1, k - 1));
+    }
+    src.push_str("A39\n");
+    let p = pp(&src, &[]);
+    assert!(p.text.len() < 1 << 21);
+    assert!(p.errors.iter().any(|(_, m)| m.contains("too large")));
+}
