@@ -33,7 +33,12 @@ fn main() {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: facts_memory DIR"));
     let files = sycl_analyzer::workspace::discover(&[dir]).unwrap();
     let base = LIVE.load(Relaxed);
-    let loaded = sycl_analyzer::workspace::load(&files, || {});
+    let env = sycl_analyzer::workspace::compile_env(
+        None,
+        sycl_analyzer::devices::DeviceTable::builtin(),
+        &Default::default(),
+    );
+    let loaded = sycl_analyzer::workspace::load(&files, &env, || {});
     let texts: usize = loaded.texts.iter().map(|t| t.capacity()).sum();
     let live = LIVE.load(Relaxed) - base;
     println!(

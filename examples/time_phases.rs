@@ -12,7 +12,12 @@ fn main() {
     let files = sycl_analyzer::workspace::discover(&[dir]).unwrap();
     println!("discover: {:?} ({} files)", t.elapsed(), files.len());
     let t = Instant::now();
-    let loaded = sycl_analyzer::workspace::load(&files, || {});
+    let env = sycl_analyzer::workspace::compile_env(
+        None,
+        sycl_analyzer::devices::DeviceTable::builtin(),
+        &Default::default(),
+    );
+    let loaded = sycl_analyzer::workspace::load(&files, &env, || {});
     println!("read+extract: {:?} (RSS {})", t.elapsed(), rss());
     let settings = Settings {
         table: DeviceTable::builtin(),

@@ -5,7 +5,7 @@
 
 mod graph;
 mod types;
-mod visibility;
+pub mod visibility;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -40,68 +40,98 @@ fn common_prefix(a: &Path, b: &Path) -> usize {
         .count()
 }
 
-impl Visibility {
-    pub fn new(files: &[SourceFile]) -> Self {
-        let paths: Vec<PathBuf> = files
-            .iter()
-            .map(|f| normalize(Path::new(&*f.path)))
-            .collect();
-        let by_path: HashMap<&Path, u32> = paths
+/// The workspace's paths, for resolving includes as a compiler with unknown `-I` would.
+pub struct PathIndex {
+    paths: Vec<PathBuf>,
+    by_path: HashMap<PathBuf, u32>,
+    /// Suffix matches only among files of the same name: comparing every include with every
+    /// path showed in profiles on real code bases.
+    by_file_name: HashMap<std::ffi::OsString, Vec<u32>>,
+}
+
+impl PathIndex {
+    pub fn new<'p>(paths: impl IntoIterator<Item = &'p str>) -> Self {
+        let paths: Vec<PathBuf> = paths.into_iter().map(|p| normalize(Path::new(p))).collect();
+        let by_path = paths
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.as_path(), i as u32))
+            .map(|(i, p)| (p.clone(), i as u32))
             .collect();
-        // Suffix matches only among files of the same name: comparing every include with every
-        // path showed in profiles on real code bases.
-        let mut by_file_name: HashMap<&std::ffi::OsStr, Vec<u32>> = HashMap::default();
+        let mut by_file_name: HashMap<std::ffi::OsString, Vec<u32>> = HashMap::default();
         for (i, p) in paths.iter().enumerate() {
             if let Some(n) = p.file_name() {
-                by_file_name.entry(n).or_default().push(i as u32);
+                by_file_name.entry(n.to_owned()).or_default().push(i as u32);
             }
         }
+        PathIndex {
+            paths,
+            by_path,
+            by_file_name,
+        }
+    }
+
+    pub fn get(&self, path: &Path) -> Option<u32> {
+        self.by_path.get(&normalize(path)).copied()
+    }
+
+    /// The workspace file `inc` names from file `from`: relative to `from`'s directory, then
+    /// to each of `dirs` (the `-I` list), else the one workspace file ending with it that is
+    /// nearest to `from`.
+    pub fn resolve(&self, from: u32, inc: &str, dirs: &[PathBuf]) -> Option<u32> {
+        let from = &self.paths[from as usize];
+        let dir = from.parent().unwrap_or(Path::new(""));
+        for d in std::iter::once(dir).chain(dirs.iter().map(PathBuf::as_path)) {
+            if let Some(&j) = self.by_path.get(&normalize(&d.join(inc))) {
+                return Some(j);
+            }
+        }
+        let inc = normalize(Path::new(inc));
+        let same_name = inc
+            .file_name()
+            .and_then(|n| self.by_file_name.get(n))
+            .map_or(&[][..], Vec::as_slice);
+        let matches: Vec<u32> = same_name
+            .iter()
+            .copied()
+            .filter(|&j| self.paths[j as usize].ends_with(&inc))
+            .collect();
+        let best = matches
+            .iter()
+            .map(|&j| common_prefix(from, &self.paths[j as usize]))
+            .max()
+            .unwrap_or(0);
+        let mut nearest = matches
+            .into_iter()
+            .filter(|&j| common_prefix(from, &self.paths[j as usize]) == best);
+        // Several equally near: the build's `-I` order decides, which is not known here.
+        // Taking any would mix programs (a benchmark suite whose programs each have a
+        // `reference.h`, included by one that has none): none is found.
+        match (nearest.next(), nearest.next()) {
+            (Some(j), None) => Some(j),
+            _ => None,
+        }
+    }
+}
+
+/// Headers by extension: compiled only as part of a translation unit.
+pub fn is_header(path: &str) -> bool {
+    Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inl" | "ipp" | "tpp"))
+}
+
+impl Visibility {
+    pub fn new(files: &[SourceFile]) -> Self {
+        let index = PathIndex::new(files.iter().map(|f| &*f.path));
         let direct: Vec<Vec<u32>> = files
             .iter()
             .enumerate()
             .map(|(i, f)| {
-                let from = &paths[i];
-                let dir = from.parent().unwrap_or(Path::new(""));
                 f.facts
                     .includes
                     .iter()
-                    .flat_map(|inc| {
-                        let rel = normalize(&dir.join(inc));
-                        if let Some(&j) = by_path.get(rel.as_path()) {
-                            return vec![j];
-                        }
-                        let inc = normalize(Path::new(inc));
-                        let same_name = inc
-                            .file_name()
-                            .and_then(|n| by_file_name.get(n))
-                            .map_or(&[][..], Vec::as_slice);
-                        let matches: Vec<u32> = same_name
-                            .iter()
-                            .copied()
-                            .filter(|&j| paths[j as usize].ends_with(&inc))
-                            .collect();
-                        let best = matches
-                            .iter()
-                            .map(|&j| common_prefix(from, &paths[j as usize]))
-                            .max()
-                            .unwrap_or(0);
-                        let nearest: Vec<u32> = matches
-                            .into_iter()
-                            .filter(|&j| common_prefix(from, &paths[j as usize]) == best)
-                            .collect();
-                        // Several equally near: the build's `-I` order decides, which is not
-                        // known here. Seeing them all would mix programs (a benchmark suite
-                        // whose programs each have a `reference.h`, included by one that has
-                        // none): none is seen.
-                        if nearest.len() == 1 {
-                            nearest
-                        } else {
-                            Vec::new()
-                        }
-                    })
+                    .filter_map(|inc| index.resolve(i as u32, inc, &[]))
                     .collect()
             })
             .collect();
@@ -134,12 +164,7 @@ impl Visibility {
                 }
             }
         }
-        let is_header = |i: u32| {
-            Path::new(&*files[i as usize].path)
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inl" | "ipp" | "tpp"))
-        };
+        let is_header = |i: u32| is_header(&files[i as usize].path);
         let unit = |start: u32| -> u32 {
             let mut at = start;
             let mut seen = vec![start];

@@ -87,9 +87,10 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
         table,
         targets: None,
     };
+    let env = workspace::compile_env(None, table, &workspace::SyclFlags::default());
     let (cpu0, _) = rusage();
     let t = Instant::now();
-    let loaded = workspace::load_indexed(&paths, &cache::Index::default(), false, || {});
+    let loaded = workspace::load_indexed(&paths, &cache::Index::default(), false, &env, || {});
     let report = analysis::analyze(&loaded.files, &settings);
     let cold = t.elapsed();
     let (cpu1, _) = rusage();
@@ -102,7 +103,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     // Warm: the same, with the persisted index read from disk.
     let t = Instant::now();
     let index = cache::Index::load(&index_file);
-    let loaded = workspace::load_indexed(&paths, &index, false, || {});
+    let loaded = workspace::load_indexed(&paths, &index, false, &env, || {});
     let warm_report = analysis::analyze(&loaded.files, &settings);
     let warm = t.elapsed();
     let _ = std::fs::remove_file(&index_file);

@@ -107,7 +107,8 @@ pub fn run(
         .as_deref()
         .map(crate::cache::Index::load)
         .unwrap_or_default();
-    let loaded = workspace::load_indexed(&files, &index, false, || {
+    let env = workspace::compile_env(targets.as_deref(), table, &flags);
+    let loaded = workspace::load_indexed(&files, &index, false, &env, || {
         if let Some(b) = &bar {
             b.inc(1);
         }

@@ -5,6 +5,7 @@ pub mod aspects;
 pub mod config;
 pub mod driver;
 pub mod macros;
+pub mod predefined;
 pub mod table;
 pub mod targets;
 pub mod yaml;

@@ -103,7 +103,7 @@ struct FsChanged {
 }
 
 /// A changed source read and parsed, else why it is skipped (`None`: it is gone).
-type ChangedSource = Result<(String, syntax::FileFacts), Option<String>>;
+type ChangedSource = Result<String, Option<String>>;
 
 struct State {
     client: ClientSocket,
@@ -112,6 +112,8 @@ struct State {
     options: Options,
     snapshot: Arc<Snapshot>,
     targets: Option<Vec<ResolvedTarget>>,
+    /// How sources are preprocessed: the targets' device compile and compile_commands.json.
+    compile: Arc<workspace::CompileEnv>,
     files: Arc<Vec<SourceFile>>,
     index_of: HashMap<String, usize>,
     /// Texts of closed files, kept to convert positions (open files use `docs`).
@@ -241,6 +243,17 @@ impl State {
             .clone()
             .or_else(|| (!flags.targets.is_empty()).then(|| flags.targets.join(",")));
         self.targets = list.map(|l| devices::parse_target_list(&l, &self.snapshot.table).targets);
+        let env = workspace::compile_env(self.targets.as_deref(), &self.snapshot.table, &flags);
+        if env.key() != self.compile.key() {
+            self.compile = Arc::new(env);
+            // Other macros, other code: every source is preprocessed again.
+            let paths: Vec<String> = self.index_of.keys().cloned().collect();
+            for p in paths {
+                if let Some(t) = self.text_of(&p) {
+                    self.dirty.insert(p, t);
+                }
+            }
+        }
     }
 
     /// Records a new text for a source; it is parsed by the next analysis, off the main loop.
@@ -303,11 +316,36 @@ impl State {
         let generation = self.generation;
         let base = self.files.clone();
         let index_of = self.index_of.clone();
-        let dirty: Vec<(String, Arc<str>)> = self
+        let mut dirty: Vec<(String, Arc<str>)> = self
             .dirty
             .iter()
             .map(|(p, t)| (p.clone(), t.clone()))
             .collect();
+        // Files that read an edited header's macros are preprocessed again with it.
+        let edited: HashSet<&str> = self.dirty.keys().map(String::as_str).collect();
+        for f in self.files.iter() {
+            let reads_edited = f
+                .facts
+                .preprocessor
+                .deps
+                .iter()
+                .any(|d| edited.contains(d.as_str()));
+            if reads_edited && !edited.contains(&*f.path) {
+                if let Some(t) = self.text_of(&f.path) {
+                    dirty.push((f.path.to_string(), t));
+                }
+            }
+        }
+        // Every source's current text, for the preprocessor to read headers from.
+        let mut paths: Vec<Arc<str>> = self.files.iter().map(|f| f.path.clone()).collect();
+        let mut texts: Vec<Option<Arc<str>>> = paths.iter().map(|p| self.current_text(p)).collect();
+        for (p, t) in &self.dirty {
+            if !self.index_of.contains_key(p) {
+                paths.push(Arc::from(p.as_str()));
+                texts.push(Some(t.clone()));
+            }
+        }
+        let env = self.compile.clone();
         let snapshot = self.snapshot.clone();
         let targets = self.targets.clone();
         let client = self.client.clone();
@@ -317,9 +355,16 @@ impl State {
         tokio::task::spawn_blocking(move || {
             use rayon::prelude::*;
             let budget = syntax::parse_budget();
+            let sources = workspace::Sources::new(&env, paths, texts, None);
             let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
                 .par_iter()
-                .map(|(p, t)| (p.clone(), syntax::extract_within(t, Some(budget))))
+                .map(|(p, t)| {
+                    let facts = match sources.position(p) {
+                        Some(i) => sources.extract(i, Some(budget)),
+                        None => syntax::extract_within(t, Some(budget)),
+                    };
+                    (p.clone(), facts)
+                })
                 .collect();
             let mut skipped = HashMap::new();
             let parsed: Vec<(String, Arc<syntax::FileFacts>)> = results
@@ -381,6 +426,19 @@ impl State {
                 skipped,
             });
         });
+    }
+
+    /// The text a source has now, as known without reading the disk.
+    fn current_text(&self, path: &str) -> Option<Arc<str>> {
+        if let Some(t) = self.dirty.get(path) {
+            return Some(t.clone());
+        }
+        if let Ok(uri) = Url::from_file_path(path) {
+            if let Some(d) = self.docs.get(&uri) {
+                return Some(Arc::from(d.text.as_str()));
+            }
+        }
+        self.texts.get(path).cloned()
     }
 
     fn text_of(&self, path: &str) -> Option<Arc<str>> {
@@ -543,12 +601,7 @@ fn start_watching(st: &mut State) {
             .filter(|p| workspace::is_cpp(p))
             .map(|p| {
                 let source = if p.exists() {
-                    workspace::read_source(p)
-                        .and_then(|t| {
-                            let facts = syntax::extract_within(&t, Some(syntax::parse_budget()))?;
-                            Ok((t, facts))
-                        })
-                        .map_err(Some)
+                    workspace::read_source(p).map_err(Some)
                 } else {
                     Err(None)
                 };
@@ -595,10 +648,12 @@ fn on_fs_changed(st: &mut State, mut change: FsChanged) {
             continue;
         }
         match source {
-            Ok((text, facts)) => {
-                st.notices.remove(&path);
-                st.texts.insert(path.clone(), Arc::from(text));
-                parsed.push((path, Arc::new(facts)));
+            Ok(text) => {
+                // Parsed by the next analysis, with the headers' macros in force then.
+                let text: Arc<str> = Arc::from(text);
+                st.texts.insert(path.clone(), text.clone());
+                st.dirty.insert(path, text);
+                any_notice = true;
             }
             Err(why) => {
                 st.texts.remove(&path);
@@ -659,6 +714,7 @@ fn start_indexing(st: &mut State) {
         });
     }
     let client = st.client.clone();
+    let env = st.compile.clone();
     tokio::task::spawn_blocking(move || {
         let paths = workspace::discover(std::slice::from_ref(&root)).unwrap_or_default();
         let index_path = crate::cache::index_path(&root);
@@ -666,7 +722,7 @@ fn start_indexing(st: &mut State) {
             .as_deref()
             .map(crate::cache::Index::load)
             .unwrap_or_default();
-        let loaded = workspace::load_indexed(&paths, &index, true, || {});
+        let loaded = workspace::load_indexed(&paths, &index, true, &env, || {});
         if let Some(p) = &index_path {
             let _ = loaded.save_index(p);
         }
@@ -941,6 +997,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 options: Options::default(),
                 snapshot: Arc::new(Snapshot::load(Vec::new(), Vec::new()).0),
                 targets: None,
+                compile: Arc::new(workspace::CompileEnv::none()),
                 files: Arc::new(Vec::new()),
                 index_of: HashMap::new(),
                 texts: HashMap::new(),

@@ -302,7 +302,12 @@ fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
     // The file is analysed with the workspace it belongs to, so calls into other files resolve.
     let files = workspace::discover(&snapshot.roots)
         .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
-    let loaded = workspace::load(&files, || {});
+    let env = workspace::compile_env(
+        targets.as_deref(),
+        &snapshot.table,
+        &workspace::SyclFlags::default(),
+    );
+    let loaded = workspace::load(&files, &env, || {});
     let settings = Settings {
         table: &snapshot.table,
         targets: targets.as_deref(),

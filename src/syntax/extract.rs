@@ -12,7 +12,8 @@ use super::NodeExt;
 
 use super::facts::*;
 use super::prepare::{properties_in, AttrKind, Prepared};
-use crate::text::{LineIndex, TextRange};
+use super::{Positions, Starts};
+use crate::text::TextRange;
 
 /// Calls whose last argument is a kernel.
 const KERNEL_INVOCATIONS: [&str; 6] = [
@@ -95,7 +96,10 @@ enum Local {
 
 pub struct Extractor<'a> {
     src: &'a str,
-    index: LineIndex,
+    pos: &'a Positions<'a>,
+    /// Start offsets (in the parsed text) of the nodes of `facts.functions` and
+    /// `facts.classes`, for the lowering to find them again.
+    starts: Starts,
     facts: FileFacts,
     /// Where attributes and `SYCL_EXTERNAL` may stand for each declaration: from the end of
     /// what precedes it to the start of its body.
@@ -115,10 +119,11 @@ pub struct Extractor<'a> {
 const MAX_DEPTH: usize = 1500;
 
 impl<'a> Extractor<'a> {
-    pub fn run(prepared: &'a Prepared, root: Node) -> FileFacts {
+    pub fn run(prepared: &'a Prepared, pos: &'a Positions<'a>, root: Node) -> (FileFacts, Starts) {
         let mut ex = Extractor {
             src: &prepared.text,
-            index: LineIndex::new(&prepared.text),
+            pos,
+            starts: Starts::default(),
             facts: FileFacts::default(),
             heads: Vec::new(),
             scope: Vec::new(),
@@ -130,7 +135,7 @@ impl<'a> Extractor<'a> {
         };
         ex.visit(root, None);
         ex.attach(prepared);
-        ex.facts
+        (ex.facts, ex.starts)
     }
 
     fn text(&self, n: Node) -> &'a str {
@@ -138,10 +143,7 @@ impl<'a> Extractor<'a> {
     }
 
     pub fn span_of(&self, range: TextRange) -> Span {
-        Span {
-            range,
-            pos: self.index.line_col(self.src, range),
-        }
+        self.pos.span(range)
     }
 
     fn span(&self, n: Node) -> Span {
@@ -329,6 +331,7 @@ impl<'a> Extractor<'a> {
             .map(|x| last_component(self.text(x)))
             .unwrap_or_else(|| "<anonymous>".to_string());
         let idx = self.facts.classes.len();
+        self.starts.classes.push(n.start_byte());
         self.facts.classes.push(Class {
             name: name.clone(),
             scope: self.scope.clone(),
@@ -575,6 +578,7 @@ impl<'a> Extractor<'a> {
             x
         };
         let idx = self.facts.functions.len();
+        self.starts.functions.push(n.start_byte());
         self.facts.functions.push(Function {
             name,
             scope,
@@ -613,6 +617,16 @@ impl<'a> Extractor<'a> {
         {
             if let (Some(b), Some(class_name)) = (body, self.classes.last().cloned()) {
                 let found = properties_in(self.src, b.start_byte(), b.end_byte());
+                let span = found
+                    .first()
+                    .map(|a| a.range)
+                    .unwrap_or(TextRange::new(b.start_byte(), b.start_byte()));
+                let span = self.span_of(span);
+                let aspects: Vec<AspectRef> = found
+                    .iter()
+                    .flat_map(|a| a.args.iter())
+                    .map(|(t, r)| aspect_ref(t, self.span_of(*r)))
+                    .collect();
                 if let Some(class) = self
                     .facts
                     .classes
@@ -620,31 +634,11 @@ impl<'a> Extractor<'a> {
                     .rev()
                     .find(|c| c.name == class_name)
                 {
-                    let span = found
-                        .first()
-                        .map(|a| a.range)
-                        .unwrap_or(TextRange::new(b.start_byte(), b.start_byte()));
-                    let aspects: Vec<AspectRef> = found
-                        .iter()
-                        .flat_map(|a| a.args.iter())
-                        .map(|(t, r)| {
-                            aspect_ref(
-                                t,
-                                Span {
-                                    range: *r,
-                                    pos: self.index.line_col(self.src, *r),
-                                },
-                            )
-                        })
-                        .collect();
                     if !found.is_empty() {
                         class.kernel_properties = Some(DeviceHas {
                             aspects,
                             form: DeclForm::Property,
-                            span: Span {
-                                range: span,
-                                pos: self.index.line_col(self.src, span),
-                            },
+                            span,
                         });
                     }
                 }
@@ -717,6 +711,7 @@ impl<'a> Extractor<'a> {
         let (params, defaulted, variadic) = fd.map_or((Vec::new(), 0, false), |d| self.params(d));
         let body = n.child_by_field_id(FIELDS.body.get());
         let idx = self.facts.functions.len();
+        self.starts.functions.push(n.start_byte());
         self.facts.functions.push(Function {
             name: "<lambda>".into(),
             scope: self.scope.clone(),
@@ -937,6 +932,7 @@ impl<'a> Extractor<'a> {
         if let Some(i) = self.facts.functions.iter().position(|f| f.name == "<host>") {
             return i;
         }
+        self.starts.functions.push(usize::MAX);
         self.facts.functions.push(Function {
             name: "<host>".into(),
             ..Function::default()

@@ -223,6 +223,25 @@ pub struct FileFacts {
     pub syntax_errors: usize,
     /// Variables at namespace scope.
     pub globals: Vec<Global>,
+    #[serde(default)]
+    pub preprocessor: PpFacts,
+}
+
+/// What the preprocessor made of a file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PpFacts {
+    /// Code the compiler skips (`#if` groups not taken), directive lines excluded.
+    pub inactive: Vec<TextRange>,
+    /// Macros used in compiled code: the use (name and arguments) and the macro's name.
+    pub expansions: Vec<(TextRange, String)>,
+    /// What the compiler would report about directives.
+    pub errors: Vec<(TextRange, String)>,
+    /// Workspace headers whose macros the file saw (and, for a header, the files that include
+    /// it up to its translation unit).
+    pub deps: Vec<String>,
+    /// Fingerprint of everything the preprocessing read besides the file: the predefined and
+    /// command-line macros and the texts of `deps`. Facts are reused only when it matches.
+    pub env_key: u64,
 }
 
 impl FileFacts {

@@ -13,30 +13,31 @@ use super::NodeExt;
 use super::extract::normalize;
 use super::facts::{FileFacts, Span};
 use super::ir::*;
-use crate::text::{LineIndex, TextRange};
+use super::{Positions, Starts};
+use crate::text::TextRange;
 
 /// Nesting the lowering descends to: deeper expressions become `Unknown`.
 const MAX_DEPTH: usize = 600;
 
-pub fn attach(src: &str, root: Node, facts: &mut FileFacts) {
+pub fn attach(src: &str, pos: &Positions, starts: &Starts, root: Node, facts: &mut FileFacts) {
     let mut fns = HashMap::new();
     let mut lambdas = HashMap::new();
-    for (i, f) in facts.functions.iter().enumerate() {
+    for (i, (f, &at)) in facts.functions.iter().zip(&starts.functions).enumerate() {
         if f.name == "<host>" {
             continue;
         }
         let map = if f.is_lambda { &mut lambdas } else { &mut fns };
-        map.entry(f.span.range.start).or_insert(i);
+        map.entry(at).or_insert(i);
     }
-    let classes = facts
+    let classes = starts
         .classes
         .iter()
         .enumerate()
-        .map(|(i, c)| (c.span.range.start, i))
+        .map(|(i, &at)| (at, i))
         .collect();
     let mut l = Lowerer {
         src,
-        index: LineIndex::new(src),
+        pos,
         fns,
         lambdas,
         classes,
@@ -57,7 +58,7 @@ struct BodyCx {
 
 struct Lowerer<'a, 'f> {
     src: &'a str,
-    index: LineIndex,
+    pos: &'a Positions<'a>,
     fns: HashMap<usize, usize>,
     lambdas: HashMap<usize, usize>,
     classes: HashMap<usize, usize>,
@@ -105,11 +106,7 @@ impl<'a> Lowerer<'a, '_> {
     }
 
     fn span(&self, n: Node) -> Span {
-        let range = TextRange::new(n.start_byte(), n.end_byte());
-        Span {
-            range,
-            pos: self.index.line_col(self.src, range),
-        }
+        self.pos.span(TextRange::new(n.start_byte(), n.end_byte()))
     }
 
     // ---- declarations ---------------------------------------------------------------------

@@ -54,6 +54,51 @@ impl NodeExt for tree_sitter::Node<'_> {
     }
 }
 
+/// Where positions of the parsed (preprocessed) text are in the file.
+pub struct Positions<'a> {
+    file: &'a str,
+    index: crate::text::LineIndex,
+    map: &'a pp::SourceMap,
+}
+
+impl Positions<'_> {
+    /// The file span a range of the parsed text comes from.
+    pub fn span(&self, range: crate::text::TextRange) -> Span {
+        let range = self.map.to_source(range);
+        Span {
+            range,
+            pos: self.index.line_col(self.file, range),
+        }
+    }
+}
+
+/// Where the extractor found each function and class in the parsed text: the lowering walks
+/// the same tree and finds them again by these, not by their (file) spans, which several
+/// declarations out of one macro expansion share.
+#[derive(Default)]
+pub struct Starts {
+    pub functions: Vec<usize>,
+    pub classes: Vec<usize>,
+}
+
+/// What the preprocessor starts a file from.
+pub struct Context<'a> {
+    pub path: &'a str,
+    pub macros: pp::Macros,
+    pub includes: &'a dyn pp::Includes,
+}
+
+impl Context<'_> {
+    /// A file on its own: no macros but its own, no headers.
+    pub fn alone() -> Context<'static> {
+        Context {
+            path: "",
+            macros: pp::Macros::default(),
+            includes: &pp::NoIncludes,
+        }
+    }
+}
+
 /// Extracts the facts of one C++ text.
 pub fn extract(text: &str) -> FileFacts {
     extract_within(text, None).unwrap_or_default()
@@ -71,7 +116,22 @@ pub fn parse_budget() -> Duration {
 
 /// Like [`extract`], giving up with the reason when parsing takes longer than `budget`.
 pub fn extract_within(text: &str, budget: Option<Duration>) -> Result<FileFacts, String> {
-    let prepared = prepare::prepare(text);
+    extract_in(text, Context::alone(), budget)
+}
+
+/// Extracts the facts of the code the compiler would compile: preprocessed from `cx`.
+pub fn extract_in(
+    text: &str,
+    mut cx: Context,
+    budget: Option<Duration>,
+) -> Result<FileFacts, String> {
+    let pre = pp::preprocess(text, cx.path, &mut cx.macros, cx.includes);
+    let prepared = prepare::prepare(&pre.text);
+    let positions = Positions {
+        file: text,
+        index: crate::text::LineIndex::new(text),
+        map: &pre.map,
+    };
     let start = Instant::now();
     let bytes = prepared.text.as_bytes();
     PARSER.with(|p| {
@@ -87,8 +147,26 @@ pub fn extract_within(text: &str, budget: Option<Duration>) -> Result<FileFacts,
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over);
         match parser.parse_with_options(&mut input, None, Some(options)) {
             Some(tree) => {
-                let mut facts = extract::Extractor::run(&prepared, tree.root_node());
-                lower::attach(&prepared.text, tree.root_node(), &mut facts);
+                let (mut facts, starts) =
+                    extract::Extractor::run(&prepared, &positions, tree.root_node());
+                lower::attach(
+                    &prepared.text,
+                    &positions,
+                    &starts,
+                    tree.root_node(),
+                    &mut facts,
+                );
+                facts.preprocessor = PpFacts {
+                    inactive: pre.inactive,
+                    expansions: pre
+                        .expansions
+                        .into_iter()
+                        .map(|e| (e.range, e.name.to_string()))
+                        .collect(),
+                    errors: pre.errors,
+                    deps: pre.deps.iter().map(|d| d.to_string()).collect(),
+                    env_key: 0,
+                };
                 facts.shrink_to_fit();
                 Ok(facts)
             }

@@ -1,10 +1,9 @@
 //! A textual pass before parsing. It finds the SYCL attributes and macros that tree-sitter-cpp
 //! cannot read in place (`SYCL_EXTERNAL void f()` parses as a type named `SYCL_EXTERNAL`; an
 //! attribute after a lambda's capture list is an ERROR), records them, and blanks them with
-//! spaces. Blanking keeps every byte offset and newline, so positions in the parsed text are
+//! spaces. It reads preprocessed text: the macros of the SYCL headers, which the preprocessor
+//! does not see, are handled here. Blanking keeps every byte offset and newline, so positions in the parsed text are
 //! positions in the file.
-
-use std::collections::HashSet;
 
 use crate::text::TextRange;
 
@@ -50,21 +49,8 @@ pub fn prepare(src: &str) -> Prepared {
     let mut out = bytes.to_vec();
     let mut attrs = Vec::new();
     let mut sycl_external = Vec::new();
-    let empty_macros = empty_defines(src);
-    let disabled = disabled_regions(src);
-    for r in &disabled {
-        blank(&mut out, r.start, r.end);
-    }
     let mut i = 0;
-    let mut region = 0;
     while i < bytes.len() {
-        if let Some(r) = disabled.get(region) {
-            if i >= r.start {
-                i = i.max(r.end);
-                region += 1;
-                continue;
-            }
-        }
         match bytes[i] {
             b'/' if bytes.get(i + 1) == Some(&b'/') => i = line_end(bytes, i),
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
@@ -104,7 +90,7 @@ pub fn prepare(src: &str) -> Prepared {
                             continue;
                         }
                     }
-                } else if BLANKED_TOKENS.contains(&word) || empty_macros.contains(word) {
+                } else if BLANKED_TOKENS.contains(&word) {
                     blank(&mut out, i, end);
                 }
                 i = end;
@@ -361,71 +347,21 @@ fn matching_angle(bytes: &[u8], open: usize, limit: usize) -> Option<usize> {
     None
 }
 
-/// Names `#define`d to nothing in this file (`#define DEV`), which break declarations.
-fn empty_defines(src: &str) -> HashSet<&str> {
-    src.lines()
-        .filter_map(|l| {
-            let rest = l
-                .trim_start()
-                .strip_prefix('#')?
-                .trim_start()
-                .strip_prefix("define")?;
-            let mut parts = rest.split_whitespace();
-            let name = parts.next()?;
-            (parts.next().is_none() && name.bytes().all(is_ident) && !name.is_empty())
-                .then_some(name)
-        })
-        .collect()
-}
-
-/// Byte ranges of `#if 0` / `#if false` blocks up to their `#else`, `#elif` or `#endif`.
-fn disabled_regions(src: &str) -> Vec<TextRange> {
-    let mut regions = Vec::new();
-    let mut offset = 0;
-    // (depth of the disabled #if, start of its body) while inside one.
-    let mut open: Option<(usize, usize)> = None;
-    let mut depth = 0usize;
-    for line in src.split_inclusive('\n') {
-        let directive = line.trim_start().strip_prefix('#').map(|d| d.trim_start());
-        if let Some(d) = directive {
-            let word = d
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .next()
-                .unwrap_or("");
-            match word {
-                "if" | "ifdef" | "ifndef" => {
-                    depth += 1;
-                    let cond = d[word.len()..].trim();
-                    let cond = cond.split("//").next().unwrap_or("").trim();
-                    if open.is_none() && word == "if" && (cond == "0" || cond == "false") {
-                        open = Some((depth, offset + line.len()));
-                    }
-                }
-                "else" | "elif" | "endif" => {
-                    if let Some((d0, start)) = open {
-                        if d0 == depth {
-                            regions.push(TextRange::new(start, offset));
-                            open = None;
-                        }
-                    }
-                    if word == "endif" {
-                        depth = depth.saturating_sub(1);
-                    }
-                }
-                _ => {}
-            }
-        }
-        offset += line.len();
-    }
-    if let Some((_, start)) = open {
-        regions.push(TextRange::new(start, src.len()));
-    }
-    regions
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As the extractor does: preprocessed first.
+    fn prepare(src: &str) -> Prepared {
+        let mut macros = crate::syntax::pp::Macros::default();
+        let pre = crate::syntax::pp::preprocess(
+            src,
+            "t.cpp",
+            &mut macros,
+            &crate::syntax::pp::NoIncludes,
+        );
+        super::prepare(&pre.text)
+    }
 
     fn args(a: &RawAttr) -> Vec<&str> {
         a.args.iter().map(|(s, _)| s.as_str()).collect()
@@ -486,7 +422,7 @@ mod tests {
     fn uses_aspects_spellings_and_empty_defines() {
         let p = prepare("#define DEV\nstruct [[__sycl_detail__::__uses_aspects__(sycl::aspect::fp16)]] S {};\nDEV int f();\n");
         assert_eq!(p.attrs[0].kind, AttrKind::UsesAspects);
-        assert!(p.text.contains("    int f();"));
+        assert!(p.text.contains("\n int f();") && !p.text.contains("DEV"));
     }
 
     #[test]

@@ -91,17 +91,20 @@ impl Macro {
     }
 }
 
+/// Macros by name.
+pub type MacroTable = FxHashMap<Arc<str>, Arc<Macro>>;
+
 /// The macros in effect: a shared base (predefined and command-line macros, the same for many
 /// files) under the file's own definitions.
 #[derive(Clone, Debug, Default)]
 pub struct Macros {
-    base: Arc<FxHashMap<Arc<str>, Arc<Macro>>>,
+    base: Arc<MacroTable>,
     /// `None`: `#undef`ined here.
     local: FxHashMap<Arc<str>, Option<Arc<Macro>>>,
 }
 
 impl Macros {
-    pub fn new(base: Arc<FxHashMap<Arc<str>, Arc<Macro>>>) -> Self {
+    pub fn new(base: Arc<MacroTable>) -> Self {
         Macros {
             base,
             local: FxHashMap::default(),
@@ -110,7 +113,7 @@ impl Macros {
 
     /// Macros from `NAME` / `NAME=value` pairs (the `-D` form), later ones replacing earlier
     /// ones, a `None` value meaning `-U`.
-    pub fn table(defs: &[(String, Option<String>, Origin)]) -> FxHashMap<Arc<str>, Arc<Macro>> {
+    pub fn table(defs: &[(String, Option<String>, Origin)]) -> MacroTable {
         let mut t = FxHashMap::default();
         for (spec, value, origin) in defs {
             match value {

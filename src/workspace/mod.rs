@@ -2,6 +2,10 @@
 //! `.gitignore`), reading them, and extracting their facts in parallel. Shared by `check` and
 //! the servers; everything past this point is pure.
 
+mod compile;
+
+pub use compile::{absolute, CompileEnv, FileFlags, Sources};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -79,8 +83,8 @@ pub fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
 }
 
 /// Reads and extracts every file in parallel. A file that cannot be used becomes a notice.
-pub fn load(paths: &[PathBuf], progress: impl Fn() + Sync) -> Loaded {
-    load_indexed(paths, &crate::cache::Index::default(), true, progress)
+pub fn load(paths: &[PathBuf], env: &CompileEnv, progress: impl Fn() + Sync) -> Loaded {
+    load_indexed(paths, &crate::cache::Index::default(), true, env, progress)
 }
 
 /// Like [`load`], taking the facts of unchanged files from a persisted index, and keeping the
@@ -89,21 +93,53 @@ pub fn load_indexed(
     paths: &[PathBuf],
     index: &crate::cache::Index,
     keep_texts: bool,
+    env: &CompileEnv,
     progress: impl Fn() + Sync,
 ) -> Loaded {
     let budget = syntax::parse_budget();
-    let results: Vec<Result<(SourceFile, String, u64), Box<Diagnostic>>> = paths
+    let names: Vec<Arc<str>> = paths
+        .iter()
+        .map(|p| Arc::from(p.display().to_string()))
+        .collect();
+    // All texts first: a file's preprocessing reads the headers it includes.
+    let read: Vec<Result<(Arc<str>, u64), String>> = paths
         .par_iter()
         .map(|p| {
-            let name: Arc<str> = Arc::from(p.display().to_string());
-            let out = read_source(p)
-                .and_then(|text| {
-                    let hash = crate::cache::content_hash(&text);
-                    let facts = match index.get(&name, hash) {
+            read_source(p).map(|text| {
+                let hash = crate::cache::content_hash(&text);
+                (Arc::from(text), hash)
+            })
+        })
+        .collect();
+    let texts = read
+        .iter()
+        .map(|r| r.as_ref().ok().map(|(t, _)| t.clone()))
+        .collect();
+    let hashes = read
+        .iter()
+        .map(|r| r.as_ref().map_or(0, |(_, h)| *h))
+        .collect();
+    let sources = Sources::new(env, names.clone(), texts, Some(hashes));
+    let results: Vec<Result<(SourceFile, String, u64), Box<Diagnostic>>> = read
+        .par_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let name = &names[i];
+            let out = r
+                .clone()
+                .and_then(|(text, hash)| {
+                    let cached = index.get(name, hash).filter(|f| {
+                        sources.env_key(&f.preprocessor.deps) == Some(f.preprocessor.env_key)
+                    });
+                    let facts = match cached {
                         Some(f) => f,
-                        None => Arc::new(syntax::extract_within(&text, Some(budget))?),
+                        None => Arc::new(sources.extract(i, Some(budget))?),
                     };
-                    let text = if keep_texts { text } else { String::new() };
+                    let text = if keep_texts {
+                        text.to_string()
+                    } else {
+                        String::new()
+                    };
                     Ok((
                         SourceFile {
                             path: name.clone(),
@@ -113,7 +149,7 @@ pub fn load_indexed(
                         hash,
                     ))
                 })
-                .map_err(|why| notice(&name, why));
+                .map_err(|why| notice(name, why));
             progress();
             out
         })
@@ -183,6 +219,29 @@ pub struct SyclFlags {
     pub device_configs: Vec<PathBuf>,
     /// What the driver would refuse (an unknown `--offload-arch`), once each.
     pub errors: Vec<crate::devices::driver::DriverError>,
+    /// Each file's macros and include directories.
+    pub files: Vec<(PathBuf, FileFlags)>,
+}
+
+/// The compile environment of a workspace: the device compile of `targets` (the implicit
+/// `spir64` when none is configured) and the per-file flags of `flags`.
+pub fn compile_env(
+    targets: Option<&[crate::devices::ResolvedTarget]>,
+    table: &crate::devices::DeviceTable,
+    flags: &SyclFlags,
+) -> CompileEnv {
+    let implicit;
+    let targets = match targets {
+        Some(t) => t,
+        None => {
+            implicit = crate::devices::parse_target_list("spir64", table).targets;
+            &implicit
+        }
+    };
+    CompileEnv::new(
+        crate::devices::predefined::device_compile_macros(targets, table),
+        flags.files.clone(),
+    )
 }
 
 pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String> {
@@ -214,6 +273,20 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
         };
         let args = driver::expand_response_files(&args, &dir, &read);
         let f = driver::parse(&args, &dir, table);
+        if let Some(file) = e.get("file").and_then(|f| f.as_str()) {
+            flags.files.push((
+                dir.join(file),
+                FileFlags {
+                    macros: f.macros.clone(),
+                    include_dirs: f
+                        .include_dirs
+                        .iter()
+                        .chain(&f.system_include_dirs)
+                        .cloned()
+                        .collect(),
+                },
+            ));
+        }
         for t in f.targets {
             if !flags.targets.contains(&t) {
                 flags.targets.push(t);
@@ -264,7 +337,8 @@ pub fn find_sycl_flags(candidates: &[PathBuf]) -> Result<Option<SyclFlags>, Stri
             .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
         let flags = sycl_flags_from_compile_commands(&text)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        if !flags.targets.is_empty() || !flags.device_configs.is_empty() {
+        if !flags.targets.is_empty() || !flags.device_configs.is_empty() || !flags.files.is_empty()
+        {
             return Ok(Some(flags));
         }
     }
