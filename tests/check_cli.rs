@@ -359,3 +359,73 @@ fn device_config_file_named_in_compile_commands_applies() {
     assert_eq!(d["code"], "target-unsupported-aspect", "{v}");
     assert!(d["message"].as_str().unwrap().contains("'my_dev'"));
 }
+
+/// A project whose types and branches come from the preprocessor, as real kernels choose them.
+fn preprocessed_project(dir: &std::path::Path, compile_flags: &str) {
+    let w = |p: &str, t: &str| {
+        let path = dir.join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    };
+    w(
+        "include/real.h",
+        "#pragma once\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\n#define P double\n#define TWICE(v) ((v) * 2.0)\n",
+    );
+    w(
+        "src/main.cpp",
+        "#include <sycl/sycl.hpp>\n#include \"real.h\"\nvoid run(sycl::queue& q, real* a, float* b) {\n  q.parallel_for(sycl::range<1>(8), [=](sycl::id<1> i) { a[i] = a[i] * 2; });\n  q.parallel_for(sycl::range<1>(8), [=](sycl::id<1> i) {\n#if __SYCL_ANY_DEVICE_HAS_fp64__\n    double t = b[i];\n#else\n    float t = b[i];\n#endif\n    b[i] = t;\n  });\n#ifndef __SYCL_DEVICE_ONLY__\n  q.single_task([=] { double host_only = 1; (void)host_only; });\n#endif\n}\nvoid run2(sycl::queue& q, float* b) {\n  q.single_task([=] { P x = b[0]; b[0] = x; });\n}\nvoid run3(sycl::queue& q, float* b) {\n  q.single_task([=] { b[1] = TWICE(b[1]); });\n}\n",
+    );
+    let dir_s = dir.display().to_string();
+    w(
+        "compile_commands.json",
+        &format!(
+            r#"[{{"directory": "{dir_s}", "file": "src/main.cpp", "command": "icpx -fsycl -fsycl-targets=intel_gpu_dg1 -Iinclude {compile_flags} -c src/main.cpp"}}]"#
+        ),
+    );
+}
+
+#[test]
+fn macros_and_conditionals_are_those_of_the_compile() {
+    let findings = |flags: &str| -> Vec<(u64, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        preprocessed_project(dir.path(), flags);
+        let v = json_out(
+            &["check", dir.path().to_str().unwrap(), "--format", "json"],
+            1,
+        );
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["aspect"] == "fp64")
+            .map(|d| {
+                let last = d["chain"].as_array().unwrap().last().unwrap();
+                (
+                    d["line"].as_u64().unwrap(),
+                    last["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // dg1 has no fp64. Without -DUSE_DOUBLE `real` is float: `P x` (a double by `#define P
+    // double`, in a header reached through -Iinclude) is found.
+    // The double under `__SYCL_ANY_DEVICE_HAS_fp64__` is not compiled for dg1, nor the host-only
+    // kernel under `#ifndef __SYCL_DEVICE_ONLY__`.
+    let plain = findings("");
+    // `TWICE(v)` computes in double inside its expansion: the use names the macro.
+    assert_eq!(
+        plain.iter().map(|f| f.0).collect::<Vec<_>>(),
+        [18, 21],
+        "{plain:?}"
+    );
+    assert!(
+        plain[1].1.ends_with("in the expansion of macro 'TWICE'"),
+        "{plain:?}"
+    );
+    let with = findings("-DUSE_DOUBLE");
+    assert_eq!(
+        with.iter().map(|f| f.0).collect::<Vec<_>>(),
+        [4, 18, 21],
+        "{with:?}"
+    );
+}

@@ -967,6 +967,17 @@ impl<'a> Graph<'a> {
         &self.files[file as usize].path
     }
 
+    /// The macro whose use in `file` holds the start of `range`: the code there came out of it.
+    pub fn macro_at(&self, file: u32, range: crate::text::TextRange) -> Option<&str> {
+        self.files[file as usize]
+            .facts
+            .preprocessor
+            .expansions
+            .iter()
+            .find(|(r, _)| r.start <= range.start && range.start < r.end)
+            .map(|(_, name)| name.as_str())
+    }
+
     pub fn node_file(&self, node: NodeId) -> u32 {
         self.sk.members[self.bodies.base(node)][0].0
     }

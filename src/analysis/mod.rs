@@ -426,7 +426,13 @@ fn chain_steps(
         file: graph.path(found.file).clone(),
         range: found.span.range,
         pos: found.span.pos,
-        message: format!("uses '{}' here", found.what),
+        message: match graph.macro_at(found.file, found.span.range) {
+            Some(m) => format!(
+                "uses '{}' here, in the expansion of macro '{m}'",
+                found.what
+            ),
+            None => format!("uses '{}' here", found.what),
+        },
     });
     steps
 }
