@@ -209,14 +209,12 @@ impl<'e> Sources<'e> {
         })
     }
 
-    /// The includer chain a header is compiled through, its translation unit first: from the
+    /// The includer chain a file is compiled through, its translation unit first: from the
     /// first source file that includes it (else the first file), as the visibility rules
-    /// choose. `[file]` for a source file.
+    /// choose. `[file]` for a file nothing includes; a source file some other includes
+    /// (`#include "kernels.cpp"`) is compiled there.
     fn chain(&self, file: usize) -> Vec<(usize, usize)> {
         let mut chain = vec![(file, 0)];
-        if !is_header(&self.paths[file]) {
-            return chain;
-        }
         let includers = self.includers();
         let mut at = file;
         while chain.len() < 16 {
