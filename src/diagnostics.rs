@@ -92,6 +92,10 @@ pub struct Diagnostic {
     /// The call chain from `function` down to the use, one step per call, the use last.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub chain: Vec<ChainStep>,
+    /// The targets a finding holds for (canonical names): those an AOT finding is about, or
+    /// the device compiles a finding is made in when not in all of them. Empty: all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<String>,
 }
 
 /// One step of a call chain: a call (`function` is the callee) or the final use.
@@ -130,6 +134,7 @@ impl Diagnostic {
             function: None,
             aspect: None,
             chain: Vec::new(),
+            targets: Vec::new(),
         }
     }
 
@@ -175,6 +180,7 @@ impl<'a> DiagnosticSink<'a> {
             function: None,
             aspect: None,
             chain: Vec::new(),
+            targets: Vec::new(),
         });
     }
 

@@ -429,3 +429,117 @@ fn macros_and_conditionals_are_those_of_the_compile() {
         "{with:?}"
     );
 }
+
+/// Device code is compiled once per target: `__SYCL_TARGET_*__` and the triple's macros are
+/// defined only in their own target's compile.
+#[test]
+fn each_target_has_its_own_device_compile() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| std::fs::write(dir.path().join(p), t).unwrap();
+    w(
+        "k.cpp",
+        r#"#include <sycl/sycl.hpp>
+void pvc_only(sycl::queue& q, float* b) {
+  q.single_task([=] {
+#ifdef __SYCL_TARGET_INTEL_GPU_PVC__
+    double t = b[0];
+#else
+    float t = b[0];
+#endif
+    b[0] = t;
+  });
+}
+void dg1_only(sycl::queue& q, float* b) {
+  q.single_task([=] {
+#if defined(__SYCL_TARGET_INTEL_GPU_DG1__)
+    double t = b[1];
+    b[1] = t;
+#endif
+  });
+}
+void decorated(sycl::queue& q, float* b) {
+  q.single_task([=]() [[sycl::device_has()]] {
+#ifdef __NVPTX__
+    b[2] = b[2] * 2.0;
+#endif
+  });
+}
+"#,
+    );
+    let run = |targets: &str| {
+        json_out(
+            &[
+                "check",
+                dir.path().to_str().unwrap(),
+                "--targets",
+                targets,
+                "--format",
+                "json",
+                "--no-cache",
+            ],
+            1,
+        )
+    };
+    let found = |v: &serde_json::Value| -> Vec<(u64, String, Vec<String>)> {
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let targets = d["targets"]
+                    .as_array()
+                    .map(|a| a.iter().map(|t| t.as_str().unwrap().to_string()).collect())
+                    .unwrap_or_default();
+                (
+                    d["line"].as_u64().unwrap(),
+                    d["code"].as_str().unwrap().to_string(),
+                    targets,
+                )
+            })
+            .collect()
+    };
+    let v = run("intel_gpu_pvc,intel_gpu_dg1,nvidia_gpu_sm_80");
+    let f = found(&v);
+    // pvc has fp64: its double is fine, and dg1 never compiles it. dg1's own double is
+    // found for dg1 alone; the decorated kernel's double exists in the CUDA compile only.
+    assert_eq!(
+        f,
+        [
+            (
+                13,
+                "target-unsupported-aspect".to_string(),
+                vec!["intel_gpu_dg1".to_string()]
+            ),
+            (
+                21,
+                "aspect-mismatch".to_string(),
+                vec!["nvidia_gpu_sm_80".to_string()]
+            ),
+        ],
+        "{v:#}"
+    );
+    let msgs: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        msgs[1].ends_with("(in the device compile for 'nvidia_gpu_sm_80')"),
+        "{msgs:?}"
+    );
+    // Before per-target compiles every target's macro was defined at once: pvc's double
+    // made a dg1 finding.
+    assert!(!msgs[0].contains("pvc_only"), "{msgs:?}");
+    // With one target there is one compile, and its macros decide.
+    let v = run("intel_gpu_dg1");
+    assert_eq!(
+        found(&v),
+        [(
+            13,
+            "target-unsupported-aspect".to_string(),
+            vec!["intel_gpu_dg1".to_string()]
+        )],
+        "{v:#}"
+    );
+}

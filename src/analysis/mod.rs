@@ -3,9 +3,12 @@
 //!
 //! Input is per-file facts plus the device table; output is domain diagnostics. No IO.
 
+mod compiles;
 mod graph;
 mod types;
 pub mod visibility;
+
+pub use compiles::Analysis;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -65,11 +68,11 @@ pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
     Analysis::new(files.to_vec()).report(settings)
 }
 
-/// The analysis of a workspace, kept between edits. An edit that keeps every changed file's
+/// The analysis of one device compile of a workspace, kept between edits. An edit that keeps every changed file's
 /// interface (see `FileFacts::interface_hash`) re-reads only the bodies of the functions in
 /// those files, and re-derives the graph (kernels, device code, propagation) only when what
 /// those bodies use or call changed; anything else rebuilds it all.
-pub struct Analysis {
+pub(crate) struct OneCompile {
     files: Vec<SourceFile>,
     interfaces: Vec<u64>,
     skeleton: Skeleton,
@@ -123,7 +126,7 @@ pub enum Update {
     Full,
 }
 
-impl Analysis {
+impl OneCompile {
     pub fn new(files: Vec<SourceFile>) -> Self {
         let interfaces = {
             use rayon::prelude::*;
@@ -240,19 +243,9 @@ impl Analysis {
         }
     }
 
-    pub fn files(&self) -> &[SourceFile] {
-        &self.files
-    }
-
-    /// Runs the checks on the current state, with summaries of every kernel and decorated
-    /// function.
-    pub fn report(&mut self, settings: &Settings) -> Report {
-        self.report_for(settings, |_| true)
-    }
-
-    /// The same, with summaries only for the files `summarize` accepts (an editor needs them
-    /// for its open documents only).
-    pub fn report_for(&mut self, settings: &Settings, summarize: impl Fn(&str) -> bool) -> Report {
+    /// Runs the checks on the current state, with summaries of the kernels and decorated
+    /// functions of the files `summarize` accepts.
+    pub fn report_for(&mut self, settings: &Settings, summarize: &dyn Fn(&str) -> bool) -> Report {
         let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived);
         let mut diagnostics: Vec<Diagnostic> =
             self.unknown_aspects.iter().flatten().cloned().collect();
@@ -531,22 +524,17 @@ fn check_target(
         }
         for (aspect_name, (aspect, lacking)) in by_aspect {
             let (file, span) = graph.name_span(node);
-            let quoted: Vec<String> = lacking.iter().map(|t| format!("'{t}'")).collect();
             let mut d = diagnostic(
                 graph,
                 file,
                 span,
                 Severity::Warning,
                 Code::TargetUnsupportedAspect,
-                format!(
-                    "{kind} '{name}' uses aspect '{aspect_name}', which no device of target {} has: \
-                     the AOT image for it will not contain this {kind}, and launching it there \
-                     throws errc::kernel_not_supported",
-                    quoted.join(", ")
-                ),
+                target_unsupported_message(kind, &name, aspect_name, &lacking),
             );
             d.function = Some(name.clone());
             d.aspect = Some(aspect_name.to_string());
+            d.targets = lacking.iter().map(|t| t.to_string()).collect();
             d.chain = chain_steps(graph, node, aspect, deps);
             out.push(d);
         }
@@ -572,10 +560,31 @@ fn check_target(
                     ),
                 );
                 d.function = Some(name.clone());
+                d.targets = vec![t.canonical.clone()];
                 out.push(d);
             }
         }
     }
+}
+
+/// The message of a `target-unsupported-aspect` finding; `kind` is `kernel` or
+/// `SYCL_EXTERNAL function`.
+fn target_unsupported_message(
+    kind: &str,
+    name: &str,
+    aspect: &str,
+    lacking: &[impl AsRef<str>],
+) -> String {
+    let quoted: Vec<String> = lacking
+        .iter()
+        .map(|t| format!("'{}'", t.as_ref()))
+        .collect();
+    format!(
+        "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has: the AOT image \
+         for it will not contain this {kind}, and launching it there throws \
+         errc::kernel_not_supported",
+        quoted.join(", ")
+    )
 }
 
 /// `if_architecture_is` in device code when a target is not AOT-compiled.

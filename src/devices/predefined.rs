@@ -197,12 +197,46 @@ const LIBC: &[(&str, &str)] = &[
 /// A macro a compile predefines: name, value and where it comes from.
 pub type Predefined = (String, String, String);
 
-/// The macros of a device compile for `targets` (the trait macros are those of the whole list,
-/// as the driver passes them to every device compile).
-pub fn device_compile_macros(targets: &[ResolvedTarget], table: &DeviceTable) -> Vec<Predefined> {
-    let mut out: Vec<Predefined> = Vec::new();
+/// The device compiles of a target list. DPC++ compiles device code once per target: the
+/// aspect-trait macros are those of the whole list in every compile, while
+/// `__SYCL_TARGET_*__` and the triple's macros (`__NVPTX__`, `__SPIR__`...) are defined only
+/// in that target's own compile.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DeviceCompiles {
+    /// The macros of every device compile.
+    pub common: Vec<Predefined>,
+    /// Targets whose device compiles define the same macros, with those macros: one entry
+    /// per distinct compile, in the order of the target list.
+    pub classes: Vec<TargetClass>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TargetClass {
+    /// Canonical target names.
+    pub targets: Vec<String>,
+    pub macros: Vec<Predefined>,
+}
+
+impl DeviceCompiles {
+    /// Every macro of every compile at once (the first definition of a name wins).
+    pub fn merged(&self) -> Vec<Predefined> {
+        let mut out = self.common.clone();
+        for c in &self.classes {
+            for m in &c.macros {
+                if !out.iter().any(|(n, _, _)| *n == m.0) {
+                    out.push(m.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The macros of the device compiles for `targets`.
+pub fn device_compiles(targets: &[ResolvedTarget], table: &DeviceTable) -> DeviceCompiles {
+    let mut common: Vec<Predefined> = Vec::new();
     let mut push = |list: &[(&str, &str)], why: &str| {
-        out.extend(
+        common.extend(
             list.iter()
                 .map(|(n, v)| (n.to_string(), v.to_string(), why.to_string())),
         );
@@ -212,21 +246,45 @@ pub fn device_compile_macros(targets: &[ResolvedTarget], table: &DeviceTable) ->
     push(LIBC, FROM_LIBC);
     let names: Vec<&str> = targets.iter().map(|t| t.canonical.as_str()).collect();
     let why = format!("-fsycl-targets={}", names.join(","));
+    let own: Vec<&str> = targets
+        .iter()
+        .filter_map(|t| t.macro_name.as_deref())
+        .collect();
     for (n, v) in predefined_macros(targets, table) {
-        out.push((n, v, why.clone()));
-    }
-    for t in targets {
-        for m in triple_macros(t) {
-            if !out.iter().any(|(n, _, _)| n == m) {
-                out.push((
-                    m.to_string(),
-                    "1".into(),
-                    format!("the {} device compile", t.canonical),
-                ));
-            }
+        if !own.contains(&n.as_str()) {
+            common.push((n, v, why.clone()));
         }
     }
-    out
+    let mut classes: Vec<TargetClass> = Vec::new();
+    for t in targets {
+        let from = format!("the {} device compile", t.canonical);
+        let mut macros: Vec<Predefined> = Vec::new();
+        if let Some(m) = &t.macro_name {
+            macros.push((m.clone(), "1".into(), from.clone()));
+        }
+        for m in triple_macros(t) {
+            macros.push((m.to_string(), "1".into(), from.clone()));
+        }
+        let same = |c: &TargetClass| {
+            c.macros.len() == macros.len()
+                && c.macros
+                    .iter()
+                    .zip(&macros)
+                    .all(|(a, b)| a.0 == b.0 && a.1 == b.1)
+        };
+        match classes.iter_mut().find(|c| same(c)) {
+            Some(c) => {
+                if !c.targets.contains(&t.canonical) {
+                    c.targets.push(t.canonical.clone());
+                }
+            }
+            None => classes.push(TargetClass {
+                targets: vec![t.canonical.clone()],
+                macros,
+            }),
+        }
+    }
+    DeviceCompiles { common, classes }
 }
 
 /// The macros clang defines for a target's device triple.
@@ -251,7 +309,8 @@ mod tests {
     fn a_device_compile_defines_the_sycl_and_target_macros() {
         let table = DeviceTable::builtin();
         let targets = parse_target_list("intel_gpu_pvc,nvidia_gpu_sm_80", table).targets;
-        let m = device_compile_macros(&targets, table);
+        let compiles = device_compiles(&targets, table);
+        let m = compiles.merged();
         let get = |name: &str| {
             m.iter()
                 .find(|(n, _, _)| n == name)
@@ -267,5 +326,32 @@ mod tests {
         assert_eq!(get("__SYCL_ALL_DEVICES_HAVE_fp64__"), Some("1"));
         let names: std::collections::HashSet<&str> = m.iter().map(|(n, _, _)| n.as_str()).collect();
         assert_eq!(names.len(), m.len(), "each macro once");
+        // Each target's own macros are defined only in its compile.
+        assert_eq!(compiles.classes.len(), 2);
+        let own = |i: usize| -> Vec<&str> {
+            compiles.classes[i]
+                .macros
+                .iter()
+                .map(|m| m.0.as_str())
+                .collect()
+        };
+        assert_eq!(
+            own(0),
+            ["__SYCL_TARGET_INTEL_GPU_PVC__", "__SPIR__", "__SPIR64__"]
+        );
+        assert_eq!(own(1), ["__SYCL_TARGET_NVIDIA_GPU_SM_80__", "__NVPTX__"]);
+        assert!(compiles
+            .common
+            .iter()
+            .all(|m| !m.0.starts_with("__SYCL_TARGET_")));
+    }
+
+    #[test]
+    fn targets_whose_compiles_define_the_same_macros_share_one() {
+        let table = DeviceTable::builtin();
+        let targets = parse_target_list("spir64,spir64_gen", table).targets;
+        let compiles = device_compiles(&targets, table);
+        assert_eq!(compiles.classes.len(), 1, "{compiles:?}");
+        assert_eq!(compiles.classes[0].targets, ["spir64", "spir64_gen"]);
     }
 }

@@ -242,6 +242,20 @@ pub struct PpFacts {
     /// Fingerprint of everything the preprocessing read besides the file: the predefined and
     /// command-line macros and the texts of `deps`. Facts are reused only when it matches.
     pub env_key: u64,
+    /// The preprocessing read a macro that differs between the targets' device compiles
+    /// (`__SYCL_TARGET_*__`, `__NVPTX__`...).
+    pub target_dependent: bool,
+    /// When the file compiles differently for some targets: the targets these facts are
+    /// those of, and the facts of the others (`variants`). Empty: the same for every target.
+    pub targets: Vec<String>,
+    pub variants: Vec<TargetVariant>,
+}
+
+/// A file's facts in the device compiles of some targets.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TargetVariant {
+    pub targets: Vec<String>,
+    pub facts: std::sync::Arc<FileFacts>,
 }
 
 impl FileFacts {

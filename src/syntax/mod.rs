@@ -126,6 +126,17 @@ pub fn extract_in(
     budget: Option<Duration>,
 ) -> Result<FileFacts, String> {
     let pre = pp::preprocess(text, cx.path, &mut cx.macros, cx.includes);
+    let mut facts = extract_preprocessed(text, pre, budget)?;
+    facts.preprocessor.target_dependent = cx.macros.read_watched();
+    Ok(facts)
+}
+
+/// Extracts the facts of `text` (a file's real text) compiled as `pre`.
+pub fn extract_preprocessed(
+    text: &str,
+    pre: pp::Preprocessed,
+    budget: Option<Duration>,
+) -> Result<FileFacts, String> {
     let prepared = prepare::prepare(&pre.text);
     let positions = Positions {
         file: text,
@@ -165,7 +176,7 @@ pub fn extract_in(
                         .collect(),
                     errors: pre.errors,
                     deps: pre.deps.iter().map(|d| d.to_string()).collect(),
-                    env_key: 0,
+                    ..PpFacts::default()
                 };
                 facts.shrink_to_fit();
                 Ok(facts)

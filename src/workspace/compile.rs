@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::visibility::{is_header, PathIndex};
-use crate::devices::predefined::Predefined;
+use crate::devices::predefined::{DeviceCompiles, Predefined};
 use crate::syntax::pp::{self, MacroTable, Macros, Origin, Source};
 use crate::syntax::{self, FileFacts};
 
@@ -20,11 +20,16 @@ pub struct FileFlags {
     pub include_dirs: Vec<PathBuf>,
 }
 
-/// The predefined macros of the configured device compile and the per-file flags.
+/// The predefined macros of the configured device compiles and the per-file flags.
 pub struct CompileEnv {
-    predefined: Vec<Predefined>,
+    /// Per device compile that differs from the others, its targets and all its predefined
+    /// macros; one entry (with no target names) when they are all the same.
+    compiles: Vec<(Vec<String>, Vec<Predefined>)>,
+    /// The macros whose definition differs between the compiles: a file whose preprocessing
+    /// reads none of them is the same in every compile, and is preprocessed once.
+    varying: Arc<FxHashSet<Arc<str>>>,
     files: FxHashMap<PathBuf, FileFlags>,
-    /// Macro tables by flags, built once: most files of a build share their flags.
+    /// Macro tables by compile and flags, built once: most files of a build share their flags.
     bases: Mutex<FxHashMap<u64, Arc<MacroTable>>>,
     key: u64,
 }
@@ -53,14 +58,34 @@ pub fn absolute(p: &Path) -> PathBuf {
 }
 
 impl CompileEnv {
-    pub fn new(predefined: Vec<Predefined>, files: Vec<(PathBuf, FileFlags)>) -> Self {
+    pub fn new(device: DeviceCompiles, files: Vec<(PathBuf, FileFlags)>) -> Self {
         let files: FxHashMap<PathBuf, FileFlags> =
             files.into_iter().map(|(p, f)| (absolute(&p), f)).collect();
         let mut sorted: Vec<(&PathBuf, &FileFlags)> = files.iter().collect();
         sorted.sort_by(|a, b| a.0.cmp(b.0));
-        let key = hash_of(&(&predefined, sorted));
+        let key = hash_of(&(&device, sorted));
+        let (compiles, varying) = if device.classes.len() < 2 {
+            (vec![(Vec::new(), device.merged())], FxHashSet::default())
+        } else {
+            let varying = device
+                .classes
+                .iter()
+                .flat_map(|c| c.macros.iter().map(|m| Arc::from(m.0.as_str())))
+                .collect();
+            let compiles = device
+                .classes
+                .iter()
+                .map(|c| {
+                    let mut all = device.common.clone();
+                    all.extend(c.macros.iter().cloned());
+                    (c.targets.clone(), all)
+                })
+                .collect();
+            (compiles, varying)
+        };
         CompileEnv {
-            predefined,
+            compiles,
+            varying: Arc::new(varying),
             files,
             bases: Mutex::default(),
             key,
@@ -69,7 +94,22 @@ impl CompileEnv {
 
     /// Only the file's own macros: for tests and for text with no workspace.
     pub fn none() -> Self {
-        CompileEnv::new(Vec::new(), Vec::new())
+        CompileEnv::new(DeviceCompiles::default(), Vec::new())
+    }
+
+    /// How many device compiles differ (1 when every target's compile is the same).
+    pub fn compile_count(&self) -> usize {
+        self.compiles.len()
+    }
+
+    /// The targets of compile `c` (none when there is one compile).
+    pub fn compile_targets(&self, c: usize) -> &[String] {
+        &self.compiles[c].0
+    }
+
+    /// The predefined macros of compile `c`: name, value, where it comes from.
+    pub fn predefined(&self, c: usize) -> &[Predefined] {
+        &self.compiles[c].1
     }
 
     /// A fingerprint of the whole environment.
@@ -84,15 +124,16 @@ impl CompileEnv {
         self.files.get(&absolute(path))
     }
 
-    /// The macros a file with `flags` starts from, and their fingerprint.
-    pub fn base(&self, flags: Option<&FileFlags>) -> (Macros, u64) {
-        let key = hash_of(&(self.key, flags));
+    /// The macros a file with `flags` starts from in device compile `compile`, watching the
+    /// macros that differ between compiles.
+    pub fn base(&self, compile: usize, flags: Option<&FileFlags>) -> Macros {
+        let key = hash_of(&(self.key, compile, flags));
         let mut bases = self.bases.lock().unwrap_or_else(|e| e.into_inner());
         let table = bases
             .entry(key)
             .or_insert_with(|| {
-                let mut defs: Vec<(String, Option<String>, Origin)> = self
-                    .predefined
+                let mut defs: Vec<(String, Option<String>, Origin)> = self.compiles[compile]
+                    .1
                     .iter()
                     .map(|(n, v, why)| {
                         (
@@ -108,7 +149,11 @@ impl CompileEnv {
                 Arc::new(Macros::table(&defs))
             })
             .clone();
-        (Macros::new(table), key)
+        let mut macros = Macros::new(table);
+        if !self.varying.is_empty() {
+            macros.watch(self.varying.clone());
+        }
+        macros
     }
 }
 
@@ -235,7 +280,9 @@ impl<'e> Sources<'e> {
         chain
     }
 
-    /// The facts of file `i`, preprocessed as it is compiled.
+    /// The facts of file `i`, preprocessed as it is compiled. A file whose preprocessing read a
+    /// macro that differs between the targets' device compiles is preprocessed again for each
+    /// other compile; the facts of a compile whose text differs are its `variants`.
     pub fn extract(
         &self,
         i: usize,
@@ -244,24 +291,40 @@ impl<'e> Sources<'e> {
         let text = self.text(i).ok_or("skipped: cannot read it")?;
         let chain = self.chain(i);
         let unit = chain[0].0;
-        let (mut macros, _) = self.env.base(self.env.flags(Path::new(&*self.paths[unit])));
         let includes = FileIncludes {
             sources: self,
             dirs: self.dirs(unit),
         };
-        // Down the chain: each includer's macros up to where it includes the next.
-        for w in chain.windows(2) {
-            let ((includer, _), (_, offset)) = (w[0], w[1]);
-            if let Some(src) = self.source(includer) {
-                pp::macros_at(&src, offset, &mut macros, &includes);
+        let (first, macros) = self.preprocess(i, text, &chain, &includes, 0);
+        let mut facts = syntax::extract_preprocessed(text, first.0, budget)?;
+        facts.preprocessor.target_dependent = macros.read_watched();
+        if facts.preprocessor.target_dependent && self.env.compile_count() > 1 {
+            // (text and skipped regions, targets, facts); the first is `facts` itself.
+            let mut seen: Vec<(u64, Vec<String>, Option<FileFacts>)> =
+                vec![(first.1, self.env.compile_targets(0).to_vec(), None)];
+            for c in 1..self.env.compile_count() {
+                let targets = self.env.compile_targets(c);
+                let ((pre, key), _) = self.preprocess(i, text, &chain, &includes, c);
+                match seen.iter_mut().find(|s| s.0 == key) {
+                    Some(s) => s.1.extend(targets.iter().cloned()),
+                    None => {
+                        let mut f = syntax::extract_preprocessed(text, pre, budget)?;
+                        f.preprocessor.target_dependent = true;
+                        seen.push((key, targets.to_vec(), Some(f)));
+                    }
+                }
+            }
+            if seen.len() > 1 {
+                let mut seen = seen.into_iter();
+                facts.preprocessor.targets = seen.next().map(|s| s.1).unwrap_or_default();
+                facts.preprocessor.variants = seen
+                    .map(|(_, targets, f)| crate::syntax::TargetVariant {
+                        targets,
+                        facts: Arc::new(f.unwrap_or_default()),
+                    })
+                    .collect();
             }
         }
-        let cx = syntax::Context {
-            path: &self.paths[i],
-            macros,
-            includes: &includes,
-        };
-        let mut facts = syntax::extract_in(text, cx, budget)?;
         let mut deps: Vec<String> = chain[..chain.len() - 1]
             .iter()
             .map(|(f, _)| self.paths[*f].to_string())
@@ -274,6 +337,32 @@ impl<'e> Sources<'e> {
         facts.preprocessor.env_key = self.env_key(&deps).unwrap_or(0);
         facts.preprocessor.deps = deps;
         Ok(facts)
+    }
+
+    /// File `i` preprocessed in device compile `compile` down its includer chain, with a
+    /// fingerprint of the compiled text and skipped regions, and the macros at its end.
+    fn preprocess(
+        &self,
+        i: usize,
+        text: &str,
+        chain: &[(usize, usize)],
+        includes: &FileIncludes,
+        compile: usize,
+    ) -> ((pp::Preprocessed, u64), Macros) {
+        let unit = chain[0].0;
+        let mut macros = self
+            .env
+            .base(compile, self.env.flags(Path::new(&*self.paths[unit])));
+        // Down the chain: each includer's macros up to where it includes the next.
+        for w in chain.windows(2) {
+            let ((includer, _), (_, offset)) = (w[0], w[1]);
+            if let Some(src) = self.source(includer) {
+                pp::macros_at(&src, offset, &mut macros, includes);
+            }
+        }
+        let pre = pp::preprocess(text, &self.paths[i], &mut macros, includes);
+        let key = hash_of(&(&pre.text, &pre.inactive));
+        ((pre, key), macros)
     }
 
     /// The fingerprint of what preprocessing a file read besides its text, given the files it

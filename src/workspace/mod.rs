@@ -79,6 +79,7 @@ pub fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
         function: None,
         aspect: None,
         chain: Vec::new(),
+        targets: Vec::new(),
     })
 }
 
@@ -239,7 +240,7 @@ pub fn compile_env(
         }
     };
     CompileEnv::new(
-        crate::devices::predefined::device_compile_macros(targets, table),
+        crate::devices::predefined::device_compiles(targets, table),
         flags.files.clone(),
     )
 }

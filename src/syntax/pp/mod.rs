@@ -101,6 +101,11 @@ pub struct Macros {
     base: Arc<MacroTable>,
     /// `None`: `#undef`ined here.
     local: FxHashMap<Arc<str>, Option<Arc<Macro>>>,
+    /// Base names whose definition differs between the compiles a text is preprocessed for.
+    watched: Option<Arc<FxHashSet<Arc<str>>>>,
+    /// A watched name was looked up in the base (defined or not): the text may compile
+    /// differently in another compile.
+    read_watched: std::cell::Cell<bool>,
 }
 
 impl Macros {
@@ -108,7 +113,19 @@ impl Macros {
         Macros {
             base,
             local: FxHashMap::default(),
+            watched: None,
+            read_watched: std::cell::Cell::new(false),
         }
+    }
+
+    /// Records from now on whether one of `names` is looked up in the base table.
+    pub fn watch(&mut self, names: Arc<FxHashSet<Arc<str>>>) {
+        self.watched = Some(names);
+    }
+
+    /// Whether a watched name was looked up in the base table.
+    pub fn read_watched(&self) -> bool {
+        self.read_watched.get()
     }
 
     /// Macros from `NAME` / `NAME=value` pairs (the `-D` form), later ones replacing earlier
@@ -133,7 +150,12 @@ impl Macros {
     pub fn get(&self, name: &str) -> Option<&Macro> {
         match self.local.get(name) {
             Some(m) => m.as_deref(),
-            None => self.base.get(name).map(|m| &**m),
+            None => {
+                if self.watched.as_ref().is_some_and(|w| w.contains(name)) {
+                    self.read_watched.set(true);
+                }
+                self.base.get(name).map(|m| &**m)
+            }
         }
     }
 

@@ -1,0 +1,284 @@
+//! One analysis per device compile. DPC++ compiles device code once per target; a file whose
+//! preprocessing reads a macro that only some compiles define (`__SYCL_TARGET_*__`,
+//! `__NVPTX__`) has one set of facts per distinct compile (`PpFacts::variants`). Targets whose
+//! files are all the same share one analysis, so a workspace without target conditionals is
+//! analysed once whatever the number of targets; the findings of several are merged, each
+//! saying which targets it holds for when not all.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{target_unsupported_message, OneCompile, Report, Settings, SourceFile, Update};
+use crate::devices::ResolvedTarget;
+use crate::diagnostics::{Code, Diagnostic};
+
+/// The analysis of a workspace, kept between edits (see `OneCompile` for what an edit redoes).
+pub struct Analysis {
+    files: Vec<SourceFile>,
+    compiles: Vec<Compile>,
+}
+
+struct Compile {
+    /// Canonical names of the targets compiled this way; empty when there is one compile.
+    targets: Vec<String>,
+    analysis: OneCompile,
+}
+
+/// The files of each distinct device compile: the targets and the file set, substituting each
+/// file's variant for those targets.
+fn split(files: &[SourceFile]) -> Vec<(Vec<String>, Vec<SourceFile>)> {
+    let varying: Vec<usize> = (0..files.len())
+        .filter(|&i| !files[i].facts.preprocessor.variants.is_empty())
+        .collect();
+    if varying.is_empty() {
+        return vec![(Vec::new(), files.to_vec())];
+    }
+    // Per target, in order of first mention, which variant of each varying file it compiles.
+    let mut signatures: Vec<(String, Vec<usize>)> = Vec::new();
+    for (k, &i) in varying.iter().enumerate() {
+        let pp = &files[i].facts.preprocessor;
+        let lists = std::iter::once(&pp.targets).chain(pp.variants.iter().map(|v| &v.targets));
+        for (variant, targets) in lists.enumerate() {
+            for t in targets {
+                let at = match signatures.iter().position(|(n, _)| n == t) {
+                    Some(at) => at,
+                    None => {
+                        signatures.push((t.clone(), vec![0; varying.len()]));
+                        signatures.len() - 1
+                    }
+                };
+                signatures[at].1[k] = variant;
+            }
+        }
+    }
+    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
+    for (t, sig) in signatures {
+        match groups.iter_mut().find(|(_, s)| *s == sig) {
+            Some(g) => g.0.push(t),
+            None => groups.push((vec![t], sig)),
+        }
+    }
+    if groups.len() < 2 {
+        return vec![(Vec::new(), files.to_vec())];
+    }
+    groups
+        .into_iter()
+        .map(|(targets, sig)| {
+            let mut set = files.to_vec();
+            for (k, &i) in varying.iter().enumerate() {
+                if sig[k] > 0 {
+                    set[i].facts = files[i].facts.preprocessor.variants[sig[k] - 1]
+                        .facts
+                        .clone();
+                }
+            }
+            (targets, set)
+        })
+        .collect()
+}
+
+impl Analysis {
+    pub fn new(files: Vec<SourceFile>) -> Self {
+        let compiles = split(&files)
+            .into_iter()
+            .map(|(targets, set)| Compile {
+                targets,
+                analysis: OneCompile::new(set),
+            })
+            .collect();
+        Analysis { files, compiles }
+    }
+
+    /// Moves to a new set of files. Files are compared by their facts' identity (`Arc`), so a
+    /// caller passes the facts it already gave for files that did not change.
+    pub fn update(&mut self, files: Vec<SourceFile>) -> Update {
+        let parts = split(&files);
+        let same = parts.len() == self.compiles.len()
+            && parts
+                .iter()
+                .zip(&self.compiles)
+                .all(|((t, _), c)| *t == c.targets);
+        if !same {
+            *self = Self::new(files);
+            return Update::Full;
+        }
+        let mut out = Update::Unchanged;
+        for ((_, set), c) in parts.into_iter().zip(&mut self.compiles) {
+            out = match (out, c.analysis.update(set)) {
+                (Update::Full, _) | (_, Update::Full) => Update::Full,
+                (Update::Unchanged, u) | (u, Update::Unchanged) => u,
+                (
+                    Update::Bodies {
+                        files,
+                        nodes,
+                        derived,
+                    },
+                    Update::Bodies {
+                        files: f,
+                        nodes: n,
+                        derived: d,
+                    },
+                ) => Update::Bodies {
+                    files: files.max(f),
+                    nodes: nodes + n,
+                    derived: derived || d,
+                },
+            };
+        }
+        self.files = files;
+        out
+    }
+
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// How many device compiles are analysed (1 unless some file compiles differently for some
+    /// targets).
+    pub fn compile_count(&self) -> usize {
+        self.compiles.len()
+    }
+
+    /// Runs the checks on the current state, with summaries of every kernel and decorated
+    /// function.
+    pub fn report(&mut self, settings: &Settings) -> Report {
+        self.report_for(settings, |_| true)
+    }
+
+    /// The same, with summaries only for the files `summarize` accepts (an editor needs them
+    /// for its open documents only).
+    pub fn report_for(&mut self, settings: &Settings, summarize: impl Fn(&str) -> bool) -> Report {
+        let (Some(all), true) = (settings.targets, self.compiles.len() > 1) else {
+            return self.compiles[0].analysis.report_for(settings, &summarize);
+        };
+        let known: Vec<String> = self
+            .compiles
+            .iter()
+            .flat_map(|c| c.targets.iter().cloned())
+            .collect();
+        let mut reports: Vec<(Vec<String>, Report)> = Vec::new();
+        for (k, c) in self.compiles.iter_mut().enumerate() {
+            // A target the facts do not know yet (settings changed before they were redone)
+            // goes with the first compile.
+            let mine: Vec<ResolvedTarget> = all
+                .iter()
+                .filter(|t| {
+                    c.targets.contains(&t.canonical) || (k == 0 && !known.contains(&t.canonical))
+                })
+                .cloned()
+                .collect();
+            let names = mine.iter().map(|t| t.canonical.clone()).collect();
+            let s = Settings {
+                table: settings.table,
+                targets: Some(&mine),
+            };
+            reports.push((names, c.analysis.report_for(&s, &summarize)));
+        }
+        merge(reports, self.files.len())
+    }
+}
+
+/// One report from those of the compiles (with their targets).
+fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
+    let compiles = reports.len();
+    let mut out = Report::default();
+    out.stats.files = files;
+    // Per finding: the finding and the compiles that made it.
+    let mut found: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
+    let mut by_key: BTreeMap<(Arc<str>, usize, usize, String, String, String, String), usize> =
+        BTreeMap::new();
+    let mut summaries: BTreeMap<(Arc<str>, usize, usize), super::FunctionSummary> = BTreeMap::new();
+    for (k, (_, report)) in reports.iter().enumerate() {
+        out.stats.functions = out.stats.functions.max(report.stats.functions);
+        out.stats.kernels = out.stats.kernels.max(report.stats.kernels);
+        for d in &report.diagnostics {
+            // An AOT finding names its targets: one per function and aspect, their targets
+            // joined; any other is the same finding when its text is.
+            let text = if d.code == Code::TargetUnsupportedAspect {
+                String::new()
+            } else {
+                d.message.clone()
+            };
+            let key = (
+                d.file.clone(),
+                d.range.start,
+                d.range.end,
+                format!("{:?}", d.code),
+                d.function.clone().unwrap_or_default(),
+                d.aspect.clone().unwrap_or_default(),
+                text,
+            );
+            match by_key.get(&key) {
+                Some(&at) => {
+                    let (kept, ks) = &mut found[at];
+                    if !ks.contains(&k) {
+                        ks.push(k);
+                    }
+                    for t in &d.targets {
+                        if !kept.targets.contains(t) {
+                            kept.targets.push(t.clone());
+                        }
+                    }
+                }
+                None => {
+                    by_key.insert(key, found.len());
+                    found.push((d.clone(), vec![k]));
+                }
+            }
+        }
+        for s in &report.summaries {
+            let key = (
+                s.file.clone(),
+                s.name_span.range.start,
+                s.name_span.range.end,
+            );
+            summaries
+                .entry(key)
+                .and_modify(|m| {
+                    m.used = m.used.union(s.used);
+                    m.kernel |= s.kernel;
+                })
+                .or_insert_with(|| s.clone());
+        }
+    }
+    for (mut d, ks) in found {
+        match d.code {
+            Code::TargetUnsupportedAspect => {
+                let kind = if d.message.starts_with("kernel ") {
+                    "kernel"
+                } else {
+                    "SYCL_EXTERNAL function"
+                };
+                d.message = target_unsupported_message(
+                    kind,
+                    d.function.as_deref().unwrap_or_default(),
+                    d.aspect.as_deref().unwrap_or_default(),
+                    &d.targets,
+                );
+            }
+            Code::TargetUnsupportedSubGroupSize => {}
+            _ if ks.len() < compiles => {
+                d.targets = ks.iter().flat_map(|&k| reports[k].0.clone()).collect();
+                let quoted: Vec<String> = d.targets.iter().map(|t| format!("'{t}'")).collect();
+                d.message = format!(
+                    "{} (in the device compile for {})",
+                    d.message,
+                    quoted.join(", ")
+                );
+            }
+            _ => {}
+        }
+        out.diagnostics.push(d);
+    }
+    out.diagnostics.sort_by(|a, b| {
+        (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
+            &b.file,
+            b.pos.line,
+            b.pos.column,
+            &b.aspect,
+            &b.message,
+        ))
+    });
+    out.summaries = summaries.into_values().collect();
+    out
+}
