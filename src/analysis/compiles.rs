@@ -178,6 +178,9 @@ impl Analysis {
     }
 }
 
+/// What makes two compiles' findings one: file, range, code, function, aspect, message.
+type FindingKey = (Arc<str>, usize, usize, String, String, String, String);
+
 /// One report from those of the compiles (with their targets).
 fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
     let compiles = reports.len();
@@ -185,8 +188,7 @@ fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
     out.stats.files = files;
     // Per finding: the finding and the compiles that made it.
     let mut found: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
-    let mut by_key: BTreeMap<(Arc<str>, usize, usize, String, String, String, String), usize> =
-        BTreeMap::new();
+    let mut by_key: BTreeMap<FindingKey, usize> = BTreeMap::new();
     let mut summaries: BTreeMap<(Arc<str>, usize, usize), super::FunctionSummary> = BTreeMap::new();
     for (k, (_, report)) in reports.iter().enumerate() {
         out.stats.functions = out.stats.functions.max(report.stats.functions);
