@@ -148,8 +148,15 @@ impl Analysis {
     /// The same, with summaries only for the files `summarize` accepts (an editor needs them
     /// for its open documents only).
     pub fn report_for(&mut self, settings: &Settings, summarize: impl Fn(&str) -> bool) -> Report {
+        let varying = self
+            .files
+            .iter()
+            .filter(|f| !f.facts.preprocessor.variants.is_empty())
+            .count();
         let (Some(all), true) = (settings.targets, self.compiles.len() > 1) else {
-            return self.compiles[0].analysis.report_for(settings, &summarize);
+            let mut report = self.compiles[0].analysis.report_for(settings, &summarize);
+            report.stats.varying_files = varying;
+            return report;
         };
         let known: Vec<String> = self
             .compiles
@@ -174,7 +181,9 @@ impl Analysis {
             };
             reports.push((names, c.analysis.report_for(&s, &summarize)));
         }
-        merge(reports, self.files.len())
+        let mut report = merge(reports, self.files.len());
+        report.stats.varying_files = varying;
+        report
     }
 }
 
@@ -186,6 +195,7 @@ fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
     let compiles = reports.len();
     let mut out = Report::default();
     out.stats.files = files;
+    out.stats.device_compiles = compiles;
     // Per finding: the finding and the compiles that made it.
     let mut found: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
     let mut by_key: BTreeMap<FindingKey, usize> = BTreeMap::new();

@@ -41,6 +41,11 @@ pub struct Stats {
     pub files: usize,
     pub functions: usize,
     pub kernels: usize,
+    /// Distinct device compiles analysed: 1 unless some file compiles differently for some
+    /// of the targets.
+    pub device_compiles: usize,
+    /// Files that compile differently for some targets.
+    pub varying_files: usize,
 }
 
 #[derive(Debug, Default)]
@@ -336,6 +341,8 @@ impl OneCompile {
                 files: self.files.len(),
                 functions: graph.function_count(),
                 kernels: graph.kernel_count(),
+                device_compiles: 1,
+                varying_files: 0,
             },
             summaries,
         }

@@ -112,6 +112,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
         return Err("warm and cold runs disagree".into());
     }
 
+    let targets = target_scaling(&paths)?;
     let (q1, q16) = query_latency(args.queries)?;
     let edits = edit_latency(&root, &paths, args.edits, args.seed)?;
 
@@ -128,6 +129,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
         "warm_wall_ms": ms(warm),
         "warm_over_cold": warm.as_secs_f64() / cold.as_secs_f64().max(1e-9),
         "peak_rss_mib": rss_kib as f64 / 1024.0,
+        "targets": targets,
         "query_1_client": q1,
         "query_16_clients": q16,
         "edit": edits,
@@ -212,6 +214,45 @@ fn lsp_send(w: &mut impl Write, msg: &Value) -> Result<(), String> {
     let body = msg.to_string();
     write!(w, "Content-Length: {}\r\n\r\n{body}", body.len()).map_err(|e| e.to_string())?;
     w.flush().map_err(|e| e.to_string())
+}
+
+/// A cold run for five targets against one: device code is analysed once per distinct device
+/// compile, so a workspace without target conditionals should cost the same. Best of two runs
+/// each, alternated, against the machine's noise.
+fn target_scaling(paths: &[PathBuf]) -> Result<Value, String> {
+    let table = DeviceTable::builtin();
+    let one = crate::devices::parse_target_list("intel_gpu_dg1", table).targets;
+    let five = crate::devices::parse_target_list(
+        "intel_gpu_pvc,intel_gpu_dg1,nvidia_gpu_sm_80,amd_gpu_gfx90a,spir64_x86_64",
+        table,
+    )
+    .targets;
+    let run = |targets: &[crate::devices::ResolvedTarget]| {
+        let env = workspace::compile_env(Some(targets), table, &workspace::SyclFlags::default());
+        let t = Instant::now();
+        let loaded = workspace::load_indexed(paths, &cache::Index::default(), false, &env, || {});
+        let report = analysis::analyze(
+            &loaded.files,
+            &Settings {
+                table,
+                targets: Some(targets),
+            },
+        );
+        (t.elapsed(), report.stats.device_compiles)
+    };
+    let (mut t1, mut t5, mut compiles) = (Duration::MAX, Duration::MAX, 0);
+    for _ in 0..2 {
+        t1 = t1.min(run(&one).0);
+        let (t, c) = run(&five);
+        t5 = t5.min(t);
+        compiles = c;
+    }
+    Ok(json!({
+        "one_target_ms": ms(t1),
+        "five_targets_ms": ms(t5),
+        "five_over_one": t5.as_secs_f64() / t1.as_secs_f64().max(1e-9),
+        "device_compiles": compiles,
+    }))
 }
 
 /// Runs `sycl-analyzer lsp` on the workspace, opens up to 10 files and measures, over `edits`
@@ -400,6 +441,7 @@ pub fn table(v: &Value) -> String {
          raw parse      {:.1} ms (tree-sitter only, 1 thread)\n\
          cold analysis  {:.1} ms wall, {:.1} ms CPU  = {:.2} x raw parse\n\
          warm start     {:.1} ms  = {:.3} x cold\n\
+         5 targets      {:.1} ms vs 1 target {:.1} ms = {:.2} x ({} device compiles)\n\
          peak RSS       {:.1} MiB (this process), {:.1} MiB (language server)\n\
          edit -> diags  p50 {:.2} ms, p99 {:.2} ms over {} edits\n\
          socket query   1 client: p50 {:.1} us, p99 {:.1} us; 16 clients: p50 {:.1} us, {:.0} queries/s\n",
@@ -408,6 +450,10 @@ pub fn table(v: &Value) -> String {
         f("raw_parse_ms"),
         f("cold_wall_ms"), f("cold_cpu_ms"), f("cold_over_raw"),
         f("warm_wall_ms"), f("warm_over_cold"),
+        v["targets"]["five_targets_ms"].as_f64().unwrap_or(0.0),
+        v["targets"]["one_target_ms"].as_f64().unwrap_or(0.0),
+        v["targets"]["five_over_one"].as_f64().unwrap_or(0.0),
+        v["targets"]["device_compiles"],
         f("peak_rss_mib"), v["edit"]["server_peak_rss_mib"].as_f64().unwrap_or(0.0),
         v["edit"]["p50_ms"].as_f64().unwrap_or(0.0), v["edit"]["p99_ms"].as_f64().unwrap_or(0.0), v["edit"]["edits"],
         v["query_1_client"]["p50_us"].as_f64().unwrap_or(0.0), v["query_1_client"]["p99_us"].as_f64().unwrap_or(0.0),
