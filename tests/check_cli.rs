@@ -543,3 +543,42 @@ void decorated(sycl::queue& q, float* b) {
         "{v:#}"
     );
 }
+
+/// `-include FILE` is read before the file's first line, as the compiler does.
+#[test]
+fn forced_includes_define_macros_for_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    };
+    w("cfg/prec.h", "#pragma once\n#define REAL double\n");
+    w(
+        "src/main.cpp",
+        "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, float* b) {\n  q.single_task([=] { REAL x = b[0]; b[0] = x; });\n}\n",
+    );
+    let d = dir.path().display().to_string();
+    let commands = |extra: &str| {
+        format!(
+            r#"[{{"directory": "{d}", "file": "src/main.cpp", "arguments": ["icpx", "-fsycl", "-fsycl-targets=intel_gpu_dg1"{extra}, "-c", "src/main.cpp"]}}]"#
+        )
+    };
+    let lines = |v: serde_json::Value| -> Vec<u64> {
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["line"].as_u64().unwrap())
+            .collect()
+    };
+    w(
+        "compile_commands.json",
+        &commands(r#", "-include", "cfg/prec.h""#),
+    );
+    let args = ["check", &*d, "--format", "json", "--no-cache"];
+    assert_eq!(lines(json_out(&args, 1)), [3]);
+    // Without it REAL is an unknown name: nothing to find.
+    w("compile_commands.json", &commands(""));
+    assert_eq!(lines(json_out(&args, 0)), Vec::<u64>::new());
+}

@@ -18,6 +18,8 @@ pub struct FileFlags {
     /// `-D NAME[=value]` (`Some`) and `-U NAME` (`None`), in order.
     pub macros: Vec<(String, Option<String>)>,
     pub include_dirs: Vec<PathBuf>,
+    /// `-include FILE`: read before the file's first line.
+    pub forced_includes: Vec<PathBuf>,
 }
 
 /// The predefined macros of the configured device compiles and the per-file flags.
@@ -325,9 +327,11 @@ impl<'e> Sources<'e> {
                     .collect();
             }
         }
-        let mut deps: Vec<String> = chain[..chain.len() - 1]
+        let forced = self.forced(self.env.flags(Path::new(&*self.paths[unit])));
+        let mut deps: Vec<String> = forced
             .iter()
-            .map(|(f, _)| self.paths[*f].to_string())
+            .chain(chain[..chain.len() - 1].iter().map(|(f, _)| f))
+            .map(|f| self.paths[*f].to_string())
             .collect();
         for d in std::mem::take(&mut facts.preprocessor.deps) {
             if !deps.contains(&d) && *d != *self.paths[i] {
@@ -337,6 +341,25 @@ impl<'e> Sources<'e> {
         facts.preprocessor.env_key = self.env_key(&deps).unwrap_or(0);
         facts.preprocessor.deps = deps;
         Ok(facts)
+    }
+
+    /// The workspace files `-include` names (those outside it are not read, as system headers).
+    fn forced(&self, flags: Option<&FileFlags>) -> Vec<usize> {
+        flags.map_or(Vec::new(), |f| {
+            f.forced_includes
+                .iter()
+                .filter_map(|p| {
+                    let p = absolute(p);
+                    // Workspace paths are as given: absolute, or relative to here.
+                    let here = std::env::current_dir().ok();
+                    let relative = here.as_deref().and_then(|h| p.strip_prefix(h).ok());
+                    self.index
+                        .get(&p)
+                        .or_else(|| relative.and_then(|r| self.index.get(r)))
+                        .map(|j| j as usize)
+                })
+                .collect()
+        })
     }
 
     /// File `i` preprocessed in device compile `compile` down its includer chain, with a
@@ -350,9 +373,13 @@ impl<'e> Sources<'e> {
         compile: usize,
     ) -> ((pp::Preprocessed, u64), Macros) {
         let unit = chain[0].0;
-        let mut macros = self
-            .env
-            .base(compile, self.env.flags(Path::new(&*self.paths[unit])));
+        let flags = self.env.flags(Path::new(&*self.paths[unit]));
+        let mut macros = self.env.base(compile, flags);
+        for j in self.forced(flags) {
+            if let Some(src) = self.source(j) {
+                pp::macros_at(&src, src.text.len(), &mut macros, includes);
+            }
+        }
         // Down the chain: each includer's macros up to where it includes the next.
         for w in chain.windows(2) {
             let ((includer, _), (_, offset)) = (w[0], w[1]);

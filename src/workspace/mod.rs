@@ -285,6 +285,7 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
                         .chain(&f.system_include_dirs)
                         .cloned()
                         .collect(),
+                    forced_includes: f.forced_includes.clone(),
                 },
             ));
         }
