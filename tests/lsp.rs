@@ -654,6 +654,38 @@ fn inactive_regions_as_semantic_tokens_and_clangds_notification() {
             .expect("a token on a line of the text");
         assert!(len as usize <= text.encode_utf16().count(), "line {l}");
     }
+
+    // A new file asked for before its first analysis: empty, then a refresh brings its tokens.
+    let new_uri = uri.replace("inactive.cpp", "new.cpp");
+    let before = c.seen().len();
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": new_uri, "languageId": "cpp", "version": 1, "text": "#if 0\nint x;\n#endif\n" } }));
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": new_uri } }),
+    );
+    if inactive_tokens(&r["result"]).is_empty() {
+        c.wait("semantic tokens refresh for the new file", |m| {
+            m["method"] == "workspace/semanticTokens/refresh"
+        });
+        let r = c.request(
+            "textDocument/semanticTokens/full",
+            json!({ "textDocument": { "uri": new_uri } }),
+        );
+        assert_eq!(inactive_tokens(&r["result"]), [(1, 6)]);
+    }
+    assert!(
+        c.seen()[before..]
+            .iter()
+            .any(|m| m["method"] == "textDocument/inactiveRegions"
+                && m["params"]["textDocument"]["uri"] == new_uri.as_str())
+            || {
+                c.wait("inactiveRegions of the new file", |m| {
+                    m["method"] == "textDocument/inactiveRegions"
+                        && m["params"]["textDocument"]["uri"] == new_uri.as_str()
+                });
+                true
+            }
+    );
     shutdown(c);
 }
 

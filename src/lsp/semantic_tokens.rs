@@ -31,6 +31,8 @@ pub fn capability() -> lsp::SemanticTokensServerCapabilities {
 /// they were computed from is kept, to refresh the client when an analysis changes it.
 fn tokens(st: &mut State, uri: &Url, lines: Option<(u32, u32)>) -> lsp::SemanticTokens {
     let Some((text, index, spans)) = inactive_regions::spans_of(st, uri) else {
+        // Not analysed yet (a new file): the first analysis refreshes these empty tokens.
+        st.tokens_served.insert(uri.clone(), Vec::new());
         return lsp::SemanticTokens::default();
     };
     let mut inactive = inactive::lines(&text, &index, &spans);
