@@ -1,5 +1,7 @@
 //! Editor features as domain data (no LSP types): what to show on hover.
 
+pub mod inactive;
+
 use crate::analysis::FunctionSummary;
 use crate::devices::{
     predefined_macros, registry, trait_sets, AspectId, DeviceTable, ResolvedTarget,

@@ -88,6 +88,34 @@ impl LineIndex {
         self.line_starts.len()
     }
 
+    /// The 0-based line holding a byte offset (clamped to the text).
+    pub fn line_of(&self, offset: usize) -> u32 {
+        (self
+            .line_starts
+            .partition_point(|&s| s <= offset.min(self.len))
+            - 1) as u32
+    }
+
+    /// Byte range of a 0-based line, its line break excluded; empty at the text's end past the
+    /// last line.
+    pub fn line_range(&self, text: &str, line: u32) -> TextRange {
+        let Some(&start) = self.line_starts.get(line as usize) else {
+            return TextRange::empty(self.len);
+        };
+        let mut end = self
+            .line_starts
+            .get(line as usize + 1)
+            .map_or(self.len, |&e| e - 1);
+        // In `\r\n` the `\r` is part of the line break too.
+        if end > start
+            && text.as_bytes().get(end) == Some(&b'\n')
+            && text.as_bytes()[end - 1] == b'\r'
+        {
+            end -= 1;
+        }
+        TextRange::new(start, end)
+    }
+
     /// The byte offset of a 0-based (line, character) position whose character counts code
     /// units of `enc`; clamped to the line and the text, as LSP asks of servers.
     pub fn offset_of(&self, text: &str, line: u32, character: u32, enc: Encoding) -> usize {
@@ -205,6 +233,21 @@ mod tests {
         // Past the end of a line: its end; past the last line: the text's end.
         assert_eq!(idx.offset_of(text, 0, 99, Encoding::Utf16), 1);
         assert_eq!(idx.offset_of(text, 9, 0, Encoding::Utf16), text.len());
+    }
+
+    #[test]
+    fn line_ranges_leave_out_every_kind_of_line_break() {
+        let text = "ab\r\ncd\ref\n\ng";
+        let idx = LineIndex::new(text);
+        let lines: Vec<&str> = (0..6)
+            .map(|l| {
+                let r = idx.line_range(text, l);
+                &text[r.start..r.end]
+            })
+            .collect();
+        assert_eq!(lines, ["ab", "cd", "ef", "", "g", ""]);
+        assert_eq!(idx.line_of(4), 1);
+        assert_eq!(idx.line_of(99), 4);
     }
 
     #[test]

@@ -498,3 +498,242 @@ fn a_panicking_request_is_answered_and_the_server_goes_on() {
     assert!(r["result"].is_array());
     shutdown(c);
 }
+
+/// Code the device compile skips: the host branch of `__SYCL_DEVICE_ONLY__` (line 5, with
+/// non-ASCII characters), an `#if 0` group with an empty line (9-11) and an undefined macro's
+/// group (14).
+const INACTIVE: &str = "#include <sycl/sycl.hpp>\n\
+int f() {\n\
+#ifdef __SYCL_DEVICE_ONLY__\n\
+return 1;\n\
+#else\n\
+return 2; // é😀 host\n\
+#endif\n\
+}\n\
+#if 0\n\
+int old() { return 0; }\n\
+\n\
+int older();\n\
+#endif\n\
+#ifdef SOME_UNDEFINED\n\
+int nope();\n\
+#endif\n";
+
+/// Semantic tokens of inactive lines: `(line, length)`, decoded from LSP's relative form, all
+/// checked to be `comment` with the `inactive` modifier.
+fn inactive_tokens(result: &Value) -> Vec<(u64, u64)> {
+    let data: Vec<u64> = result["data"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no token data: {result}"))
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let mut line = 0;
+    data.chunks(5)
+        .map(|t| {
+            line += t[0];
+            assert_eq!(
+                (t[1], t[3], t[4]),
+                (0, 0, 1),
+                "a whole line, comment, inactive"
+            );
+            (line, t[2])
+        })
+        .collect()
+}
+
+fn inactive_workspace(text: &str) -> (tempfile::TempDir, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("inactive.cpp"), text).unwrap();
+    (
+        dir,
+        format!("file://{}", root.display()),
+        format!("file://{}/inactive.cpp", root.display()),
+    )
+}
+
+#[test]
+fn inactive_regions_as_semantic_tokens_and_clangds_notification() {
+    let (_dir, root_uri, uri) = inactive_workspace(INACTIVE);
+    let mut c = Client::start();
+    let init = c.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": root_uri,
+            "capabilities": {
+                "general": { "positionEncodings": ["utf-16"] },
+                "workspace": { "semanticTokens": { "refreshSupport": true } },
+                "textDocument": { "inactiveRegionsCapabilities": { "inactiveRegions": true } }
+            },
+            "initializationOptions": { "targets": ["intel_gpu_pvc"] }
+        }),
+    );
+    let provider = &init["result"]["capabilities"]["semanticTokensProvider"];
+    assert_eq!(
+        provider["legend"],
+        json!({ "tokenTypes": ["comment"], "tokenModifiers": ["inactive"] })
+    );
+    assert_eq!(
+        (&provider["full"], &provider["range"]),
+        (&json!(true), &json!(true))
+    );
+    c.notify("initialized", json!({}));
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": INACTIVE } }));
+
+    // Whole lines, the last one to its end in UTF-16 units ('é' is 1, '😀' 2).
+    let n = c.wait("inactiveRegions of version 1", |m| {
+        m["method"] == "textDocument/inactiveRegions" && m["params"]["textDocument"]["version"] == 1
+    });
+    let line = |l: u32, c0: u32, l1: u32, c1: u32| json!({ "start": { "line": l, "character": c0 }, "end": { "line": l1, "character": c1 } });
+    assert_eq!(n["params"]["textDocument"]["uri"], uri.as_str());
+    assert_eq!(
+        n["params"]["regions"],
+        json!([line(5, 0, 5, 21), line(9, 0, 11, 12), line(14, 0, 14, 11)])
+    );
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    // The empty line 10 has no token.
+    assert_eq!(
+        inactive_tokens(&r["result"]),
+        [(5, 21), (9, 23), (11, 12), (14, 11)]
+    );
+    let r = c.request(
+        "textDocument/semanticTokens/range",
+        json!({ "textDocument": { "uri": uri }, "range": line(8, 0, 12, 0) }),
+    );
+    assert_eq!(inactive_tokens(&r["result"]), [(9, 23), (11, 12)]);
+
+    // `#if 0` becomes `#if 1`: a new notification, and the client is asked to fetch its
+    // tokens again.
+    let before = c.seen().len();
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [
+            { "range": line(8, 4, 8, 5), "text": "1" }
+        ] }),
+    );
+    let n = c.wait("inactiveRegions of version 2", |m| {
+        m["method"] == "textDocument/inactiveRegions" && m["params"]["textDocument"]["version"] == 2
+    });
+    assert_eq!(
+        n["params"]["regions"],
+        json!([line(5, 0, 5, 21), line(14, 0, 14, 11)])
+    );
+    if !c.seen()[before..]
+        .iter()
+        .any(|m| m["method"] == "workspace/semanticTokens/refresh")
+    {
+        c.wait("semantic tokens refresh", |m| {
+            m["method"] == "workspace/semanticTokens/refresh"
+        });
+    }
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    assert_eq!(inactive_tokens(&r["result"]), [(5, 21), (14, 11)]);
+
+    // Edited but not yet analysed: the last facts, clamped to the text (cut after line 6).
+    let cut: String = INACTIVE.lines().take(6).map(|l| format!("{l}\n")).collect();
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 3 }, "contentChanges": [{ "text": cut }] }),
+    );
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    for (l, len) in inactive_tokens(&r["result"]) {
+        let text = cut
+            .lines()
+            .nth(l as usize)
+            .expect("a token on a line of the text");
+        assert!(len as usize <= text.encode_utf16().count(), "line {l}");
+    }
+
+    // A new file asked for before its first analysis: empty, then a refresh brings its tokens.
+    let new_uri = uri.replace("inactive.cpp", "new.cpp");
+    let before = c.seen().len();
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": new_uri, "languageId": "cpp", "version": 1, "text": "#if 0\nint x;\n#endif\n" } }));
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": new_uri } }),
+    );
+    if inactive_tokens(&r["result"]).is_empty() {
+        c.wait("semantic tokens refresh for the new file", |m| {
+            m["method"] == "workspace/semanticTokens/refresh"
+        });
+        let r = c.request(
+            "textDocument/semanticTokens/full",
+            json!({ "textDocument": { "uri": new_uri } }),
+        );
+        assert_eq!(inactive_tokens(&r["result"]), [(1, 6)]);
+    }
+    assert!(
+        c.seen()[before..]
+            .iter()
+            .any(|m| m["method"] == "textDocument/inactiveRegions"
+                && m["params"]["textDocument"]["uri"] == new_uri.as_str())
+            || {
+                c.wait("inactiveRegions of the new file", |m| {
+                    m["method"] == "textDocument/inactiveRegions"
+                        && m["params"]["textDocument"]["uri"] == new_uri.as_str()
+                });
+                true
+            }
+    );
+    shutdown(c);
+}
+
+/// Without the capability no `textDocument/inactiveRegions` is sent; `-D` of
+/// compile_commands.json decides what is skipped; lengths in UTF-8 when negotiated.
+#[test]
+fn inactive_regions_follow_compile_commands_and_capabilities() {
+    let text = "#ifdef FEATURE\nint on();\n#else\nint off(); // é😀\n#endif\n";
+    let (mut c, _uri, dir) = session_with_compile_commands(
+        "compile_commands.json",
+        r#"{"directory": "{dir}", "file": "inactive.cpp", "arguments": ["icpx", "-fsycl", "-DFEATURE", "-c", "inactive.cpp"]}"#,
+        &[("inactive.cpp", text)],
+    );
+    let uri = format!(
+        "file://{}/inactive.cpp",
+        dir.path().canonicalize().unwrap().display()
+    );
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    // "int off(); // é😀": 16 chars, 'é' 1 UTF-16 unit and '😀' 2.
+    assert_eq!(inactive_tokens(&r["result"]), [(3, 17)]);
+    assert!(
+        !c.seen()
+            .iter()
+            .any(|m| m["method"] == "textDocument/inactiveRegions"),
+        "sent without the capability"
+    );
+    shutdown(c);
+
+    let (_dir, root_uri, uri) = inactive_workspace(INACTIVE);
+    let (mut c, _) = session(json!(["utf-8"]), &root_uri);
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": INACTIVE } }));
+    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    // Line 5 in bytes: 'é' is 2, '😀' 4.
+    assert_eq!(
+        inactive_tokens(&r["result"]),
+        [(5, 24), (9, 23), (11, 12), (14, 11)]
+    );
+    shutdown(c);
+}

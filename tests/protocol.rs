@@ -1,6 +1,8 @@
 //! Runs every example of protocol.md against the real binary: the documented interface is the
 //! one that exists.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -195,4 +197,78 @@ fn every_daemon_example_matches_a_real_daemon() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The language server's example: a ```` ```cpp NAME ```` block is a file opened in the server,
+/// each ```` ```json WHAT ```` block after it what the server answers (`ROOT` is the workspace).
+#[test]
+fn the_language_server_example_matches_the_server() {
+    use serde_json::{json, Value};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("protocol.md")).unwrap();
+    let mut blocks: Vec<(String, String)> = Vec::new();
+    let mut lines = doc.lines();
+    while let Some(line) = lines.next() {
+        if let Some(info) = line.strip_prefix("```") {
+            let body: Vec<&str> = lines
+                .by_ref()
+                .take_while(|l| !l.starts_with("```"))
+                .collect();
+            blocks.push((info.to_string(), body.join("\n")));
+        }
+    }
+    let (name, text) = blocks
+        .iter()
+        .find_map(|(info, body)| Some((info.strip_prefix("cpp ")?, format!("{body}\n"))))
+        .expect("protocol.md has a cpp block for the language server");
+    let expected = |what: &str| -> Value {
+        let body = blocks
+            .iter()
+            .find(|(info, _)| info.strip_prefix("json ") == Some(what))
+            .unwrap_or_else(|| panic!("protocol.md has no `json {what}` block"));
+        serde_json::from_str(&body.1).unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().canonicalize().unwrap();
+    std::fs::write(ws.join(name), &text).unwrap();
+    let uri = format!("file://{}/{name}", ws.display());
+    let mut c = common::Client::start();
+    let init = c.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": format!("file://{}", ws.display()),
+            "capabilities": {
+                "textDocument": { "inactiveRegionsCapabilities": { "inactiveRegions": true } }
+            },
+            "initializationOptions": { "targets": "intel_gpu_pvc" }
+        }),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["semanticTokensProvider"],
+        expected("initialize: capabilities.semanticTokensProvider")
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    let n = c.wait("textDocument/inactiveRegions", |m| {
+        m["method"] == "textDocument/inactiveRegions"
+    });
+    let documented = expected("textDocument/inactiveRegions")
+        .to_string()
+        .replace("file://ROOT", &format!("file://{}", ws.display()));
+    assert_eq!(
+        n["params"],
+        serde_json::from_str::<Value>(&documented).unwrap()
+    );
+    let r = c.request(
+        "textDocument/semanticTokens/full",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    assert_eq!(r["result"], expected("textDocument/semanticTokens/full"));
+    c.request("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    let _ = c.child.wait();
 }

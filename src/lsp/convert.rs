@@ -6,12 +6,54 @@ use async_lsp::lsp_types::{
 };
 
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::ide::inactive::LineSpan;
 use crate::text::{Encoding, LineIndex, TextRange};
 
 pub fn range(text: &str, index: &LineIndex, r: TextRange, enc: Encoding) -> lsp::Range {
     let (l0, c0) = index.position_in(text, r.start, enc);
     let (l1, c1) = index.position_in(text, r.end, enc);
     lsp::Range::new(Position::new(l0, c0), Position::new(l1, c1))
+}
+
+/// Delta-encoded semantic tokens, one per `(line, byte range)` (in line order, each range
+/// inside its line), all of one type and modifier set; lengths in `enc` units.
+pub fn semantic_tokens(
+    text: &str,
+    index: &LineIndex,
+    lines: &[(u32, TextRange)],
+    token_type: u32,
+    modifiers: u32,
+    enc: Encoding,
+) -> Vec<lsp::SemanticToken> {
+    let mut prev = (0, 0);
+    lines
+        .iter()
+        .map(|&(_, r)| {
+            let (line, start) = index.position_in(text, r.start, enc);
+            let (_, end) = index.position_in(text, r.end, enc);
+            let delta_line = line - prev.0;
+            let delta_start = if delta_line == 0 {
+                start - prev.1
+            } else {
+                start
+            };
+            prev = (line, start);
+            lsp::SemanticToken {
+                delta_line,
+                delta_start,
+                length: end - start,
+                token_type,
+                token_modifiers_bitset: modifiers,
+            }
+        })
+        .collect()
+}
+
+/// Whole lines, from the start of the first to the end of the last (line break excluded).
+pub fn line_span(text: &str, index: &LineIndex, span: LineSpan, enc: Encoding) -> lsp::Range {
+    let end = index.line_range(text, span.last).end;
+    let (l1, c1) = index.position_in(text, end, enc);
+    lsp::Range::new(Position::new(span.first, 0), Position::new(l1, c1))
 }
 
 /// A diagnostic, its chain as related information (one location per call and the use), so a
@@ -74,6 +116,37 @@ mod tests {
             range_length: None,
             text: t.into(),
         }
+    }
+
+    #[test]
+    fn tokens_and_line_spans_count_in_the_negotiated_unit() {
+        let text = "#if 0\né😀 x\n\n  y\n#endif\n";
+        let index = LineIndex::new(text);
+        let lines = [
+            (1, index.line_range(text, 1)),
+            (3, index.line_range(text, 3)),
+        ];
+        let t = semantic_tokens(text, &index, &lines, 0, 1, Encoding::Utf16);
+        let token = |dl, ds, len| lsp::SemanticToken {
+            delta_line: dl,
+            delta_start: ds,
+            length: len,
+            token_type: 0,
+            token_modifiers_bitset: 1,
+        };
+        assert_eq!(t, [token(1, 0, 5), token(2, 0, 3)]);
+        let t = semantic_tokens(text, &index, &lines, 0, 1, Encoding::Utf8);
+        assert_eq!(t[0].length, 8);
+        let span = LineSpan { first: 1, last: 3 };
+        assert_eq!(
+            line_span(text, &index, span, Encoding::Utf16),
+            lsp::Range::new(Position::new(1, 0), Position::new(3, 3))
+        );
+        let span = LineSpan { first: 1, last: 1 };
+        assert_eq!(
+            line_span(text, &index, span, Encoding::Utf8).end,
+            Position::new(1, 8)
+        );
     }
 
     #[test]

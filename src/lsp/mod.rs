@@ -7,6 +7,8 @@
 //! Only this module knows LSP types: `convert` turns domain data into them.
 
 pub mod convert;
+mod inactive_regions;
+mod semantic_tokens;
 
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
@@ -138,6 +140,14 @@ struct State {
     analysis: Arc<std::sync::Mutex<Option<analysis::Analysis>>>,
     /// With `--listen`: the snapshot the socket's clients read, kept equal to `snapshot`.
     shared: Option<server::daemon::Shared>,
+    /// The client handles `workspace/semanticTokens/refresh`.
+    semantic_refresh: bool,
+    /// The client takes clangd's `textDocument/inactiveRegions`.
+    inactive_notify: bool,
+    /// Per open document, the inactive lines last sent in `textDocument/inactiveRegions`.
+    inactive_sent: HashMap<Url, Vec<ide::inactive::LineSpan>>,
+    /// Per open document, the inactive lines its last semantic tokens were made of.
+    tokens_served: HashMap<Url, Vec<ide::inactive::LineSpan>>,
 }
 
 const INDEX_TOKEN: &str = "sycl-analyzer/index";
@@ -520,7 +530,26 @@ impl State {
     }
 }
 
-fn initialize(st: &mut State, params: InitializeParams) -> InitializeResult {
+/// `initialize` with its params as sent: clangd's capabilities are not in lsp-types.
+enum InitializeRaw {}
+
+impl request::Request for InitializeRaw {
+    type Params = Value;
+    type Result = InitializeResult;
+    const METHOD: &'static str = <request::Initialize as request::Request>::METHOD;
+}
+
+fn initialize(st: &mut State, raw: Value) -> Result<InitializeResult, ResponseError> {
+    st.inactive_notify = inactive_regions::announced(&raw);
+    let params: InitializeParams = serde_json::from_value(raw)
+        .map_err(|e| ResponseError::new(ErrorCode::INVALID_PARAMS, e.to_string()))?;
+    st.semantic_refresh = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.semantic_tokens.as_ref())
+        .and_then(|s| s.refresh_support)
+        .unwrap_or(false);
     let offered = params
         .capabilities
         .general
@@ -552,7 +581,7 @@ fn initialize(st: &mut State, params: InitializeParams) -> InitializeResult {
         .map(|o| Options::from_json(o, st.root.as_deref()))
         .unwrap_or_default();
     st.reload_snapshot();
-    InitializeResult {
+    Ok(InitializeResult {
         capabilities: ServerCapabilities {
             position_encoding: Some(match st.encoding {
                 Encoding::Utf8 => PositionEncodingKind::UTF8,
@@ -568,13 +597,14 @@ fn initialize(st: &mut State, params: InitializeParams) -> InitializeResult {
             }),
             code_action_provider: Some(lsp::CodeActionProviderCapability::Simple(true)),
             inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+            semantic_tokens_provider: Some(semantic_tokens::capability()),
             ..ServerCapabilities::default()
         },
         server_info: Some(ServerInfo {
             name: "sycl-analyzer".into(),
             version: Some(env!("CARGO_PKG_VERSION").into()),
         }),
-    }
+    })
 }
 
 /// (Re)starts watching the config files and the workspace.
@@ -1012,11 +1042,15 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 notices: HashMap::new(),
                 analysis: Arc::default(),
                 shared: shared.clone(),
+                semantic_refresh: false,
+                inactive_notify: false,
+                inactive_sent: HashMap::new(),
+                tokens_served: HashMap::new(),
             });
             router
-                .request::<request::Initialize, _>(|st, params| {
+                .request::<InitializeRaw, _>(|st, params| {
                     let result = initialize(st, params);
-                    async move { Ok(result) }
+                    async move { result }
                 })
                 .request::<request::HoverRequest, _>(|st, params| {
                     let result = hover(st, params);
@@ -1029,6 +1063,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 })
                 .notification::<notification::DidOpenTextDocument>(|st, p| {
                     let uri = p.text_document.uri;
+                    inactive_regions::forget(st, &uri);
                     st.docs.insert(
                         uri.clone(),
                         Doc {
@@ -1053,6 +1088,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 .notification::<notification::DidCloseTextDocument>(|st, p| {
                     let uri = p.text_document.uri;
                     st.docs.remove(&uri);
+                    inactive_regions::forget(st, &uri);
                     if let Some(path) = State::path_of(&uri) {
                         match std::fs::read_to_string(&path) {
                             Ok(text) => {
@@ -1103,6 +1139,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                         st.store_facts(a.parsed);
                         st.publish(&a.report);
                         st.last = Arc::new(a.report);
+                        inactive_regions::after_analysis(st);
                     }
                     ControlFlow::Continue(())
                 })
@@ -1117,6 +1154,14 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 .request::<request::InlayHintRequest, _>(|st, params| {
                     let result = inlay_hints(st, params);
                     async move { Ok(result) }
+                })
+                .request::<request::SemanticTokensFullRequest, _>(|st, params| {
+                    let result = semantic_tokens::full(st, params);
+                    async move { Ok(Some(result)) }
+                })
+                .request::<request::SemanticTokensRangeRequest, _>(|st, params| {
+                    let result = semantic_tokens::range(st, params);
+                    async move { Ok(Some(result)) }
                 })
                 .unhandled_request(|st, req| {
                     // The daemon's methods, served from the editor's live state.

@@ -259,6 +259,12 @@ pub struct TargetVariant {
 }
 
 impl FileFacts {
+    /// Code the compiler skips, as byte ranges of the file's text. Editors read inactive code
+    /// only through this, so how facts are produced (one variant per target) can change behind it.
+    pub fn inactive_regions(&self) -> Vec<TextRange> {
+        self.preprocessor.inactive.clone()
+    }
+
     /// Gives back the spare capacity the extractor's pushes left: a workspace keeps the facts of
     /// every file, and the spare capacity was over a quarter of them on oneAPI-samples.
     pub fn shrink_to_fit(&mut self) {

@@ -119,6 +119,11 @@ impl Client {
             .clone()
     }
 
+    /// Every message received so far, in order (those `wait` matched included).
+    pub fn seen(&self) -> &[Value] {
+        &self.seen
+    }
+
     /// The first publication for each of `uris`, in whatever order they come.
     pub fn diagnostics_for_each(
         &mut self,

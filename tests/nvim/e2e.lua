@@ -96,4 +96,46 @@ if not found then
 end
 step(':SyclMacros')
 
+-- Inactive code: a file of its own root (a second server), with an `#if 0` group.
+local dir = vim.fn.tempname()
+vim.fn.mkdir(dir .. '/.git', 'p')
+vim.fn.writefile({ 'int active();', '#if 0', 'int skipped();', '#endif' }, dir .. '/inactive.cpp')
+vim.cmd('edit ' .. dir .. '/inactive.cpp')
+local ibuf = vim.api.nvim_get_current_buf()
+local function greyed(row)
+  if vim.lsp.semantic_tokens then
+    -- Neovim 0.9+: the server's semantic token.
+    for _, t in ipairs(vim.lsp.semantic_tokens.get_at_pos(ibuf, row, 0) or {}) do
+      if t.type == 'comment' and t.modifiers and t.modifiers.inactive then
+        return true
+      end
+    end
+    return false
+  end
+  -- Older Neovim: the plugin's extmark from textDocument/inactiveRegions.
+  local ns = require('sycl_analyzer').inactive_ns
+  local marks = vim.api.nvim_buf_get_extmarks(ibuf, ns, { row, 0 }, { row, -1 }, { details = true })
+  for _, m in ipairs(marks) do
+    if m[4].hl_group == 'SyclAnalyzerInactive' then
+      return true
+    end
+  end
+  -- A mark starting on an earlier line that covers this one.
+  marks = vim.api.nvim_buf_get_extmarks(ibuf, ns, 0, { row, 0 }, { details = true })
+  for _, m in ipairs(marks) do
+    if m[2] <= row and m[4].end_row and m[4].end_row >= row then
+      return true
+    end
+  end
+  return false
+end
+if not vim.wait(30000, function() return greyed(2) end, 50) then
+  fail('line 3 (inside #if 0) is not marked inactive')
+end
+if greyed(0) then
+  fail('the active line 1 is marked inactive')
+end
+step('inactive code is greyed out (' .. (vim.lsp.semantic_tokens and 'semantic tokens' or 'inactiveRegions') .. ')')
+vim.fn.delete(dir, 'rf')
+
 vim.cmd('qall!')

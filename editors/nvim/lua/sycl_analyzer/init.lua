@@ -18,6 +18,47 @@ M.config = {
 
 local clients_by_root = {}
 
+-- Code the device compile skips (`#if` groups not taken) is greyed out. Neovim 0.9+ shows it
+-- from the server's semantic tokens (type `comment`, modifier `inactive`); older versions have
+-- no semantic tokens, so they take clangd's `textDocument/inactiveRegions` notification instead.
+local has_semantic_tokens = vim.lsp.semantic_tokens ~= nil
+M.inactive_ns = vim.api.nvim_create_namespace('sycl_analyzer_inactive')
+
+-- Default links, kept by a colorscheme that defines its own (and set again after one loads).
+local function set_highlights()
+  if has_semantic_tokens then
+    -- Also styles the rare theme that clears `@lsp.type.comment`; 0.7/0.8 refuse `@` names.
+    vim.api.nvim_set_hl(0, '@lsp.mod.inactive', { link = 'Comment', default = true })
+  end
+  vim.api.nvim_set_hl(0, 'SyclAnalyzerInactive', { link = 'Comment', default = true })
+end
+
+-- textDocument/inactiveRegions: whole lines, marked in the buffer (extmarks follow edits until
+-- the next notification replaces them).
+local function on_inactive_regions(_, result)
+  if not result or not result.textDocument then
+    return
+  end
+  local bufnr = vim.uri_to_bufnr(result.textDocument.uri)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(bufnr, M.inactive_ns, 0, -1)
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  for _, r in ipairs(result.regions or {}) do
+    local last = math.min(r['end'].line, count - 1)
+    if r.start.line <= last then
+      local text = vim.api.nvim_buf_get_lines(bufnr, last, last + 1, false)[1] or ''
+      vim.api.nvim_buf_set_extmark(bufnr, M.inactive_ns, r.start.line, 0, {
+        end_row = last,
+        end_col = #text,
+        hl_group = 'SyclAnalyzerInactive',
+        priority = 150,
+      })
+    end
+  end
+end
+
 -- The nearest directory upwards holding a root marker, else the current directory.
 function M.find_root(fname)
   local dir = vim.fn.fnamemodify(fname, ':p:h')
@@ -74,11 +115,19 @@ function M.attach(bufnr)
   if vim.bo[bufnr].filetype == 'yaml' and not is_device_config(fname, root) then
     return nil
   end
+  local capabilities = vim.lsp.protocol.make_client_capabilities()
+  if not has_semantic_tokens then
+    capabilities = vim.tbl_deep_extend('force', capabilities, {
+      textDocument = { inactiveRegionsCapabilities = { inactiveRegions = true } },
+    })
+  end
   local conf = {
     name = 'sycl-analyzer',
     cmd = M.config.cmd,
     root_dir = root,
     init_options = M.init_options(),
+    capabilities = capabilities,
+    handlers = { ['textDocument/inactiveRegions'] = on_inactive_regions },
   }
   if vim.lsp.start then
     return vim.lsp.start(conf, { bufnr = bufnr })
@@ -166,6 +215,8 @@ end
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
   local group = vim.api.nvim_create_augroup('sycl_analyzer', { clear = true })
+  set_highlights()
+  vim.api.nvim_create_autocmd('ColorScheme', { group = group, callback = set_highlights })
   local filetypes = vim.list_extend(vim.deepcopy(M.config.filetypes), { 'yaml' })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
