@@ -258,11 +258,33 @@ pub struct TargetVariant {
     pub facts: std::sync::Arc<FileFacts>,
 }
 
+/// The ranges covered by both sorted, disjoint lists.
+fn intersect(a: &[TextRange], b: &[TextRange]) -> Vec<TextRange> {
+    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    while i < a.len() && j < b.len() {
+        let start = a[i].start.max(b[j].start);
+        let end = a[i].end.min(b[j].end);
+        if start < end {
+            out.push(TextRange::new(start, end));
+        }
+        if a[i].end < b[j].end {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    out
+}
+
 impl FileFacts {
-    /// Code the compiler skips, as byte ranges of the file's text. Editors read inactive code
-    /// only through this, so how facts are produced (one variant per target) can change behind it.
+    /// Code the compiler skips, as byte ranges of the file's text: skipped in the device
+    /// compile of every target (a group only some targets compile is active code).
     pub fn inactive_regions(&self) -> Vec<TextRange> {
-        self.preprocessor.inactive.clone()
+        let mut out = self.preprocessor.inactive.clone();
+        for v in &self.preprocessor.variants {
+            out = intersect(&out, &v.facts.preprocessor.inactive);
+        }
+        out
     }
 
     /// Gives back the spare capacity the extractor's pushes left: a workspace keeps the facts of

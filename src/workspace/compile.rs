@@ -11,6 +11,7 @@ use crate::analysis::visibility::{is_header, PathIndex};
 use crate::devices::predefined::{DeviceCompiles, Predefined};
 use crate::syntax::pp::{self, MacroTable, Macros, Origin, Source};
 use crate::syntax::{self, FileFacts};
+use crate::text::TextRange;
 
 /// What a compile command says about one file beyond its targets.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -388,7 +389,8 @@ impl<'e> Sources<'e> {
             }
         }
         let pre = pp::preprocess(text, &self.paths[i], &mut macros, includes);
-        let key = hash_of(&(&pre.text, &pre.inactive));
+        let skipped: Vec<&TextRange> = pre.inactive.iter().filter(|r| r.start < r.end).collect();
+        let key = hash_of(&(&pre.text, skipped));
         ((pre, key), macros)
     }
 
@@ -421,5 +423,62 @@ impl pp::Includes for FileIncludes<'_, '_> {
         let f = s.index.get(Path::new(from))?;
         let j = s.index.resolve(f, spelled, self.dirs)?;
         s.source(j as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::devices::{parse_target_list, DeviceTable};
+
+    fn facts_for(targets: &str, text: &str) -> FileFacts {
+        let table = DeviceTable::builtin();
+        let targets = parse_target_list(targets, table).targets;
+        let env = CompileEnv::new(
+            crate::devices::predefined::device_compiles(&targets, table),
+            Vec::new(),
+        );
+        let sources = Sources::new(
+            &env,
+            vec![Arc::from("k.cpp")],
+            vec![Some(Arc::from(text))],
+            None,
+        );
+        sources.extract(0, None).unwrap()
+    }
+
+    #[test]
+    fn a_file_that_reads_a_target_macro_has_a_variant_per_distinct_compile() {
+        let text = "#ifdef __NVPTX__\nvoid cuda() {}\n#else\nvoid other() {}\n#endif\n#if 0\nx\n#endif\nvoid all() {}\n";
+        let f = facts_for("intel_gpu_pvc,intel_gpu_dg1,nvidia_gpu_sm_80", text);
+        let pp = &f.preprocessor;
+        assert!(pp.target_dependent);
+        // pvc and dg1 compile the same text: one variant for CUDA.
+        assert_eq!(pp.targets, ["intel_gpu_pvc", "intel_gpu_dg1"]);
+        assert_eq!(pp.variants.len(), 1);
+        assert_eq!(pp.variants[0].targets, ["nvidia_gpu_sm_80"]);
+        let names =
+            |f: &FileFacts| -> Vec<String> { f.functions.iter().map(|f| f.name.clone()).collect() };
+        assert_eq!(names(&f), ["other", "all"]);
+        assert_eq!(names(&pp.variants[0].facts), ["cuda", "all"]);
+        // Inactive: only what no compile compiles.
+        let inactive = f.inactive_regions();
+        assert_eq!(inactive.len(), 1, "{inactive:?}");
+        assert_eq!(&text[inactive[0].start..inactive[0].end], "x\n");
+    }
+
+    #[test]
+    fn a_file_without_target_conditionals_is_compiled_once() {
+        let text = "#ifdef __SYCL_DEVICE_ONLY__\nvoid d() {}\n#endif\n";
+        let f = facts_for("intel_gpu_pvc,nvidia_gpu_sm_80", text);
+        assert!(!f.preprocessor.target_dependent);
+        assert!(f.preprocessor.variants.is_empty());
+        // A file that looks at a target macro but compiles the same text has no variant.
+        let f = facts_for(
+            "intel_gpu_pvc,nvidia_gpu_sm_80",
+            "#ifdef __NVPTX__\n#endif\nvoid d() {}\n",
+        );
+        assert!(f.preprocessor.target_dependent);
+        assert!(f.preprocessor.variants.is_empty());
     }
 }
