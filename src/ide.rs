@@ -6,6 +6,7 @@ use crate::analysis::FunctionSummary;
 use crate::devices::{
     predefined_macros, registry, trait_sets, AspectId, DeviceTable, ResolvedTarget,
 };
+use crate::syntax::pp::{MacroAt, Origin};
 use crate::text::TextRange;
 
 /// The identifier around `offset`, with its range.
@@ -137,23 +138,9 @@ mod tests {
     }
 }
 
-/// Hover text for a predefined macro: what defines it and its value for the configured targets.
-pub fn macro_hover(word: &str, table: &DeviceTable, targets: &[ResolvedTarget]) -> Option<String> {
-    let defined: Vec<String> = predefined_macros(targets, table)
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    let list = targets
-        .iter()
-        .map(|t| t.canonical.as_str())
-        .collect::<Vec<_>>()
-        .join(",");
-    let value = if defined.iter().any(|d| d == word) {
-        1
-    } else {
-        0
-    };
-    let meaning = if word == "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__" {
+/// What a predefined SYCL macro means, when it is one.
+fn macro_meaning(word: &str, table: &DeviceTable) -> Option<String> {
+    Some(if word == "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__" {
         "defined when some target may have devices with any aspect (no entry, or `may_support_other_aspects`); then every `any_device_has<A>` is true".to_string()
     } else if let Some(a) = word
         .strip_prefix("__SYCL_ANY_DEVICE_HAS_")
@@ -175,18 +162,86 @@ pub fn macro_hover(word: &str, table: &DeviceTable, targets: &[ResolvedTarget]) 
             .filter_map(|n| crate::devices::resolve(n, table).ok())
             .find(|t| t.macro_name.as_deref() == Some(word))?;
         format!(
-            "defined when `-fsycl-targets` includes `{}`",
+            "defined in the device compile of `{}` only",
             target.canonical
         )
     } else {
         return None;
-    };
+    })
+}
+
+/// Hover text for a predefined macro: what defines it and its value for the configured targets.
+pub fn macro_hover(word: &str, table: &DeviceTable, targets: &[ResolvedTarget]) -> Option<String> {
+    let meaning = macro_meaning(word, table)?;
+    let list = targets
+        .iter()
+        .map(|t| t.canonical.as_str())
+        .collect::<Vec<_>>()
+        .join(",");
+    let defined = predefined_macros(targets, table)
+        .into_iter()
+        .any(|(n, _)| n == word);
     Some(format!(
         "**`{word}`**: {meaning}.
 
-Under `-fsycl-targets={list}`: **{value}**
-"
+Under `-fsycl-targets={list}`: **{}**
+",
+        u8::from(defined)
     ))
+}
+
+/// Hover text for a macro as the device compiles see it at a place: its value per compile
+/// and where it comes from. `None` for a name no compile defines, unless `conditional` (the
+/// name is read by an `#if`, where being undefined is an answer: 0).
+pub fn macro_value_hover(
+    name: &str,
+    per_compile: &[MacroAt],
+    conditional: bool,
+    table: &DeviceTable,
+) -> Option<String> {
+    if !conditional && per_compile.iter().all(|m| m.definition.is_none()) {
+        return None;
+    }
+    let mut out = format!("**`{name}`**");
+    if let Some(meaning) = macro_meaning(name, table) {
+        out.push_str(&format!(": {meaning}."));
+    }
+    out.push_str("\n\n");
+    let one = |m: &MacroAt| -> String {
+        match &m.definition {
+            None => "not defined".to_string(),
+            Some(d) => {
+                let from = match &d.origin {
+                    Origin::Predefined(why) => format!("predefined by {why}"),
+                    Origin::CommandLine => "`-D` in the compile command".to_string(),
+                    Origin::File { path, line } => format!("`#define` at {path}:{line}"),
+                };
+                let value = if d.replacement.is_empty() {
+                    "(empty)".to_string()
+                } else {
+                    format!("`{}`", d.replacement)
+                };
+                if d.signature == name {
+                    format!("{value}, {from}")
+                } else {
+                    format!("`{}` = {value}, {from}", d.signature)
+                }
+            }
+        }
+    };
+    match per_compile {
+        [only] if only.targets.is_empty() || per_compile.len() == 1 => {
+            out.push_str(&one(only));
+            out.push('\n');
+        }
+        _ => {
+            for m in per_compile {
+                let names: Vec<String> = m.targets.iter().map(|t| format!("`{t}`")).collect();
+                out.push_str(&format!("- {}: {}\n", names.join(", "), one(m)));
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Hover text for a target name (a YAML key, or a name in a target list).
@@ -634,7 +689,10 @@ mod feature_tests {
         let h = macro_hover("__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__", table, &l.targets).unwrap();
         assert!(h.ends_with("**0**\n"), "{h}");
         let h = macro_hover("__SYCL_TARGET_INTEL_GPU_ADL_S__", table, &l.targets).unwrap();
-        assert!(h.contains("includes `intel_gpu_adl_s`"), "{h}");
+        assert!(
+            h.contains("device compile of `intel_gpu_adl_s` only"),
+            "{h}"
+        );
         assert!(macro_hover("__SYCL_ALL_DEVICES_HAVE_nope__", table, &l.targets).is_none());
         let h = target_hover("intel_gpu_12_60_7", table).unwrap();
         assert!(

@@ -232,7 +232,8 @@ fn completion_code_actions_inlay_hints_and_config_diagnostics() {
         .unwrap()
         .to_string();
     assert!(
-        md.contains("`__SYCL_ALL_DEVICES_HAVE_fp16__`") && md.contains("intel_gpu_dg1`: **1**"),
+        md.contains("`__SYCL_ALL_DEVICES_HAVE_fp16__`: 1 when every device")
+            && md.contains("`1`, predefined by -fsycl-targets=intel_gpu_dg1"),
         "{md}"
     );
     let h = c.request(
@@ -442,6 +443,58 @@ fn offload_arch_in_compile_commands_and_the_drivers_errors() {
         .as_str()
         .unwrap()
         .contains("'intel_gpu_dg1'"));
+    shutdown(c);
+}
+
+/// A macro in `#if` shows its value in each device compile and where it comes from.
+#[test]
+fn hover_on_a_macro_shows_it_per_device_compile() {
+    let m =
+        "#include \"defs.h\"\n#ifdef __NVPTX__\n#endif\n#if REAL_IS_DOUBLE && UNKNOWN\n#endif\n";
+    let (mut c, _uri, dir) = session_with_compile_commands(
+        "compile_commands.json",
+        r#"{"directory": "{dir}", "file": "m.cpp", "command": "icpx -fsycl -fsycl-targets=intel_gpu_pvc,nvidia_gpu_sm_80 -DREAL_IS_DOUBLE=1 -c m.cpp"}"#,
+        &[
+            ("m.cpp", m),
+            (
+                "defs.h",
+                "#define UNKNOWN_TOO 2\n#define TWICE(x) ((x) * 2.0)\n",
+            ),
+        ],
+    );
+    let root = dir.path().canonicalize().unwrap();
+    let uri = format!("file://{}/m.cpp", root.display());
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": m } }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let mut hover = |line: u32, character: u32| -> String {
+        let h = c.request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } }),
+        );
+        h["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let nvptx = hover(1, 10);
+    assert!(
+        nvptx.contains("- `intel_gpu_pvc`: not defined")
+            && nvptx.contains(
+                "- `nvidia_gpu_sm_80`: `1`, predefined by the nvidia_gpu_sm_80 device compile"
+            ),
+        "{nvptx}"
+    );
+    let real = hover(3, 6);
+    assert!(
+        real.contains("`1`, `-D` in the compile command") && !real.contains("- `"),
+        "{real}"
+    );
+    // Undefined in an `#if` is an answer (0); a word that is no macro elsewhere is not.
+    assert!(hover(3, 25).contains("not defined"));
+    assert_eq!(hover(0, 2), "");
     shutdown(c);
 }
 

@@ -7,6 +7,7 @@
 //! Only this module knows LSP types: `convert` turns domain data into them.
 
 pub mod convert;
+mod hover;
 mod inactive_regions;
 mod semantic_tokens;
 
@@ -18,11 +19,11 @@ use std::sync::Arc;
 use async_lsp::client_monitor::ClientProcessMonitorLayer;
 use async_lsp::concurrency::ConcurrencyLayer;
 use async_lsp::lsp_types::{
-    self as lsp, notification, request, Hover, HoverContents, HoverProviderCapability,
-    InitializeParams, InitializeResult, MarkupContent, MarkupKind, NumberOrString,
-    PositionEncodingKind, ProgressParams, ProgressParamsValue, PublishDiagnosticsParams,
-    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, Url,
-    WorkDoneProgress, WorkDoneProgressBegin, WorkDoneProgressCreateParams, WorkDoneProgressEnd,
+    self as lsp, notification, request, HoverProviderCapability, InitializeParams,
+    InitializeResult, NumberOrString, PositionEncodingKind, ProgressParams, ProgressParamsValue,
+    PublishDiagnosticsParams, ServerCapabilities, ServerInfo, TextDocumentSyncCapability,
+    TextDocumentSyncKind, Url, WorkDoneProgress, WorkDoneProgressBegin,
+    WorkDoneProgressCreateParams, WorkDoneProgressEnd,
 };
 use async_lsp::panic::CatchUnwindLayer;
 use async_lsp::router::Router;
@@ -808,41 +809,6 @@ fn on_change(st: &mut State, uri: &Url) {
     st.schedule();
 }
 
-fn hover(st: &State, params: lsp::HoverParams) -> Option<Hover> {
-    let uri = &params.text_document_position_params.text_document.uri;
-    let doc = st.docs.get(uri)?;
-    let pos = params.text_document_position_params.position;
-    let index = crate::text::LineIndex::new(&doc.text);
-    let offset = index.offset_of(&doc.text, pos.line, pos.character, st.encoding);
-    let yaml = is_yaml(uri);
-    let targets = effective_targets(st);
-    let table = &st.snapshot.table;
-    let path = State::path_of(uri);
-    let summary = st.last.summaries.iter().find(|f| {
-        Some(&*f.file) == path.as_deref()
-            && f.name_span.range.start <= offset
-            && offset <= f.name_span.range.end
-    });
-    let found = ide::aspect_hover(&doc.text, offset, yaml, table, &targets)
-        .or_else(|| summary.map(|f| (f.name_span.range, ide::function_hover(f))))
-        .or_else(|| {
-            let (range, word) = ide::word_at(&doc.text, offset)?;
-            let text = ide::macro_hover(word, table, &targets).or_else(|| {
-                yaml.then(|| ide::yaml_key_hover(&doc.text, range, table))
-                    .flatten()
-            })?;
-            Some((range, text))
-        });
-    let (range, markdown) = found?;
-    Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: markdown,
-        }),
-        range: Some(convert::range(&doc.text, &index, range, st.encoding)),
-    })
-}
-
 fn is_yaml(uri: &Url) -> bool {
     uri.path().ends_with(".yaml") || uri.path().ends_with(".yml")
 }
@@ -1052,10 +1018,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                     let result = initialize(st, params);
                     async move { result }
                 })
-                .request::<request::HoverRequest, _>(|st, params| {
-                    let result = hover(st, params);
-                    async move { Ok(result) }
-                })
+                .request::<request::HoverRequest, _>(hover::hover)
                 .request::<request::Shutdown, _>(|_, _| async { Ok(()) })
                 .notification::<notification::Initialized>(|st, _| {
                     start_indexing(st);

@@ -9,7 +9,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::visibility::{is_header, PathIndex};
 use crate::devices::predefined::{DeviceCompiles, Predefined};
-use crate::syntax::pp::{self, MacroTable, Macros, Origin, Source};
+use crate::syntax::pp::{self, MacroAt, MacroDef, MacroTable, Macros, Origin, Source};
 use crate::syntax::{self, FileFacts};
 use crate::text::TextRange;
 
@@ -373,6 +373,15 @@ impl<'e> Sources<'e> {
         includes: &FileIncludes,
         compile: usize,
     ) -> ((pp::Preprocessed, u64), Macros) {
+        let mut macros = self.start(chain, includes, compile);
+        let pre = pp::preprocess(text, &self.paths[i], &mut macros, includes);
+        let skipped: Vec<&TextRange> = pre.inactive.iter().filter(|r| r.start < r.end).collect();
+        let key = hash_of(&(&pre.text, skipped));
+        ((pre, key), macros)
+    }
+
+    /// The macros at the first line of the last file of `chain` in device compile `compile`.
+    fn start(&self, chain: &[(usize, usize)], includes: &FileIncludes, compile: usize) -> Macros {
         let unit = chain[0].0;
         let flags = self.env.flags(Path::new(&*self.paths[unit]));
         let mut macros = self.env.base(compile, flags);
@@ -388,10 +397,42 @@ impl<'e> Sources<'e> {
                 pp::macros_at(&src, offset, &mut macros, includes);
             }
         }
-        let pre = pp::preprocess(text, &self.paths[i], &mut macros, includes);
-        let skipped: Vec<&TextRange> = pre.inactive.iter().filter(|r| r.start < r.end).collect();
-        let key = hash_of(&(&pre.text, skipped));
-        ((pre, key), macros)
+        macros
+    }
+
+    /// What macro `name` is where the line holding `offset` of file `i` starts, in each device
+    /// compile (compiles that agree are one entry).
+    pub fn macro_at(&self, i: usize, offset: usize, name: &str) -> Vec<MacroAt> {
+        let Some(src) = self.source(i) else {
+            return Vec::new();
+        };
+        let line_start = src.text[..offset.min(src.text.len())]
+            .rfind('\n')
+            .map_or(0, |n| n + 1);
+        let chain = self.chain(i);
+        let includes = FileIncludes {
+            sources: self,
+            dirs: self.dirs(chain[0].0),
+        };
+        let mut out: Vec<MacroAt> = Vec::new();
+        for c in 0..self.env.compile_count() {
+            let mut macros = self.start(&chain, &includes, c);
+            pp::macros_at(&src, line_start, &mut macros, &includes);
+            let definition = macros.get(name).map(|m| MacroDef {
+                signature: m.signature(name),
+                replacement: m.replacement(),
+                origin: m.origin.clone(),
+            });
+            let targets = self.env.compile_targets(c);
+            match out.iter_mut().find(|a| a.definition == definition) {
+                Some(a) => a.targets.extend(targets.iter().cloned()),
+                None => out.push(MacroAt {
+                    targets: targets.to_vec(),
+                    definition,
+                }),
+            }
+        }
+        out
     }
 
     /// The fingerprint of what preprocessing a file read besides its text, given the files it
@@ -480,5 +521,44 @@ mod tests {
         );
         assert!(f.preprocessor.target_dependent);
         assert!(f.preprocessor.variants.is_empty());
+    }
+
+    #[test]
+    fn a_macro_is_known_per_compile_where_it_is_read() {
+        let table = DeviceTable::builtin();
+        let targets = parse_target_list("intel_gpu_pvc,nvidia_gpu_sm_80", table).targets;
+        let env = CompileEnv::new(
+            crate::devices::predefined::device_compiles(&targets, table),
+            Vec::new(),
+        );
+        let text = "#define REAL double\n#ifdef __NVPTX__\n#endif\n#undef REAL\n";
+        let sources = Sources::new(
+            &env,
+            vec![Arc::from("k.cpp")],
+            vec![Some(Arc::from(text))],
+            None,
+        );
+        let at = |line: usize, name: &str| {
+            let offset: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+            sources.macro_at(0, offset + 1, name)
+        };
+        let nvptx = at(1, "__NVPTX__");
+        assert_eq!(nvptx.len(), 2, "{nvptx:?}");
+        assert_eq!(nvptx[0].targets, ["intel_gpu_pvc"]);
+        assert_eq!(nvptx[0].definition, None);
+        assert_eq!(nvptx[1].targets, ["nvidia_gpu_sm_80"]);
+        let d = nvptx[1].definition.as_ref().unwrap();
+        assert_eq!(d.replacement, "1");
+        assert!(
+            matches!(&d.origin, Origin::Predefined(why) if why.contains("nvidia_gpu_sm_80")),
+            "{d:?}"
+        );
+        // A file's own definition, in every compile, until its #undef.
+        let real = at(2, "REAL");
+        assert_eq!(real.len(), 1);
+        let d = real[0].definition.as_ref().unwrap();
+        assert_eq!(d.replacement, "double");
+        assert!(matches!(d.origin, Origin::File { line: 1, .. }), "{d:?}");
+        assert_eq!(at(4, "REAL")[0].definition, None);
     }
 }

@@ -33,6 +33,22 @@ pub enum Origin {
     },
 }
 
+/// A macro in the device compiles of `targets` (none named: every compile).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MacroAt {
+    pub targets: Vec<String>,
+    /// `None`: not defined there.
+    pub definition: Option<MacroDef>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MacroDef {
+    /// `NAME` or `NAME(a, b)`.
+    pub signature: String,
+    pub replacement: String,
+    pub origin: Origin,
+}
+
 /// A replacement-list token.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MTok {
@@ -118,8 +134,10 @@ impl Macros {
         }
     }
 
-    /// Records from now on whether one of `names` is looked up in the base table.
+    /// Records from now on whether one of `names` (reserved names, `__X`) is looked up in the
+    /// base table.
     pub fn watch(&mut self, names: Arc<FxHashSet<Arc<str>>>) {
+        debug_assert!(names.iter().all(|n| n.starts_with("__")));
         self.watched = Some(names);
     }
 
@@ -151,7 +169,9 @@ impl Macros {
         match self.local.get(name) {
             Some(m) => m.as_deref(),
             None => {
-                if self.watched.as_ref().is_some_and(|w| w.contains(name)) {
+                // Watched names are reserved ones (`__NVPTX__`): most lookups skip the hash.
+                if name.starts_with("__") && self.watched.as_ref().is_some_and(|w| w.contains(name))
+                {
                     self.read_watched.set(true);
                 }
                 self.base.get(name).map(|m| &**m)
