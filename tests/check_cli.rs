@@ -582,3 +582,38 @@ fn forced_includes_define_macros_for_the_file() {
     w("compile_commands.json", &commands(""));
     assert_eq!(lines(json_out(&args, 0)), Vec::<u64>::new());
 }
+
+/// A header included inside a kernel is compiled there: its doubles are the kernel's.
+#[test]
+fn an_include_inside_a_kernel_is_part_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| std::fs::write(dir.path().join(p), t).unwrap();
+    w("constants.h", "const double scale = 0.5;\n");
+    w(
+        "k.cpp",
+        "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, float* b) {\n  q.single_task([=] {\n    #include \"constants.h\"\n    b[0] = b[0] * scale;\n  });\n}\n",
+    );
+    let v = json_out(
+        &[
+            "check",
+            dir.path().to_str().unwrap(),
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        1,
+    );
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["code"], "target-unsupported-aspect", "{v:#}");
+    let last = d["chain"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["line"], 4, "{v:#}");
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("in the text of #include \"constants.h\""),
+        "{v:#}"
+    );
+}

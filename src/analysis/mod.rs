@@ -427,6 +427,9 @@ fn chain_steps(
         range: found.span.range,
         pos: found.span.pos,
         message: match graph.macro_at(found.file, found.span.range) {
+            Some(m) if m.starts_with("#include") => {
+                format!("uses '{}' here, in the text of {m}", found.what)
+            }
             Some(m) => format!(
                 "uses '{}' here, in the expansion of macro '{m}'",
                 found.what

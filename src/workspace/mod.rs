@@ -60,6 +60,60 @@ pub struct Loaded {
     /// Content hashes of the files, for the persisted index.
     pub hashes: Vec<u64>,
     pub notices: Vec<Diagnostic>,
+    /// Files that sources include but that are not C++ files of the workspace (HeCBench's
+    /// `#include "kernel.sycl"` inside a kernel): read for the preprocessor, never analysed.
+    pub fragments: Vec<(Arc<str>, Arc<str>)>,
+}
+
+/// The files the texts include by a quoted name, relative to the includer, that exist on disk
+/// and are not among `known`, with their texts; and the same for what those include.
+pub fn included_fragments(
+    known: &[Arc<str>],
+    texts: &[Option<Arc<str>>],
+) -> Vec<(Arc<str>, Arc<str>)> {
+    /// Enough for any real program; a runaway chain of generated includes stops here.
+    const MAX_FRAGMENTS: usize = 10_000;
+    let mut seen: std::collections::HashSet<PathBuf> = known
+        .iter()
+        .map(|p| crate::workspace::compile::absolute(Path::new(&**p)))
+        .collect();
+    let mut out: Vec<(Arc<str>, Arc<str>)> = Vec::new();
+    let mut queue: Vec<(Arc<str>, Arc<str>)> = known
+        .iter()
+        .zip(texts)
+        .filter_map(|(p, t)| Some((p.clone(), t.clone()?)))
+        .collect();
+    while let Some((path, text)) = queue.pop() {
+        for d in crate::syntax::pp::directives(&text) {
+            if d.kind != crate::syntax::pp::DirKind::Include {
+                continue;
+            }
+            let arg = text[d.args.start..d.args.end].trim();
+            let Some(spelled) = arg
+                .strip_prefix('"')
+                .and_then(|r| r.split('"').next())
+                .filter(|s| !s.is_empty())
+            else {
+                continue;
+            };
+            let Some(dir) = Path::new(&*path).parent() else {
+                continue;
+            };
+            let candidate = dir.join(spelled);
+            let abs = crate::workspace::compile::absolute(&candidate);
+            if out.len() >= MAX_FRAGMENTS || seen.contains(&abs) || !abs.is_file() {
+                continue;
+            }
+            seen.insert(abs);
+            if let Ok(t) = read_source(&candidate) {
+                let name: Arc<str> = Arc::from(candidate.display().to_string());
+                let t: Arc<str> = Arc::from(t);
+                out.push((name.clone(), t.clone()));
+                queue.push((name, t));
+            }
+        }
+    }
+    out
 }
 
 pub fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
@@ -112,15 +166,22 @@ pub fn load_indexed(
             })
         })
         .collect();
-    let texts = read
+    let mut texts: Vec<Option<Arc<str>>> = read
         .iter()
         .map(|r| r.as_ref().ok().map(|(t, _)| t.clone()))
         .collect();
-    let hashes = read
+    let mut hashes: Vec<u64> = read
         .iter()
         .map(|r| r.as_ref().map_or(0, |(_, h)| *h))
         .collect();
-    let sources = Sources::new(env, names.clone(), texts, Some(hashes));
+    let fragments = included_fragments(&names, &texts);
+    let mut all_names = names.clone();
+    for (p, t) in &fragments {
+        all_names.push(p.clone());
+        hashes.push(crate::cache::content_hash(t));
+        texts.push(Some(t.clone()));
+    }
+    let sources = Sources::new(env, all_names, texts, Some(hashes));
     let results: Vec<Result<(SourceFile, String, u64), Box<Diagnostic>>> = read
         .par_iter()
         .enumerate()
@@ -160,6 +221,7 @@ pub fn load_indexed(
         texts: Vec::new(),
         hashes: Vec::new(),
         notices: Vec::new(),
+        fragments,
     };
     for r in results {
         match r {

@@ -9,6 +9,7 @@
 
 mod expand;
 mod expr;
+mod scope;
 pub mod lex;
 
 use std::sync::Arc;
@@ -792,6 +793,45 @@ impl<'a> Pp<'a> {
         self.depth -= 1;
     }
 
+    /// The compiled text of the header an `#include` inside a function body names, with the
+    /// include as written: the compiler compiles it there, as statements of the function.
+    /// `None` when it is not a workspace file (it is then an include like any other).
+    fn splice(
+        &mut self,
+        d: &Directive,
+        text: &str,
+        path: &str,
+        line: u32,
+    ) -> Option<(String, String)> {
+        let (spelled, angled) = self.include_target(d, text, path, line)?;
+        let src = self.includes.resolve(path, &spelled, angled)?;
+        let written = if angled {
+            format!("<{spelled}>")
+        } else {
+            format!("\"{spelled}\"")
+        };
+        if self.once.contains(&src.path) || self.depth >= MAX_INCLUDE_DEPTH {
+            return Some((written, String::new()));
+        }
+        // The header's own errors and dependencies are the file's: keep them across `main`.
+        let errors = std::mem::take(&mut self.errors);
+        let mut deps = std::mem::take(&mut self.deps);
+        if !deps.contains(&src.path) {
+            deps.push(src.path.clone());
+        }
+        self.depth += 1;
+        let inner = self.main(&src.text, &src.path, &src.directives);
+        self.depth -= 1;
+        self.errors = errors;
+        for d in inner.deps {
+            if !deps.contains(&d) {
+                deps.push(d);
+            }
+        }
+        self.deps = deps;
+        Some((written, inner.text))
+    }
+
     /// `"name"` or `<name>` of an include, expanding macros for a computed one.
     fn include_target(
         &self,
@@ -848,6 +888,7 @@ impl<'a> Pp<'a> {
         let mut lines = LineCounter::default();
         let mut pos = 0;
         let mut inactive_from: Option<usize> = None;
+        let mut scope = scope::Scope::default();
         for d in dirs {
             let start = d.range.start;
             if Self::active(&stack) {
@@ -856,6 +897,25 @@ impl<'a> Pp<'a> {
                 blank(&mut out.text, &text[pos..start]);
             }
             let line = lines.at(text, start);
+            if d.kind == DirKind::Include && Self::active(&stack) {
+                // Read lazily: most files include only before their first function.
+                scope.feed(&out.text);
+                if scope.in_function() {
+                    if let Some(spliced) = self.splice(d, text, path, line) {
+                        let o = out.text.len();
+                        out.text.push_str(&spliced.1);
+                        out.spans
+                            .push((TextRange::new(o, out.text.len()), d.range));
+                        out.expansions.push(Expansion {
+                            range: d.range,
+                            name: Arc::from(format!("#include {}", spliced.0)),
+                        });
+                        scope.feed(&out.text);
+                        pos = d.range.end;
+                        continue;
+                    }
+                }
+            }
             self.directive(d, text, path, line, &mut stack, true);
             let now = Self::active(&stack);
             // The directive line itself: an include stays for the parser, the rest is spent.

@@ -196,3 +196,25 @@ fn runaway_expansions_stop() {
     assert!(p.text.len() < 1 << 21);
     assert!(p.errors.iter().any(|(_, m)| m.contains("too large")));
 }
+
+#[test]
+fn an_include_inside_a_function_is_compiled_there() {
+    let files = Files(vec![
+        ("constants.h", "#pragma once\n#define SCALE 2\nconst double k = SCALE * 0.5;\n"),
+        ("decls.h", "#define TOP 1\nint top();\n"),
+    ]);
+    let src = "#include \"decls.h\"\nvoid f(float* p) {\n  #include \"constants.h\"\n  p[0] = k * TOP;\n}\n";
+    let out = preprocess(src, "t.cpp", &mut base(&[]), &files);
+    // At namespace scope the include stays for the parser (its header is a file of its own).
+    assert!(out.text.starts_with("#include \"decls.h\""), "{}", out.text);
+    let at = out.text.find("const double k = 2 * 0.5;").expect("spliced");
+    let inc = src.find("#include \"constants.h\"").unwrap();
+    let mapped = out.map.to_source(TextRange::new(at + 6, at + 12));
+    assert_eq!(mapped.start, inc, "a use in the header points at the include");
+    assert!(out.text.contains("p[0] = k * 1;"), "{}", out.text);
+    assert_eq!(out.deps.len(), 2);
+    assert!(out
+        .expansions
+        .iter()
+        .any(|e| &*e.name == "#include \"constants.h\""));
+}
