@@ -196,3 +196,9 @@ fn runaway_expansions_stop() {
     assert!(p.text.len() < 1 << 21);
     assert!(p.errors.iter().any(|(_, m)| m.contains("too large")));
 }
+
+#[test]
+fn line_in_code_is_the_line_number() {
+    let p = pp("int a;\nint b = __LINE__;\n", &[]);
+    assert_eq!(squeezed(&p), "int a; int b = 2;");
+}
