@@ -145,7 +145,7 @@ impl<'m> Expander<'m> {
             let replacement = match &m.params {
                 None => {
                     let hide = with(&t.hide, &name);
-                    self.substitute(m, &[], &hide, t.space)
+                    self.substitute(m, &[], false, &hide, t.space)
                 }
                 Some(_) => {
                     if !input.peek().is_some_and(|p| p.is("(")) {
@@ -153,7 +153,7 @@ impl<'m> Expander<'m> {
                         continue;
                     }
                     input.next();
-                    let Some((args, close)) = collect_args(input) else {
+                    let Some((args, commas, close)) = collect_args(input) else {
                         // No closing parenthesis: not a use, as the compiler would say.
                         out.push(t);
                         continue;
@@ -165,8 +165,9 @@ impl<'m> Expander<'m> {
                         .cloned()
                         .collect();
                     let hide = with(&Rc::new(shared), &name);
-                    let args = fit_args(m, args);
-                    self.substitute(m, &args, &hide, t.space)
+                    let omitted = m.variadic && args.len() < m.params.as_ref().map_or(0, Vec::len);
+                    let args = fit_args(m, args, commas);
+                    self.substitute(m, &args, omitted, &hide, t.space)
                 }
             };
             self.produced += replacement.len();
@@ -196,11 +197,13 @@ impl<'m> Expander<'m> {
         }
     }
 
-    /// The replacement list of `m` with `args` put in, every token hidden from `hide`.
+    /// The replacement list of `m` with `args` put in, every token hidden from `hide`;
+    /// `omitted`: the call gave no variable arguments at all (`F(1)`, not `F(1,)`).
     fn substitute(
         &mut self,
         m: &Macro,
         args: &[Vec<PTok>],
+        omitted: bool,
         hide: &Rc<Vec<Arc<str>>>,
         space: bool,
     ) -> Vec<PTok> {
@@ -215,18 +218,28 @@ impl<'m> Expander<'m> {
         let mut out: Vec<PTok> = Vec::new();
         // Set after `##`: the next token is pasted onto the last one.
         let mut paste = false;
+        // Set after `, ##` before variable arguments that stay: they go in unexpanded.
+        let mut raw_next = false;
         let mut i = 0;
         while i < body.len() {
             let t = &body[i];
             let next_is_paste = body.get(i + 1).is_some_and(|n| n.is("##"));
             if t.is("##") {
-                // GNU `, ## __VA_ARGS__`: the comma goes when there are no variadic arguments.
-                if variadic_empty
+                // GNU `, ## __VA_ARGS__`: the comma goes when the call gives no variable
+                // arguments (`F(1)`; `F(1,)` keeps it, as GCC and clang do; so does a
+                // `(...)` macro called with none, as clang in its GNU modes). Otherwise
+                // nothing is pasted: the comma stays before the arguments.
+                if m.variadic
                     && out.last().is_some_and(|l| l.is(","))
                     && body.get(i + 1).and_then(&param) == Some(params.len() - 1)
                 {
-                    out.pop();
-                    i += 2;
+                    if variadic_empty && (omitted || params.len() == 1) {
+                        out.pop();
+                        i += 2;
+                    } else {
+                        raw_next = true;
+                        i += 1;
+                    }
                     continue;
                 }
                 paste = true;
@@ -236,13 +249,17 @@ impl<'m> Expander<'m> {
             if t.kind == Kind::Ident && &*t.text == "__VA_OPT__" && m.variadic {
                 // `__VA_OPT__(x)`: x when there are variadic arguments.
                 let close = matching_paren(body, i + 1);
-                if !variadic_empty {
+                // Present when the variable arguments expand to some token: `F(EMPTY)` has
+                // none, as GCC and clang read it.
+                let present =
+                    !variadic_empty && args.last().is_some_and(|a| !self.expand_arg(a).is_empty());
+                if present {
                     let inner = body[i + 2..close.min(body.len())].to_vec();
                     let sub = Macro {
                         body: inner,
                         ..m.clone()
                     };
-                    let expanded = self.substitute(&sub, args, hide, t.space);
+                    let expanded = self.substitute(&sub, args, omitted, hide, t.space);
                     out.extend(expanded);
                 }
                 i = close + 1;
@@ -258,16 +275,11 @@ impl<'m> Expander<'m> {
                 }
             }
             if let Some(p) = param(t) {
-                let raw = paste || next_is_paste;
+                let raw = paste || next_is_paste || std::mem::take(&mut raw_next);
                 let mut toks = if raw {
                     args[p].clone()
                 } else {
-                    let mut input = Input::new(args[p].iter().cloned().collect(), &[]);
-                    let mut sub = Expander::new(self.macros, self.directive, self.line, self.file);
-                    let e = sub.run(&mut input, false);
-                    self.produced += sub.produced;
-                    self.overflow |= sub.overflow;
-                    e
+                    self.expand_arg(&args[p])
                 };
                 if let Some(first) = toks.first_mut() {
                     first.space = t.space;
@@ -307,6 +319,16 @@ impl<'m> Expander<'m> {
             first.space = space;
         }
         out
+    }
+
+    /// An argument fully expanded on its own, as before it replaces a parameter.
+    fn expand_arg(&mut self, arg: &[PTok]) -> Vec<PTok> {
+        let mut input = Input::new(arg.iter().cloned().collect(), &[]);
+        let mut sub = Expander::new(self.macros, self.directive, self.line, self.file);
+        let e = sub.run(&mut input, false);
+        self.produced += sub.produced;
+        self.overflow |= sub.overflow;
+        e
     }
 
     fn push(&self, out: &mut Vec<PTok>, t: PTok, paste: &mut bool) {
@@ -349,9 +371,10 @@ fn union(a: &Rc<Vec<Arc<str>>>, b: &Rc<Vec<Arc<str>>>) -> Rc<Vec<Arc<str>>> {
 }
 
 /// Arguments up to the closing parenthesis (the opening one is taken), split at top-level
-/// commas; `None` when the input ends first.
-fn collect_args(input: &mut Input) -> Option<(Vec<Vec<PTok>>, PTok)> {
+/// commas (returned too: variable arguments keep theirs); `None` when the input ends first.
+fn collect_args(input: &mut Input) -> Option<(Vec<Vec<PTok>>, Vec<PTok>, PTok)> {
     let mut args = vec![Vec::new()];
+    let mut commas = Vec::new();
     let mut depth = 0usize;
     loop {
         let t = input.next()?;
@@ -359,19 +382,21 @@ fn collect_args(input: &mut Input) -> Option<(Vec<Vec<PTok>>, PTok)> {
             depth += 1;
         } else if t.is(")") {
             if depth == 0 {
-                return Some((args, t));
+                return Some((args, commas, t));
             }
             depth -= 1;
         } else if t.is(",") && depth == 0 {
             args.push(Vec::new());
+            commas.push(t);
             continue;
         }
         args.last_mut().expect("one argument at least").push(t);
     }
 }
 
-/// Arguments matched to parameters: the variadic ones join into one, missing ones are empty.
-fn fit_args(m: &Macro, mut args: Vec<Vec<PTok>>) -> Vec<Vec<PTok>> {
+/// Arguments matched to parameters: the variadic ones join into one with the commas between
+/// them as written (`#__VA_ARGS__` shows their spacing), missing ones are empty.
+fn fit_args(m: &Macro, mut args: Vec<Vec<PTok>>, commas: Vec<PTok>) -> Vec<Vec<PTok>> {
     let n = m.params.as_ref().map_or(0, Vec::len);
     if n == 0 {
         return Vec::new();
@@ -379,9 +404,10 @@ fn fit_args(m: &Macro, mut args: Vec<Vec<PTok>>) -> Vec<Vec<PTok>> {
     if m.variadic && args.len() > n {
         let extra = args.split_off(n - 1);
         let mut joined = Vec::new();
+        let mut commas = commas.into_iter().skip(n - 1);
         for (k, a) in extra.into_iter().enumerate() {
             if k > 0 {
-                joined.push(PTok::new(Kind::Punct, ",", false));
+                joined.extend(commas.next());
             }
             joined.extend(a);
         }

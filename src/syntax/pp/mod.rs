@@ -992,7 +992,7 @@ impl<'a> Pp<'a> {
             let t = &toks[k];
             let is_macro = t.kind == Kind::Ident
                 && out.text.len() < out.budget
-                && self.macros.get(t.text(text)).is_some();
+                && self.macros.is_defined(t.text(text));
             if !is_macro {
                 k += 1;
                 continue;
@@ -1048,7 +1048,7 @@ impl<'a> Pp<'a> {
                     i = e;
                     continue;
                 }
-                if self.macros.get(&text[i..e]).is_some() {
+                if self.macros.is_defined(&text[i..e]) {
                     return Some(i);
                 }
                 i = e;

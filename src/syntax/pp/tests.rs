@@ -217,4 +217,32 @@ fn an_include_inside_a_function_is_compiled_there() {
         .expansions
         .iter()
         .any(|e| &*e.name == "#include \"constants.h\""));
+
+fn line_in_code_is_the_line_number() {
+    let p = pp("int a;\nint b = __LINE__;\n", &[]);
+    assert_eq!(squeezed(&p), "int a; int b = 2;");
+}
+
+#[test]
+fn comma_paste_keeps_the_comma_unless_the_variable_arguments_are_left_out() {
+    let src = "#define F(a, ...) f(a, ## __VA_ARGS__)\n#define G(...) g(0, ## __VA_ARGS__)\nF(1) F(1,) F(1, F(2)) F(1, x, y) G()\n";
+    // `F(1,)` passes empty variable arguments: the comma stays (GCC and clang). With
+    // arguments nothing is pasted, and they go in unexpanded (`F` inside stays).
+    assert_eq!(
+        compact(&pp(src, &[]).text),
+        compact("f(1) f(1,) f(1, F(2)) f(1, x, y) g(0)")
+    );
+}
+
+#[test]
+fn stringized_variable_arguments_keep_the_spacing_around_commas() {
+    let src = "#define S(...) #__VA_ARGS__\nS(1 ,2 , 3) S(a,b)\n";
+    let p = pp(src, &[]);
+    assert!(p.text.contains(r#""1 ,2 , 3" "a,b""#), "{}", p.text);
+}
+
+#[test]
+fn va_opt_looks_at_the_expanded_variable_arguments() {
+    let src = "#define E\n#define F(...) f(0 __VA_OPT__(, 1))\nF() F(E) F(x)\n";
+    assert_eq!(compact(&pp(src, &[]).text), compact("f(0) f(0) f(0, 1)"));
 }
