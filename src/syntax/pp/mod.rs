@@ -9,8 +9,8 @@
 
 mod expand;
 mod expr;
-mod scope;
 pub mod lex;
+mod scope;
 
 use std::sync::Arc;
 
@@ -904,8 +904,7 @@ impl<'a> Pp<'a> {
                     if let Some(spliced) = self.splice(d, text, path, line) {
                         let o = out.text.len();
                         out.text.push_str(&spliced.1);
-                        out.spans
-                            .push((TextRange::new(o, out.text.len()), d.range));
+                        out.spans.push((TextRange::new(o, out.text.len()), d.range));
                         out.expansions.push(Expansion {
                             range: d.range,
                             name: Arc::from(format!("#include {}", spliced.0)),

@@ -83,7 +83,10 @@ impl Scope {
 }
 
 fn memchr(b: &[u8], from: usize, c: u8) -> usize {
-    b[from..].iter().position(|&x| x == c).map_or(b.len(), |p| from + p)
+    b[from..]
+        .iter()
+        .position(|&x| x == c)
+        .map_or(b.len(), |p| from + p)
 }
 
 #[cfg(test)]
@@ -109,7 +112,9 @@ mod tests {
         assert!(!inside("void f() {\n}\n"));
         assert!(!inside("int a[] = {1, 2};\n"));
         assert!(!inside("int n = 1'000; void f() {}\n"));
-        assert!(!inside("void f() { // }\n}\n/* { */ const char* s = \"{\";\n"));
+        assert!(!inside(
+            "void f() { // }\n}\n/* { */ const char* s = \"{\";\n"
+        ));
     }
 
     #[test]

@@ -200,7 +200,10 @@ fn runaway_expansions_stop() {
 #[test]
 fn an_include_inside_a_function_is_compiled_there() {
     let files = Files(vec![
-        ("constants.h", "#pragma once\n#define SCALE 2\nconst double k = SCALE * 0.5;\n"),
+        (
+            "constants.h",
+            "#pragma once\n#define SCALE 2\nconst double k = SCALE * 0.5;\n",
+        ),
         ("decls.h", "#define TOP 1\nint top();\n"),
     ]);
     let src = "#include \"decls.h\"\nvoid f(float* p) {\n  #include \"constants.h\"\n  p[0] = k * TOP;\n}\n";
@@ -210,14 +213,19 @@ fn an_include_inside_a_function_is_compiled_there() {
     let at = out.text.find("const double k = 2 * 0.5;").expect("spliced");
     let inc = src.find("#include \"constants.h\"").unwrap();
     let mapped = out.map.to_source(TextRange::new(at + 6, at + 12));
-    assert_eq!(mapped.start, inc, "a use in the header points at the include");
+    assert_eq!(
+        mapped.start, inc,
+        "a use in the header points at the include"
+    );
     assert!(out.text.contains("p[0] = k * 1;"), "{}", out.text);
     assert_eq!(out.deps.len(), 2);
     assert!(out
         .expansions
         .iter()
         .any(|e| &*e.name == "#include \"constants.h\""));
+}
 
+#[test]
 fn line_in_code_is_the_line_number() {
     let p = pp("int a;\nint b = __LINE__;\n", &[]);
     assert_eq!(squeezed(&p), "int a; int b = 2;");
