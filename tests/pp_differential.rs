@@ -15,8 +15,6 @@
 //! - `__FILE__` (GNU names stdin `<stdin>`), `#elifdef` (C++23), `#include`, `__COUNTER__`
 //!   (we answer 0).
 //! - `__VA_OPT__` in a named variadic macro (`a, rest...`): GNU rejects it.
-//! - the C++ operator spellings `and`, `or`, `not` in `#if`: `expr.rs` reads them as
-//!   identifiers, a known gap, not generated until it is closed.
 //!
 //! `PP_DIFF_SEEDS=n` runs more programs.
 
@@ -554,6 +552,7 @@ impl Gen {
             0..=3 => {
                 let op = *self.rng.pick(&[
                     "+", "-", "*", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "&", "|", "^",
+                    "and", "or", "bitand", "bitor", "xor", "not_eq",
                 ]);
                 let (a, b) = (self.num(ctx, d), self.num(ctx, d));
                 // Half without parentheses, for precedence and associativity.

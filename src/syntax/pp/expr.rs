@@ -46,7 +46,23 @@ pub fn evaluate(toks: &[PTok], is_defined: &dyn Fn(&str) -> bool) -> Result<bool
             i = next;
             continue;
         }
-        flat.push(t.clone());
+        // C++'s alternative spellings are operators, not identifiers (`#if A and not B`).
+        let alternative = match &*t.text {
+            "and" => "&&",
+            "or" => "||",
+            "not" => "!",
+            "bitand" => "&",
+            "bitor" => "|",
+            "xor" => "^",
+            "compl" => "~",
+            "not_eq" => "!=",
+            _ => "",
+        };
+        if t.kind == Kind::Ident && !alternative.is_empty() {
+            flat.push(PTok::new(Kind::Punct, alternative, t.space));
+        } else {
+            flat.push(t.clone());
+        }
         i += 1;
     }
     if flat.is_empty() {

@@ -254,3 +254,10 @@ fn va_opt_looks_at_the_expanded_variable_arguments() {
     let src = "#define E\n#define F(...) f(0 __VA_OPT__(, 1))\nF() F(E) F(x)\n";
     assert_eq!(compact(&pp(src, &[]).text), compact("f(0) f(0) f(0, 1)"));
 }
+
+#[test]
+fn alternative_operator_spellings_in_if() {
+    let src = "#if A and not B or (A bitand 2) not_eq 0\nyes\n#else\nno\n#endif\n";
+    assert_eq!(squeezed(&pp(src, &[("A", "1")])), "yes");
+    assert_eq!(squeezed(&pp(src, &[("A", "1"), ("B", "1")])), "no");
+}
