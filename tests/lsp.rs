@@ -790,3 +790,42 @@ fn inactive_regions_follow_compile_commands_and_capabilities() {
     );
     shutdown(c);
 }
+
+/// A kernel body kept in a file that is not C++ (`#include "kernel.sycl"` inside the lambda, as
+/// HeCBench's Rodinia ports do) is analysed as part of the kernel, and stays so after edits.
+#[test]
+fn a_kernel_body_included_from_a_non_cpp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let main = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, float* b) {\n  q.single_task([=] {\n    #include \"kernel.sycl\"\n  });\n}\n";
+    std::fs::write(root.join("main.cpp"), main).unwrap();
+    std::fs::write(root.join("kernel.sycl"), "double t = b[0];\nb[0] = t;\n").unwrap();
+    let uri = format!("file://{}/main.cpp", root.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {},
+                "initializationOptions": { "targets": "intel_gpu_dg1" } }),
+    );
+    c.notify("initialized", json!({}));
+    let has_fp64 = |p: &Value| {
+        p["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["code"] == "target-unsupported-aspect")
+    };
+    c.diagnostics_for(&uri, has_fp64);
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": main } }),
+    );
+    let edited = main.replace("float* b", "float* b ");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": edited }] }),
+    );
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 2);
+    assert!(has_fp64(&d), "{d}");
+    shutdown(c);
+}

@@ -94,6 +94,8 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
             }
         })
         .collect();
+    let mut texts = texts;
+    st.add_fragments(&mut paths, &mut texts);
     Answer::Later(Box::new(move || {
         let sources = workspace::Sources::new(&env, paths, texts, None);
         let markdown = sources

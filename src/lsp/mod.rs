@@ -83,6 +83,7 @@ struct Indexed {
     files: Vec<SourceFile>,
     texts: Vec<String>,
     notices: Vec<crate::diagnostics::Diagnostic>,
+    fragments: Vec<(Arc<str>, Arc<str>)>,
 }
 
 struct Analyzed {
@@ -132,6 +133,9 @@ struct State {
     /// The findings last published, for code actions.
     last: Arc<Report>,
     watcher: Option<crate::watch::Watcher>,
+    /// Files sources include that are not sources themselves (`kernel.sycl`), as read at
+    /// indexing.
+    fragments: Vec<(Arc<str>, Arc<str>)>,
     /// Texts of sources edited since the last accepted analysis, not yet parsed.
     dirty: HashMap<String, Arc<str>>,
     /// Sources skipped (too large, binary, over the parse budget): a note each, published.
@@ -356,6 +360,7 @@ impl State {
                 texts.push(Some(t.clone()));
             }
         }
+        self.add_fragments(&mut paths, &mut texts);
         let env = self.compile.clone();
         let snapshot = self.snapshot.clone();
         let targets = self.targets.clone();
@@ -437,6 +442,15 @@ impl State {
                 skipped,
             });
         });
+    }
+
+    /// Adds the files sources include that are not sources (`kernel.sycl`), for the
+    /// preprocessor.
+    fn add_fragments(&self, paths: &mut Vec<Arc<str>>, texts: &mut Vec<Option<Arc<str>>>) {
+        for (p, t) in &self.fragments {
+            paths.push(p.clone());
+            texts.push(Some(t.clone()));
+        }
     }
 
     /// The text a source has now, as known without reading the disk.
@@ -761,11 +775,13 @@ fn start_indexing(st: &mut State) {
             files: loaded.files,
             texts: loaded.texts,
             notices: loaded.notices,
+            fragments: loaded.fragments,
         });
     });
 }
 
 fn on_indexed(st: &mut State, indexed: Indexed) {
+    st.fragments = indexed.fragments;
     let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
     for n in indexed.notices {
         if !open.contains(&*n.file) {
@@ -1004,6 +1020,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 config_paths: Vec::new(),
                 last: Arc::new(Report::default()),
                 watcher: None,
+                fragments: Vec::new(),
                 dirty: HashMap::new(),
                 notices: HashMap::new(),
                 analysis: Arc::default(),
