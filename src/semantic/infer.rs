@@ -996,11 +996,15 @@ impl<'i, 'a> Cx<'i, 'a> {
         insts.sort();
         insts.dedup();
         let ret = insts.first().map_or(Ty::Unknown, |i| self.return_type(i));
-        self.targets
-            .borrow_mut()
-            .entry(at)
-            .or_default()
-            .extend(insts);
+        // Calls that share a place (those of one macro expansion or spliced header) share
+        // their targets: once each, or the edges grow with the square of their number.
+        let mut targets = self.targets.borrow_mut();
+        let list = targets.entry(at).or_default();
+        for i in insts {
+            if !list.contains(&i) {
+                list.push(i);
+            }
+        }
         ret
     }
 
