@@ -829,3 +829,40 @@ fn a_kernel_body_included_from_a_non_cpp_file() {
     assert!(has_fp64(&d), "{d}");
     shutdown(c);
 }
+
+/// The language server analyses one device compile per target, and again when the targets
+/// change in the settings.
+#[test]
+fn per_target_device_compiles_in_the_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, float* b) {\n  q.single_task([=] {\n#ifdef __SYCL_TARGET_INTEL_GPU_DG1__\n    double t = b[0];\n    b[0] = t;\n#endif\n  });\n}\n";
+    std::fs::write(root.join("k.cpp"), text).unwrap();
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {},
+                "initializationOptions": { "targets": "intel_gpu_pvc,intel_gpu_dg1" } }),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    let d = c.diagnostics_for(&uri, |p| {
+        p["version"] == 1 && !p["diagnostics"].as_array().unwrap().is_empty()
+    });
+    let msg = d["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("target 'intel_gpu_dg1' has") && !msg.contains("pvc"),
+        "{d}"
+    );
+    // Without dg1 no compile reads the double.
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "sycl-analyzer": { "targets": "intel_gpu_pvc,nvidia_gpu_sm_80" } } }),
+    );
+    c.diagnostics_for(&uri, |p| p["diagnostics"].as_array().unwrap().is_empty());
+    shutdown(c);
+}
