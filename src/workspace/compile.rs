@@ -169,8 +169,11 @@ pub struct Sources<'e> {
     /// Content hashes, computed when a fingerprint needs them.
     hashes: Vec<OnceLock<u64>>,
     sources: Vec<OnceLock<Option<Arc<Source>>>>,
-    /// Per file, the files that include it and where (computed when a header needs it).
-    includers: OnceLock<Vec<Vec<(u32, usize)>>>,
+    /// Per file, the files that include it and where (computed when asked), or for all
+    /// files at once once many were asked.
+    includers: Vec<OnceLock<Vec<(u32, usize)>>>,
+    all_includers: OnceLock<Vec<Vec<(u32, usize)>>>,
+    asked: std::sync::atomic::AtomicUsize,
 }
 
 impl<'e> Sources<'e> {
@@ -183,7 +186,8 @@ impl<'e> Sources<'e> {
         hashes: Option<Vec<u64>>,
     ) -> Self {
         let index = PathIndex::new(paths.iter().map(|p| &**p));
-        let sources = (0..paths.len()).map(|_| OnceLock::new()).collect();
+        let n = paths.len();
+        let sources = (0..n).map(|_| OnceLock::new()).collect();
         let hashes = match hashes {
             Some(h) => h.into_iter().map(OnceLock::from).collect(),
             None => (0..paths.len()).map(|_| OnceLock::new()).collect(),
@@ -195,7 +199,9 @@ impl<'e> Sources<'e> {
             texts,
             hashes,
             sources,
-            includers: OnceLock::new(),
+            includers: (0..n).map(|_| OnceLock::new()).collect(),
+            all_includers: OnceLock::new(),
+            asked: Default::default(),
         }
     }
 
@@ -223,8 +229,58 @@ impl<'e> Sources<'e> {
             .map_or(&[][..], |f| &f.include_dirs)
     }
 
-    fn includers(&self) -> &[Vec<(u32, usize)>] {
-        self.includers.get_or_init(|| {
+    /// The files that include file `j`, and where. Only texts that spell its file name can,
+    /// so one substring search over the workspace finds the few to read: an edit's analysis
+    /// asks this for the edited file only.
+    fn includers_of(&self, j: usize) -> &[(u32, usize)] {
+        // Past a few files (a cold load asks for all) one pass over every file's directives
+        // costs less than a search per file.
+        if let Some(all) = self.all_includers.get() {
+            return &all[j];
+        }
+        if self
+            .asked
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            >= 32
+        {
+            return &self.all_includers()[j];
+        }
+        self.includers[j].get_or_init(|| {
+            use rayon::prelude::*;
+            let Some(name) = Path::new(&*self.paths[j])
+                .file_name()
+                .and_then(|n| n.to_str())
+            else {
+                return Vec::new();
+            };
+            let mut found: Vec<(u32, usize)> = (0..self.paths.len())
+                .into_par_iter()
+                .filter(|&i| i != j && self.text(i).is_some_and(|t| t.contains(name)))
+                .flat_map_iter(|i| {
+                    let src = self.source(i);
+                    let hits: Vec<(u32, usize)> = src
+                        .iter()
+                        .flat_map(|src| &src.directives)
+                        .filter(|d| d.kind == pp::DirKind::Include)
+                        .filter_map(|d| {
+                            let src = src.as_ref()?;
+                            let arg = src.text[d.args.start..d.args.end].trim();
+                            let inner = arg.get(1..)?;
+                            let spelled = &inner[..inner.find(['"', '>'])?];
+                            let k = self.index.resolve(i as u32, spelled, self.dirs(i))?;
+                            (k as usize == j).then_some((i as u32, d.range.start))
+                        })
+                        .collect();
+                    hits
+                })
+                .collect();
+            found.sort_unstable();
+            found
+        })
+    }
+
+    fn all_includers(&self) -> &[Vec<(u32, usize)>] {
+        self.all_includers.get_or_init(|| {
             use rayon::prelude::*;
             let direct: Vec<Vec<(u32, usize)>> = (0..self.paths.len())
                 .into_par_iter()
@@ -263,10 +319,9 @@ impl<'e> Sources<'e> {
     /// (`#include "kernels.cpp"`) is compiled there.
     fn chain(&self, file: usize) -> Vec<(usize, usize)> {
         let mut chain = vec![(file, 0)];
-        let includers = self.includers();
         let mut at = file;
         while chain.len() < 16 {
-            let ins = &includers[at];
+            let ins = self.includers_of(at);
             let next = ins
                 .iter()
                 .find(|(i, _)| !is_header(&self.paths[*i as usize]))
@@ -521,6 +576,39 @@ mod tests {
         );
         assert!(f.preprocessor.target_dependent);
         assert!(f.preprocessor.variants.is_empty());
+    }
+
+    #[test]
+    fn includers_found_one_at_a_time_are_those_of_the_whole_map() {
+        let env = CompileEnv::none();
+        let files = [
+            (
+                "w/a.cpp",
+                "#include \"b.h\"\n#include \"sub/c.h\"\nint a;\n",
+            ),
+            ("w/b.h", "#pragma once\n#include \"sub/c.h\"\n"),
+            ("w/sub/c.h", "int c; // b.h\n"),
+            ("w/d.cpp", "#include \"a.cpp\"\n#include <b.h>\n"),
+        ];
+        let make = || {
+            Sources::new(
+                &env,
+                files.iter().map(|f| Arc::from(f.0)).collect(),
+                files.iter().map(|f| Some(Arc::from(f.1))).collect(),
+                None,
+            )
+        };
+        let (lazy, full) = (make(), make());
+        for j in 0..files.len() {
+            assert_eq!(
+                lazy.includers_of(j),
+                &full.all_includers()[j],
+                "{}",
+                files[j].0
+            );
+        }
+        assert_eq!(full.all_includers()[2].len(), 2);
+        assert_eq!(full.all_includers()[0], [(3, 0)]);
     }
 
     #[test]
