@@ -599,13 +599,8 @@ mod tests {
             )
         };
         let (lazy, full) = (make(), make());
-        for j in 0..files.len() {
-            assert_eq!(
-                lazy.includers_of(j),
-                &full.all_includers()[j],
-                "{}",
-                files[j].0
-            );
+        for (j, f) in files.iter().enumerate() {
+            assert_eq!(lazy.includers_of(j), &full.all_includers()[j], "{}", f.0);
         }
         assert_eq!(full.all_includers()[2].len(), 2);
         assert_eq!(full.all_includers()[0], [(3, 0)]);
