@@ -232,7 +232,7 @@ fn completion_code_actions_inlay_hints_and_config_diagnostics() {
         .unwrap()
         .to_string();
     assert!(
-        md.contains("`__SYCL_ALL_DEVICES_HAVE_fp16__`: 1 when every device")
+        md.contains("`__SYCL_ALL_DEVICES_HAVE_fp16__`**: 1 when every device")
             && md.contains("`1`, predefined by -fsycl-targets=intel_gpu_dg1"),
         "{md}"
     );
