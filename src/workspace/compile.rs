@@ -35,6 +35,9 @@ pub struct CompileEnv {
     /// Macro tables by compile and flags, built once: most files of a build share their flags.
     bases: Mutex<FxHashMap<u64, Arc<MacroTable>>>,
     key: u64,
+    /// Header readings, kept for as long as this environment (a language server's session
+    /// until the targets or compile commands change).
+    memo: pp::memo::HeaderMemo,
 }
 
 fn hash_of(x: &impl std::hash::Hash) -> u64 {
@@ -92,6 +95,7 @@ impl CompileEnv {
             files,
             bases: Mutex::default(),
             key,
+            memo: Default::default(),
         }
     }
 
@@ -519,6 +523,13 @@ impl pp::Includes for FileIncludes<'_, '_> {
         let f = s.index.get(Path::new(from))?;
         let j = s.index.resolve(f, spelled, self.dirs)?;
         s.source(j as usize)
+    }
+
+    fn memo(&self, header: &Source) -> Option<(&pp::memo::HeaderMemo, u64)> {
+        let s = self.sources;
+        let j = s.index.get(Path::new(&*header.path))? as usize;
+        let hash = *s.hashes[j].get_or_init(|| crate::cache::content_hash(&header.text));
+        Some((&s.env.memo, hash_of(&(&header.path, hash, self.dirs))))
     }
 }
 

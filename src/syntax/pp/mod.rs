@@ -10,6 +10,7 @@
 mod expand;
 mod expr;
 pub mod lex;
+pub mod memo;
 mod scope;
 
 use std::sync::Arc;
@@ -123,6 +124,8 @@ pub struct Macros {
     /// A watched name was looked up in the base (defined or not): the text may compile
     /// differently in another compile.
     read_watched: std::cell::Cell<bool>,
+    /// Header readings under way, innermost last: each records what it reads and writes.
+    recording: std::cell::RefCell<Vec<memo::Recording>>,
 }
 
 impl Macros {
@@ -132,6 +135,7 @@ impl Macros {
             local: FxHashMap::default(),
             watched: None,
             read_watched: std::cell::Cell::new(false),
+            recording: Default::default(),
         }
     }
 
@@ -166,18 +170,34 @@ impl Macros {
         t
     }
 
-    pub fn get(&self, name: &str) -> Option<&Macro> {
+    fn lookup(&self, name: &str) -> (Option<&Arc<Macro>>, bool) {
         match self.local.get(name) {
-            Some(m) => m.as_deref(),
-            None => {
-                // Watched names are reserved ones (`__NVPTX__`): most lookups skip the hash.
-                if name.starts_with("__") && self.watched.as_ref().is_some_and(|w| w.contains(name))
-                {
-                    self.read_watched.set(true);
-                }
-                self.base.get(name).map(|m| &**m)
+            Some(m) => (m.as_ref(), false),
+            None => (self.base.get(name), true),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Macro> {
+        let (found, from_base) = self.lookup(name);
+        // Watched names are reserved ones (`__NVPTX__`): most lookups skip the hash.
+        let watched = from_base
+            && name.starts_with("__")
+            && self.watched.as_ref().is_some_and(|w| w.contains(name));
+        if watched {
+            self.read_watched.set(true);
+        }
+        if let Ok(mut frames) = self.recording.try_borrow_mut() {
+            for f in frames.iter_mut() {
+                f.read(name, || found.cloned());
+                f.watched |= watched;
             }
         }
+        found.map(|m| &**m)
+    }
+
+    /// The value of a macro, recording nothing.
+    pub fn peek(&self, name: &str) -> memo::Value {
+        self.lookup(name).0.cloned()
     }
 
     pub fn is_defined(&self, name: &str) -> bool {
@@ -185,11 +205,50 @@ impl Macros {
     }
 
     pub fn define(&mut self, name: Arc<str>, m: Macro) {
-        self.local.insert(name, Some(Arc::new(m)));
+        self.set(name, Some(Arc::new(m)));
     }
 
     pub fn undef(&mut self, name: &str) {
-        self.local.insert(Arc::from(name), None);
+        self.set(Arc::from(name), None);
+    }
+
+    /// Defines (`Some`) or undefines a macro.
+    pub fn set(&mut self, name: Arc<str>, value: memo::Value) {
+        for f in self.recording.get_mut().iter_mut() {
+            f.write(&name, value.clone());
+        }
+        self.local.insert(name, value);
+    }
+
+    fn begin_recording(&mut self) {
+        self.recording.get_mut().push(memo::Recording::default());
+    }
+
+    fn end_recording(&mut self) -> memo::Recording {
+        self.recording.get_mut().pop().unwrap_or_default()
+    }
+
+    fn frames(&mut self) -> &mut Vec<memo::Recording> {
+        self.recording.get_mut()
+    }
+
+    /// Applies a remembered reading: what it read counts as read here, then its definitions.
+    fn replay(&mut self, r: &memo::Recording) {
+        for f in self.recording.get_mut().iter_mut() {
+            for (n, v) in &r.reads {
+                f.read(n, || v.clone());
+            }
+            for (p, state) in &r.once_reads {
+                f.once_read(p, *state);
+            }
+            f.watched |= r.watched;
+        }
+        if r.watched {
+            self.read_watched.set(true);
+        }
+        for (n, v) in &r.writes {
+            self.set(n.clone(), v.clone());
+        }
     }
 
     /// The definitions made since the base: a fingerprint of what a file saw from its
@@ -318,6 +377,12 @@ impl Source {
 pub trait Includes: Sync {
     /// The file `spelled` names from `from`; `None` when it is not in the workspace.
     fn resolve(&self, from: &str, spelled: &str, angled: bool) -> Option<Arc<Source>>;
+
+    /// Where readings of `header` are remembered, and its key there (which must tell apart
+    /// its texts and the include directories it is read with); `None`: not remembered.
+    fn memo(&self, _header: &Source) -> Option<(&memo::HeaderMemo, u64)> {
+        None
+    }
 }
 
 /// No workspace headers: a file alone.
@@ -660,7 +725,7 @@ impl<'a> Pp<'a> {
             DirKind::Pragma => {
                 let toks = lex::lex(text, args.start, args.end);
                 if toks.first().is_some_and(|t| t.text(text) == "once") {
-                    self.once.insert(Arc::from(path));
+                    self.once_add(Arc::from(path));
                 }
             }
             DirKind::Other => {}
@@ -779,18 +844,62 @@ impl<'a> Pp<'a> {
             return;
         };
         let import = text[d.range.start..d.args.start].contains("import");
-        if self.once.contains(&src.path) || self.depth >= MAX_INCLUDE_DEPTH {
+        let once = self.once.contains(&src.path);
+        for f in self.macros.frames() {
+            f.once_read(&src.path, once);
+        }
+        if once || self.depth >= MAX_INCLUDE_DEPTH {
             return;
         }
         if import {
-            self.once.insert(src.path.clone());
+            self.once_add(src.path.clone());
         }
-        if !self.deps.contains(&src.path) {
-            self.deps.push(src.path.clone());
+        self.dep(&src.path);
+        let Some((memo, key)) = self.includes.memo(&src) else {
+            self.depth += 1;
+            self.headers(&src, None);
+            self.depth -= 1;
+            return;
+        };
+        let agrees = |r: &memo::Recording| {
+            r.reads
+                .iter()
+                .all(|(n, v)| memo::same(&self.macros.peek(n), v))
+                && r.once_reads
+                    .iter()
+                    .all(|(p, state)| self.once.contains(p) == *state)
+        };
+        if let Some(r) = memo.find(key, agrees) {
+            self.macros.replay(&r);
+            for p in &r.once_added {
+                self.once_add(p.clone());
+            }
+            for p in &r.deps {
+                self.dep(p);
+            }
+            return;
         }
+        self.macros.begin_recording();
         self.depth += 1;
         self.headers(&src, None);
         self.depth -= 1;
+        memo.keep(key, self.macros.end_recording());
+    }
+
+    fn once_add(&mut self, path: Arc<str>) {
+        for f in self.macros.frames() {
+            f.once_add(&path);
+        }
+        self.once.insert(path);
+    }
+
+    fn dep(&mut self, path: &Arc<str>) {
+        for f in self.macros.frames() {
+            f.dep(path);
+        }
+        if !self.deps.contains(path) {
+            self.deps.push(path.clone());
+        }
     }
 
     /// The compiled text of the header an `#include` inside a function body names, with the

@@ -261,3 +261,62 @@ fn alternative_operator_spellings_in_if() {
     assert_eq!(squeezed(&pp(src, &[("A", "1")])), "yes");
     assert_eq!(squeezed(&pp(src, &[("A", "1"), ("B", "1")])), "no");
 }
+
+/// Headers through a memo, as a workspace reads them.
+struct Remembered(Files, memo::HeaderMemo);
+
+impl Includes for Remembered {
+    fn resolve(&self, from: &str, spelled: &str, angled: bool) -> Option<Arc<Source>> {
+        self.0.resolve(from, spelled, angled)
+    }
+    fn memo(&self, header: &Source) -> Option<(&memo::HeaderMemo, u64)> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        header.path.hash(&mut h);
+        Some((&self.1, h.finish()))
+    }
+}
+
+#[test]
+fn a_remembered_header_reading_is_replayed_only_where_it_read_the_same() {
+    let files = Remembered(
+        Files(vec![
+            (
+                "cfg.h",
+                "#ifndef CFG_H\n#define CFG_H\n#include \"once.h\"\n#ifdef USE_DOUBLE\n#define REAL double\n#else\n#define REAL float\n#endif\n#undef TMP\n#endif\n",
+            ),
+            ("once.h", "#pragma once\n#define ONCE_COUNT (ONCE_COUNT + 1)\n"),
+        ]),
+        memo::HeaderMemo::default(),
+    );
+    let run = |src: &str, defs: &[(&str, &str)]| -> Macros {
+        let mut m = base(defs);
+        m.define(
+            Arc::from("TMP"),
+            parse_define("TMP 1", Origin::CommandLine).unwrap().1,
+        );
+        preprocess(src, "t.cpp", &mut m, &files);
+        m
+    };
+    let value = |m: &Macros, n: &str| m.get(n).map(|m| m.replacement());
+    let src = "#include \"cfg.h\"\n";
+    for _ in 0..2 {
+        let a = run(src, &[("USE_DOUBLE", "1")]);
+        assert_eq!(value(&a, "REAL").as_deref(), Some("double"));
+        assert_eq!(value(&a, "TMP"), None, "the header's #undef replays");
+        assert!(a.get("ONCE_COUNT").is_some());
+        let b = run(src, &[]);
+        assert_eq!(value(&b, "REAL").as_deref(), Some("float"));
+    }
+    // Included again in the same file: the guard holds, nothing changes.
+    let c = run("#include \"cfg.h\"\n#undef REAL\n#include \"cfg.h\"\n", &[]);
+    assert_eq!(value(&c, "REAL"), None);
+    // `once.h` already read before `cfg.h`: the remembered reading (which read it) does not
+    // apply; its own #pragma once state decides.
+    let d = run(
+        "#include \"once.h\"\n#undef ONCE_COUNT\n#include \"cfg.h\"\n",
+        &[],
+    );
+    assert_eq!(value(&d, "ONCE_COUNT"), None);
+    assert_eq!(value(&d, "REAL").as_deref(), Some("float"));
+}
