@@ -79,13 +79,23 @@ fn split(files: &[SourceFile]) -> Vec<(Vec<String>, Vec<SourceFile>)> {
 
 impl Analysis {
     pub fn new(files: Vec<SourceFile>) -> Self {
-        let compiles = split(&files)
-            .into_iter()
-            .map(|(targets, set)| Compile {
-                targets,
-                analysis: OneCompile::new(set),
+        let mut parts = split(&files).into_iter();
+        let (targets, set) = parts.next().expect("one compile at least");
+        let first = Compile {
+            targets,
+            analysis: OneCompile::new(set),
+        };
+        // The other compiles differ in a few files: each starts from the first and re-reads
+        // what those files change, as an edit would.
+        let rest: Vec<Compile> = parts
+            .map(|(targets, set)| {
+                let mut analysis = first.analysis.clone();
+                analysis.update(set);
+                Compile { targets, analysis }
             })
             .collect();
+        let mut compiles = vec![first];
+        compiles.extend(rest);
         Analysis { files, compiles }
     }
 

@@ -57,6 +57,7 @@ pub struct Edge {
 
 /// What depends only on the files' interfaces (functions' signatures, classes, aliases,
 /// includes): kept across edits that change function bodies only.
+#[derive(Clone)]
 pub struct Skeleton {
     visibility: Visibility,
     /// Per node, its functions (file, index); the definition, if any, first.
@@ -192,6 +193,7 @@ impl Bodies {
 }
 
 /// What the whole graph decides: kernels, device code, propagated aspects.
+#[derive(Clone)]
 pub struct Derived {
     used: Vec<AspectSet>,
     kernel: Vec<bool>,

@@ -77,6 +77,7 @@ pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
 /// interface (see `FileFacts::interface_hash`) re-reads only the bodies of the functions in
 /// those files, and re-derives the graph (kernels, device code, propagation) only when what
 /// those bodies use or call changed; anything else rebuilds it all.
+#[derive(Clone)]
 pub(crate) struct OneCompile {
     files: Vec<SourceFile>,
     interfaces: Vec<u64>,
@@ -90,12 +91,13 @@ pub(crate) struct OneCompile {
 
 /// The findings of each checked node, kept while the settings, the derived graph and the
 /// bodies of every node their chains pass through stay the same.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Findings {
     key: Option<u64>,
     per_node: rustc_hash::FxHashMap<NodeId, NodeFindings>,
 }
 
+#[derive(Clone)]
 struct NodeFindings {
     /// The node, and every node of its findings' chains.
     deps: Vec<NodeId>,

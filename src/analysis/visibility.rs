@@ -12,6 +12,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::SourceFile;
 
+#[derive(Clone)]
 pub struct Visibility {
     /// Per file, the sorted indices of the files it sees (itself included).
     visible: Vec<Vec<u32>>,
