@@ -217,7 +217,7 @@ fn lsp_send(w: &mut impl Write, msg: &Value) -> Result<(), String> {
 }
 
 /// A cold run for five targets against one: device code is analysed once per distinct device
-/// compile, so a workspace without target conditionals should cost the same. Best of two runs
+/// compile, so a workspace without target conditionals should cost the same. Best of three runs
 /// each, alternated, against the machine's noise.
 fn target_scaling(paths: &[PathBuf]) -> Result<Value, String> {
     let table = DeviceTable::builtin();
@@ -241,7 +241,7 @@ fn target_scaling(paths: &[PathBuf]) -> Result<Value, String> {
         (t.elapsed(), report.stats.device_compiles)
     };
     let (mut t1, mut t5, mut compiles) = (Duration::MAX, Duration::MAX, 0);
-    for _ in 0..2 {
+    for _ in 0..3 {
         t1 = t1.min(run(&one).0);
         let (t, c) = run(&five);
         t5 = t5.min(t);
