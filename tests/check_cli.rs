@@ -617,3 +617,45 @@ fn an_include_inside_a_kernel_is_part_of_it() {
         "{v:#}"
     );
 }
+
+/// A header is compiled with what its translation unit defined before including it (HeCBench's
+/// minisweep: `utils.h` defines `P double`, then `main.cpp` includes `kernels.cpp`).
+#[test]
+fn a_header_sees_the_macros_its_includer_defined_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| std::fs::write(dir.path().join(p), t).unwrap();
+    w("utils.h", "#pragma once\n#define P double\n");
+    w(
+        "kernels.cpp",
+        "void run(sycl::queue& q, float* b) {\n  q.single_task([=] { P x = b[0]; b[0] = x; });\n}\n",
+    );
+    w(
+        "main.cpp",
+        "#include <sycl/sycl.hpp>\n#include \"utils.h\"\n#include \"kernels.cpp\"\nint main() {}\n",
+    );
+    let v = json_out(
+        &[
+            "check",
+            dir.path().to_str().unwrap(),
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        1,
+    );
+    let d = &v["diagnostics"][0];
+    assert!(
+        d["file"].as_str().unwrap().ends_with("kernels.cpp"),
+        "{v:#}"
+    );
+    // `x`, a double by `P`.
+    assert_eq!(
+        (
+            d["chain"][0]["line"].as_u64(),
+            d["chain"][0]["column"].as_u64()
+        ),
+        (Some(2), Some(25))
+    );
+}

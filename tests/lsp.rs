@@ -866,3 +866,57 @@ fn per_target_device_compiles_in_the_editor() {
     c.diagnostics_for(&uri, |p| p["diagnostics"].as_array().unwrap().is_empty());
     shutdown(c);
 }
+
+/// A header is compiled with the macros its translation unit defines before including it: an
+/// edit of those directives in the open source re-reads the header, a body edit changes nothing
+/// else, and an edit of a spliced kernel body is seen by the kernel.
+#[test]
+fn edits_of_an_includer_reach_its_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join("kern.h"),
+        "#pragma once\n#include <sycl/sycl.hpp>\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\ninline void run(sycl::queue& q, real* b) {\n  q.single_task([=] { b[0] = b[0] * 2; });\n}\n",
+    )
+    .unwrap();
+    let main = "#include \"kern.h\"\nint main() { return 0; }\n";
+    std::fs::write(root.join("main.cpp"), main).unwrap();
+    let uri = format!("file://{}/main.cpp", root.display());
+    let header = format!("file://{}/kern.h", root.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {},
+                "initializationOptions": { "targets": "intel_gpu_dg1" } }),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": main } }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    // The header's findings are published while the waits look for them: no other waits.
+    let edit = |c: &mut Client, version: i32, text: &str| {
+        c.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [{ "text": text }] }),
+        );
+    };
+    edit(&mut c, 2, &format!("#define USE_DOUBLE\n{main}"));
+    let found = c.diagnostics_for(&header, |p| {
+        !p["diagnostics"].as_array().unwrap().is_empty()
+    });
+    assert_eq!(found["diagnostics"][0]["code"], "target-unsupported-aspect");
+    // A body edit keeps the header as it was compiled.
+    edit(
+        &mut c,
+        3,
+        &format!(
+            "#define USE_DOUBLE\n{}",
+            main.replace("return 0", "return 1")
+        ),
+    );
+    edit(&mut c, 4, main);
+    c.diagnostics_for(&header, |p| p["diagnostics"].as_array().unwrap().is_empty());
+    shutdown(c);
+}

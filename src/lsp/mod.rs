@@ -336,15 +336,28 @@ impl State {
             .iter()
             .map(|(p, t)| (p.clone(), t.clone()))
             .collect();
-        // Files that read an edited header's macros are preprocessed again with it.
+        // Files that read an edited file's macros are preprocessed again with it: those that
+        // compile it inside a function, and the others when its directives changed (an edit
+        // inside function bodies, the usual one, changes no other file).
         let edited: HashSet<&str> = self.dirty.keys().map(String::as_str).collect();
+        let directives_changed: HashSet<&str> = self
+            .dirty
+            .iter()
+            .filter(|(p, t)| {
+                let before = self
+                    .index_of
+                    .get(*p)
+                    .map(|&i| &self.files[i].facts.preprocessor);
+                before.is_none_or(|b| b.directives != syntax::pp::directive_fingerprint(t))
+            })
+            .map(|(p, _)| p.as_str())
+            .collect();
         for f in self.files.iter() {
-            let reads_edited = f
-                .facts
-                .preprocessor
-                .deps
-                .iter()
-                .any(|d| edited.contains(d.as_str()));
+            let pp = &f.facts.preprocessor;
+            let reads_edited = pp.deps.iter().any(|d| {
+                directives_changed.contains(d.as_str())
+                    || (edited.contains(d.as_str()) && pp.spliced.contains(d))
+            });
             if reads_edited && !edited.contains(&*f.path) {
                 if let Some(t) = self.text_of(&f.path) {
                     dirty.push((f.path.to_string(), t));

@@ -242,6 +242,10 @@ pub struct PpFacts {
     /// Fingerprint of everything the preprocessing read besides the file: the predefined and
     /// command-line macros and the texts of `deps`. Facts are reused only when it matches.
     pub env_key: u64,
+    /// `deps` compiled inside a function of this file (their whole text counts).
+    pub spliced: Vec<String>,
+    /// `pp::directive_fingerprint` of the file's own text.
+    pub directives: u64,
     /// The preprocessing read a macro that differs between the targets' device compiles
     /// (`__SYCL_TARGET_*__`, `__NVPTX__`...).
     pub target_dependent: bool,

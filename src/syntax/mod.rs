@@ -176,6 +176,8 @@ pub fn extract_preprocessed(
                         .collect(),
                     errors: pre.errors,
                     deps: pre.deps.iter().map(|d| d.to_string()).collect(),
+                    spliced: pre.spliced.iter().map(|d| d.to_string()).collect(),
+                    directives: pre.directives,
                     ..PpFacts::default()
                 };
                 facts.shrink_to_fit();

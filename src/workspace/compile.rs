@@ -317,7 +317,8 @@ impl<'e> Sources<'e> {
         })
     }
 
-    /// The includer chain a file is compiled through, its translation unit first: from the
+    /// The includer chain a file is compiled through, its translation unit first, each with
+    /// where it includes the next (the file itself last, at 0): from the
     /// first source file that includes it (else the first file), as the visibility rules
     /// choose. `[file]` for a file nothing includes; a source file some other includes
     /// (`#include "kernels.cpp"`) is compiled there.
@@ -450,8 +451,7 @@ impl<'e> Sources<'e> {
             }
         }
         // Down the chain: each includer's macros up to where it includes the next.
-        for w in chain.windows(2) {
-            let ((includer, _), (_, offset)) = (w[0], w[1]);
+        for &(includer, offset) in &chain[..chain.len() - 1] {
             if let Some(src) = self.source(includer) {
                 pp::macros_at(&src, offset, &mut macros, includes);
             }

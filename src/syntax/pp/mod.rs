@@ -591,6 +591,27 @@ pub struct Preprocessed {
     pub errors: Vec<(TextRange, String)>,
     /// Workspace headers whose directives were read.
     pub deps: Vec<Arc<str>>,
+    /// Those of them compiled inside a function: their whole text counts, not only their
+    /// directives.
+    pub spliced: Vec<Arc<str>>,
+    /// [`directive_fingerprint`] of the text.
+    pub directives: u64,
+}
+
+/// A fingerprint of a text's directives, as written and in order, not where they are: all a
+/// file that includes it (or is compiled through it) reads of it, unless it splices it into a
+/// function. An edit inside function bodies leaves it unchanged.
+pub fn directive_fingerprint(text: &str) -> u64 {
+    fingerprint(text, &directives(text))
+}
+
+fn fingerprint(text: &str, dirs: &[Directive]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    for d in dirs {
+        text[d.range.start..d.range.end].hash(&mut h);
+    }
+    h.finish()
 }
 
 /// Preprocesses `text` (the file `path`) starting from `macros`, which it leaves as they are at
@@ -603,7 +624,9 @@ pub fn preprocess(
 ) -> Preprocessed {
     let dirs = directives(text);
     let mut pp = Pp::new(macros, includes);
-    let out = pp.main(text, path, &dirs);
+    let mut out = pp.main(text, path, &dirs);
+    out.directives = fingerprint(text, &dirs);
+    out.spliced = std::mem::take(&mut pp.spliced);
     *macros = pp.macros;
     out
 }
@@ -636,6 +659,7 @@ struct Pp<'a> {
     /// Headers with `#pragma once` (or `#import`ed) already read.
     once: FxHashSet<Arc<str>>,
     deps: Vec<Arc<str>>,
+    spliced: Vec<Arc<str>>,
     errors: Vec<(TextRange, String)>,
     depth: usize,
 }
@@ -647,6 +671,7 @@ impl<'a> Pp<'a> {
             includes,
             once: FxHashSet::default(),
             deps: Vec::new(),
+            spliced: Vec::new(),
             errors: Vec::new(),
             depth: 0,
         }
@@ -928,6 +953,9 @@ impl<'a> Pp<'a> {
         if !deps.contains(&src.path) {
             deps.push(src.path.clone());
         }
+        if !self.spliced.contains(&src.path) {
+            self.spliced.push(src.path.clone());
+        }
         self.depth += 1;
         let inner = self.main(&src.text, &src.path, &src.directives);
         self.depth -= 1;
@@ -1075,6 +1103,8 @@ impl<'a> Pp<'a> {
             expansions: out.expansions,
             errors: std::mem::take(&mut self.errors),
             deps: std::mem::take(&mut self.deps),
+            spliced: Vec::new(),
+            directives: 0,
         }
     }
 
