@@ -192,3 +192,132 @@ fn body_edits_retype_instances_and_auto_callers_elsewhere() {
         assert_eq!(fp64(&got), expect, "step {step}: {:?}", got.diagnostics);
     }
 }
+
+/// Extracts every file as `targets`' device compiles see them.
+fn extract_for(texts: &[(PathBuf, String)], targets: &str) -> Vec<SourceFile> {
+    let table = DeviceTable::builtin();
+    let targets = parse_target_list(targets, table).targets;
+    let env = sycl_analyzer::workspace::compile_env(Some(&targets), table, &Default::default());
+    let paths: Vec<Arc<str>> = texts
+        .iter()
+        .map(|(p, _)| Arc::from(p.display().to_string()))
+        .collect();
+    let sources = sycl_analyzer::workspace::Sources::new(
+        &env,
+        paths.clone(),
+        texts
+            .iter()
+            .map(|(_, t)| Some(Arc::from(t.as_str())))
+            .collect(),
+        None,
+    );
+    (0..texts.len())
+        .map(|i| SourceFile {
+            path: paths[i].clone(),
+            facts: Arc::new(sources.extract(i, None).unwrap_or_default()),
+        })
+        .collect()
+}
+
+/// (file, line, code, aspect, target) of every finding, the targets it holds for spelled out.
+fn per_target(
+    report: &sycl_analyzer::analysis::Report,
+    all: &[&str],
+) -> std::collections::BTreeSet<(String, u32, String, String, String)> {
+    let mut out = std::collections::BTreeSet::new();
+    for d in &report.diagnostics {
+        let targets: Vec<String> = if d.targets.is_empty() {
+            all.iter().map(|t| t.to_string()).collect()
+        } else {
+            d.targets.clone()
+        };
+        for t in targets {
+            out.insert((
+                d.file.to_string(),
+                d.pos.line,
+                format!("{:?}", d.code),
+                d.aspect.clone().unwrap_or_default(),
+                t,
+            ));
+        }
+    }
+    out
+}
+
+/// One device compile per target: the findings for several targets at once, each naming the
+/// targets it holds for, are those of each target analysed alone. Random edits put code under
+/// per-target conditionals (and take it out); the incremental analysis follows.
+#[test]
+fn findings_for_several_targets_are_those_of_each_target_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    synth::generate(dir.path(), 1500, 3).unwrap();
+    let paths = sycl_analyzer::workspace::discover(&[dir.path().to_path_buf()]).unwrap();
+    let mut texts: Vec<(PathBuf, String)> = paths
+        .into_iter()
+        .map(|p| {
+            let t = std::fs::read_to_string(&p).unwrap();
+            (p, t)
+        })
+        .collect();
+    let all = ["intel_gpu_pvc", "intel_gpu_dg1", "nvidia_gpu_sm_80"];
+    let list = all.join(",");
+    let table = DeviceTable::builtin();
+    let targets = parse_target_list(&list, table).targets;
+    let guards = [
+        "__NVPTX__",
+        "__SYCL_TARGET_INTEL_GPU_DG1__",
+        "__SYCL_TARGET_INTEL_GPU_PVC__",
+        "__SPIR__",
+    ];
+    let mut rng = Rng::new(5);
+    let mut analysis = Analysis::new(extract_for(&texts, &list));
+    let mut varied = 0;
+    for step in 0..24 {
+        let i = rng.below(texts.len() as u64) as usize;
+        let mut lines: Vec<String> = texts[i].1.lines().map(String::from).collect();
+        let l = rng.below(lines.len() as u64) as usize;
+        match rng.below(3) {
+            // Under a per-target conditional: that line (a double in it, often) is compiled for
+            // some targets only; the `#else` branch for the others.
+            0 | 1 => {
+                let g = guards[rng.below(guards.len() as u64) as usize];
+                let line = lines[l].replace("float", "double");
+                lines[l] = format!("#ifdef {g}\n{line}\n#else\n{}\n#endif", lines[l]);
+            }
+            _ => lines[l] = lines[l].replace("float", "double"),
+        }
+        texts[i].1 = lines.join("\n");
+        let files = extract_for(&texts, &list);
+        varied = varied.max(
+            files
+                .iter()
+                .filter(|f| !f.facts.preprocessor.variants.is_empty())
+                .count(),
+        );
+        let settings = Settings {
+            table,
+            targets: Some(&targets),
+        };
+        analysis.update(files.clone());
+        let got = analysis.report(&settings);
+        let want = analyze(&files, &settings);
+        assert_eq!(
+            got.diagnostics, want.diagnostics,
+            "step {step}: incremental"
+        );
+        let mut alone = std::collections::BTreeSet::new();
+        for t in all {
+            let one = parse_target_list(t, table).targets;
+            let r = analyze(
+                &extract_for(&texts, t),
+                &Settings {
+                    table,
+                    targets: Some(&one),
+                },
+            );
+            alone.extend(per_target(&r, &[t]));
+        }
+        assert_eq!(per_target(&want, &all), alone, "step {step}");
+    }
+    assert!(varied > 3, "the edits made per-target variants: {varied}");
+}
