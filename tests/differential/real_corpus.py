@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 ASPECTS = ["fp64", "fp16", "atomic64"]
 EXTERNAL = "calls a function whose definition this TU lacks:"
-SRC_EXT = (".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".cuh", ".inc", ".ipp", ".tpp", ".inl", ".def")
+SRC_EXT = (".sycl", ".cpp", ".cc", ".cxx", ".c++", ".h", ".hpp", ".hh", ".hxx", ".cuh", ".inc", ".ipp", ".tpp", ".inl", ".def")
 TU_EXT = (".cpp", ".cc", ".cxx")
 # System headers clang cannot read (GCC's omp.h and x86 intrinsics): replaced by empty files.
 OVERRIDDEN = ("omp.h immintrin.h x86intrin.h xmmintrin.h emmintrin.h pmmintrin.h tmmintrin.h smmintrin.h nmmintrin.h "
