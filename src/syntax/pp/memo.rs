@@ -90,6 +90,10 @@ pub struct HeaderMemo {
 /// header included after varying `#define`s) is simply read again past these.
 const PER_HEADER: usize = 8;
 
+/// Header versions kept in all: a long editing session makes a new version per edit of a
+/// header, and the old ones are never asked for again. Past this the memo starts over.
+const VERSIONS: usize = 50_000;
+
 impl HeaderMemo {
     /// A recording of header `key` that `agrees` accepts.
     pub fn find(&self, key: u64, agrees: impl Fn(&Recording) -> bool) -> Option<Arc<Recording>> {
@@ -99,6 +103,9 @@ impl HeaderMemo {
 
     pub fn keep(&self, key: u64, r: Recording) {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= VERSIONS && !map.contains_key(&key) {
+            map.clear();
+        }
         let list = map.entry(key).or_default();
         if list.len() >= PER_HEADER {
             list.remove(0);
