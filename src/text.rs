@@ -44,6 +44,8 @@ pub struct LineCol {
 pub struct LineIndex {
     line_starts: Vec<usize>,
     len: usize,
+    /// Columns are byte counts: most source files are ASCII, and every span of a file asks.
+    ascii: bool,
 }
 
 impl LineIndex {
@@ -58,6 +60,7 @@ impl LineIndex {
         Self {
             line_starts,
             len: text.len(),
+            ascii: text.is_ascii(),
         }
     }
 
@@ -69,7 +72,11 @@ impl LineIndex {
             offset -= 1;
         }
         let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
-        let col = text[self.line_starts[line]..offset].chars().count();
+        let col = if self.ascii {
+            offset - self.line_starts[line]
+        } else {
+            text[self.line_starts[line]..offset].chars().count()
+        };
         (line as u32, col as u32)
     }
 
