@@ -492,6 +492,11 @@ impl<'i, 'a> Cx<'i, 'a> {
         resolve_text(self.ix, self.file, text, &self.subst, self.depth)
     }
 
+    /// An explicit template argument: a literal is a value (`f<double, 1>`), else a type.
+    fn template_arg(&self, text: &str) -> Ty {
+        literal_value(text).map_or_else(|| self.resolve(text), Ty::Value)
+    }
+
     // ---- types of locals and expressions ---------------------------------------------------
 
     fn local(&self, id: u32) -> Ty {
@@ -804,7 +809,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 if let Some(t) = self.construction(name, Some(targs)) {
                     return t;
                 }
-                let explicit: Vec<Ty> = targs.iter().map(|t| self.resolve(t)).collect();
+                let explicit: Vec<Ty> = targs.iter().map(|t| self.template_arg(t)).collect();
                 self.named_call(at, name, &explicit, arg_tys)
             }
             Expr::Member { base, arrow, name } => {
@@ -820,7 +825,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             } => {
                 let rt = self.ty(*base);
                 let rt = if *arrow { pointee(&rt) } else { rt };
-                let explicit: Vec<Ty> = targs.iter().map(|t| self.resolve(t)).collect();
+                let explicit: Vec<Ty> = targs.iter().map(|t| self.template_arg(t)).collect();
                 self.member_call(at, &rt, name, &explicit, arg_tys)
             }
             _ => {
@@ -1088,11 +1093,15 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
         }
         b.extend(d);
-        // Defaults for what is still unbound.
+        // Defaults for what is still unbound: a value parameter's default is its value (an
+        // instance needs every argument to be made: `template <class T, int N = 0>`).
         for p in &own {
             if !b.contains_key(p.name.as_str()) {
                 if let Some(d) = &p.default {
-                    let t = resolve_text(self.ix, f, d, &env, self.depth + 1);
+                    let t = match (p.is_type, literal_value(d)) {
+                        (false, Some(v)) => Ty::Value(v),
+                        _ => resolve_text(self.ix, f, d, &env, self.depth + 1),
+                    };
                     b.insert(p.name.as_str().into(), t);
                 }
             }
@@ -1253,7 +1262,11 @@ impl<'i, 'a> Cx<'i, 'a> {
             Expr::TemplateName { name, targs } => {
                 self.trait_of(&format!("{name}<{}>", targs.join(",")))
             }
-            Expr::Name(n) => self.trait_value(n),
+            // A value template parameter of this instance (`if constexpr (N > 1)`).
+            Expr::Name(n) => match self.subst.get(&**n) {
+                Some(Ty::Value(v)) => Some(*v),
+                _ => self.trait_value(n),
+            },
             Expr::SizeOf(Some(t)) => self.resolve(t).scalar_size().map(i64::from),
             Expr::SizeOfExpr(x) => self.ty(*x).strip_ref().scalar_size().map(i64::from),
             Expr::Unary { op: UnOp::Not, arg } => Some((self.const_eval(*arg)? == 0) as i64),
@@ -1966,4 +1979,23 @@ fn class_subst(cl: &Class, c: &ClassTy) -> HashMap<String, Ty> {
             )
         })
         .collect()
+}
+
+/// The value of an integer or boolean literal (`0`, `16u`, `0x10`, `true`), as a template
+/// argument's default is written.
+fn literal_value(text: &str) -> Option<i64> {
+    let t = text.trim();
+    match t {
+        "true" => return Some(1),
+        "false" => return Some(0),
+        _ => {}
+    }
+    let digits = t.trim_end_matches(['u', 'U', 'l', 'L']).replace('\'', "");
+    if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        return i64::from_str_radix(hex, 16).ok();
+    }
+    digits.parse().ok()
 }

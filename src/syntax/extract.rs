@@ -320,6 +320,11 @@ impl<'a> Extractor<'a> {
     // ---- declarations -------------------------------------------------------------------
 
     fn class(&mut self, n: Node, cur: Option<usize>) {
+        self.class_named(n, cur, None);
+    }
+
+    /// A class; `typedef_name` names an anonymous one (`typedef struct { double re; } cplx;`).
+    fn class_named(&mut self, n: Node, cur: Option<usize>, typedef_name: Option<String>) {
         let Some(body) = n.child_by_field_id(FIELDS.body.get()) else {
             if let (Some(c), Some(name)) = (cur, n.child_by_field_id(FIELDS.name.get())) {
                 self.mention(c, name);
@@ -329,6 +334,7 @@ impl<'a> Extractor<'a> {
         let name = n
             .child_by_field_id(FIELDS.name.get())
             .map(|x| last_component(self.text(x)))
+            .or(typedef_name)
             .unwrap_or_else(|| "<anonymous>".to_string());
         let idx = self.facts.classes.len();
         self.starts.classes.push(n.start_byte());
@@ -405,8 +411,21 @@ impl<'a> Extractor<'a> {
         ) else {
             return;
         };
-        let target = ty
-            .child_by_field_id(FIELDS.r#type.get())
+        let inner = ty.child_by_field_id(FIELDS.r#type.get());
+        // `using t = struct U { ... };` defines the class too.
+        if let Some(spec) = inner.filter(|t| {
+            matches!(
+                t.k(),
+                "class_specifier" | "struct_specifier" | "union_specifier"
+            ) && t.child_by_field_id(FIELDS.body.get()).is_some()
+        }) {
+            let alias = self.text(name).to_string();
+            self.class_named(spec, None, Some(alias.clone()));
+            if spec.child_by_field_id(FIELDS.name.get()).is_none() {
+                return;
+            }
+        }
+        let target = inner
             .map(|t| type_name(self.src, t))
             .unwrap_or_else(|| normalize(self.text(ty)));
         let idx = self.facts.aliases.len();
@@ -432,8 +451,25 @@ impl<'a> Extractor<'a> {
         let declarators: Vec<Node> = n
             .children_by_field_id(FIELDS.declarator, &mut cursor)
             .collect();
+        // `typedef struct [tag] { ... } name;` defines the class too: an anonymous one is
+        // known by the typedef's name (C-style code: MILC's `dcomplex`).
+        let mut anonymous = None;
+        if matches!(
+            ty.k(),
+            "class_specifier" | "struct_specifier" | "union_specifier"
+        ) && ty.child_by_field_id(FIELDS.body.get()).is_some()
+        {
+            let first = declarators
+                .iter()
+                .find(|d| d.k() == "type_identifier")
+                .map(|d| self.text(*d).to_string());
+            if ty.child_by_field_id(FIELDS.name.get()).is_none() {
+                anonymous = first.clone();
+            }
+            self.class_named(ty, None, first);
+        }
         for d in declarators {
-            if d.k() != "type_identifier" {
+            if d.k() != "type_identifier" || anonymous.as_deref() == Some(self.text(d)) {
                 continue;
             }
             let idx = self.facts.aliases.len();
