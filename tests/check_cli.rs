@@ -659,3 +659,36 @@ fn a_header_sees_the_macros_its_includer_defined_first() {
         (Some(2), Some(25))
     );
 }
+
+/// A guarded header included by two headers is compiled where it is first included; compiled
+/// through the other one, its guard must not empty it (HeCBench segsort's own `int log2(int)`
+/// was lost, and `log2(int)` taken for the double one).
+#[test]
+fn a_guarded_header_reached_twice_keeps_its_contents() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = |p: &str, t: &str| std::fs::write(dir.path().join(p), t).unwrap();
+    w(
+        "common.h",
+        "#ifndef COMMON_H\n#define COMMON_H\ninline int log2(int u) { return u > 1 ? 1 + log2(u / 2) : 0; }\n#endif\n",
+    );
+    w("a.h", "#include \"common.h\"\ninline void run_a(sycl::queue& q, int* p) {\n  q.single_task([=] { p[0] = log2(p[1]); });\n}\n");
+    w("z.h", "#include \"common.h\"\ninline void run_z(sycl::queue& q, int* p) {\n  q.single_task([=] { p[0] = log2(p[1]); });\n}\n");
+    w(
+        "main.cpp",
+        "#include <sycl/sycl.hpp>\n#include \"z.h\"\n#include \"a.h\"\nint main() {}\n",
+    );
+    let v = json_out(
+        &[
+            "check",
+            dir.path().to_str().unwrap(),
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        0,
+    );
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v:#}");
+    assert_eq!(v["kernels"].as_array().unwrap().len(), 2, "{v:#}");
+}

@@ -451,9 +451,10 @@ impl<'e> Sources<'e> {
             }
         }
         // Down the chain: each includer's macros up to where it includes the next.
+        let file = &*self.paths[chain[chain.len() - 1].0];
         for &(includer, offset) in &chain[..chain.len() - 1] {
             if let Some(src) = self.source(includer) {
-                pp::macros_at(&src, offset, &mut macros, includes);
+                pp::macros_before(&src, offset, &mut macros, includes, Some(file));
             }
         }
         macros

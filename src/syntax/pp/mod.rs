@@ -634,8 +634,24 @@ pub fn preprocess(
 /// The macros in effect where the directive starting at `offset` of `src` stands: what a
 /// header included there sees.
 pub fn macros_at(src: &Source, offset: usize, macros: &mut Macros, includes: &dyn Includes) {
+    macros_before(src, offset, macros, includes, None);
+}
+
+/// The same, for compiling `header` where `src` includes it: reading `src` up to there does not
+/// read `header` (through an earlier include of another header), or its guard would leave it
+/// empty; its contents count where it is compiled.
+pub fn macros_before(
+    src: &Source,
+    offset: usize,
+    macros: &mut Macros,
+    includes: &dyn Includes,
+    header: Option<&str>,
+) {
     let mut pp = Pp::new(macros, includes);
     pp.once.insert(src.path.clone());
+    if let Some(h) = header {
+        pp.once.insert(Arc::from(h));
+    }
     pp.headers(src, Some(offset));
     *macros = pp.macros;
 }
