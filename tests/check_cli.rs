@@ -20,6 +20,22 @@ fn json_out(args: &[&str], code: i32) -> serde_json::Value {
     serde_json::from_slice(&out).unwrap()
 }
 
+/// `check DIR --targets TARGETS --format json --no-cache`, which must exit with `code`.
+fn check_for(dir: &std::path::Path, targets: &str, code: i32) -> serde_json::Value {
+    json_out(
+        &[
+            "check",
+            dir.to_str().unwrap(),
+            "--targets",
+            targets,
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        code,
+    )
+}
+
 #[test]
 fn example_project_json_shape_and_targets_from_compile_commands() {
     let v = json_out(&["check", "examples/vector-math", "--format", "json"], 1);
@@ -466,20 +482,7 @@ void decorated(sycl::queue& q, float* b) {
 }
 "#,
     );
-    let run = |targets: &str| {
-        json_out(
-            &[
-                "check",
-                dir.path().to_str().unwrap(),
-                "--targets",
-                targets,
-                "--format",
-                "json",
-                "--no-cache",
-            ],
-            1,
-        )
-    };
+    let run = |targets: &str| check_for(dir.path(), targets, 1);
     let found = |v: &serde_json::Value| -> Vec<(u64, String, Vec<String>)> {
         v["diagnostics"]
             .as_array()
@@ -593,18 +596,7 @@ fn an_include_inside_a_kernel_is_part_of_it() {
         "k.cpp",
         "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, float* b) {\n  q.single_task([=] {\n    #include \"constants.h\"\n    b[0] = b[0] * scale;\n  });\n}\n",
     );
-    let v = json_out(
-        &[
-            "check",
-            dir.path().to_str().unwrap(),
-            "--targets",
-            "intel_gpu_dg1",
-            "--format",
-            "json",
-            "--no-cache",
-        ],
-        1,
-    );
+    let v = check_for(dir.path(), "intel_gpu_dg1", 1);
     let d = &v["diagnostics"][0];
     assert_eq!(d["code"], "target-unsupported-aspect", "{v:#}");
     let last = d["chain"].as_array().unwrap().last().unwrap().clone();
@@ -633,18 +625,7 @@ fn a_header_sees_the_macros_its_includer_defined_first() {
         "main.cpp",
         "#include <sycl/sycl.hpp>\n#include \"utils.h\"\n#include \"kernels.cpp\"\nint main() {}\n",
     );
-    let v = json_out(
-        &[
-            "check",
-            dir.path().to_str().unwrap(),
-            "--targets",
-            "intel_gpu_dg1",
-            "--format",
-            "json",
-            "--no-cache",
-        ],
-        1,
-    );
+    let v = check_for(dir.path(), "intel_gpu_dg1", 1);
     let d = &v["diagnostics"][0];
     assert!(
         d["file"].as_str().unwrap().ends_with("kernels.cpp"),
@@ -677,18 +658,7 @@ fn a_guarded_header_reached_twice_keeps_its_contents() {
         "main.cpp",
         "#include <sycl/sycl.hpp>\n#include \"z.h\"\n#include \"a.h\"\nint main() {}\n",
     );
-    let v = json_out(
-        &[
-            "check",
-            dir.path().to_str().unwrap(),
-            "--targets",
-            "intel_gpu_dg1",
-            "--format",
-            "json",
-            "--no-cache",
-        ],
-        0,
-    );
+    let v = check_for(dir.path(), "intel_gpu_dg1", 0);
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v:#}");
     assert_eq!(v["kernels"].as_array().unwrap().len(), 2, "{v:#}");
 }

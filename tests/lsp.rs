@@ -41,6 +41,18 @@ fn session(encodings: Value, root_uri: &str) -> (Client, Value) {
     (c, init)
 }
 
+/// A server on `root` with `targets`, initialized.
+fn started(root: &std::path::Path, targets: &str) -> Client {
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {},
+                "initializationOptions": { "targets": targets } }),
+    );
+    c.notify("initialized", json!({}));
+    c
+}
+
 fn shutdown(mut c: Client) {
     let r = c.request("shutdown", Value::Null);
     assert!(r.get("error").is_none(), "{r}");
@@ -801,13 +813,7 @@ fn a_kernel_body_included_from_a_non_cpp_file() {
     std::fs::write(root.join("main.cpp"), main).unwrap();
     std::fs::write(root.join("kernel.sycl"), "double t = b[0];\nb[0] = t;\n").unwrap();
     let uri = format!("file://{}/main.cpp", root.display());
-    let mut c = Client::start();
-    c.request(
-        "initialize",
-        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {},
-                "initializationOptions": { "targets": "intel_gpu_dg1" } }),
-    );
-    c.notify("initialized", json!({}));
+    let mut c = started(&root, "intel_gpu_dg1");
     let has_fp64 = |p: &Value| {
         p["diagnostics"]
             .as_array()
@@ -839,13 +845,7 @@ fn per_target_device_compiles_in_the_editor() {
     let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, float* b) {\n  q.single_task([=] {\n#ifdef __SYCL_TARGET_INTEL_GPU_DG1__\n    double t = b[0];\n    b[0] = t;\n#endif\n  });\n}\n";
     std::fs::write(root.join("k.cpp"), text).unwrap();
     let uri = format!("file://{}/k.cpp", root.display());
-    let mut c = Client::start();
-    c.request(
-        "initialize",
-        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {},
-                "initializationOptions": { "targets": "intel_gpu_pvc,intel_gpu_dg1" } }),
-    );
-    c.notify("initialized", json!({}));
+    let mut c = started(&root, "intel_gpu_pvc,intel_gpu_dg1");
     c.notify(
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
@@ -883,13 +883,7 @@ fn edits_of_an_includer_reach_its_headers() {
     std::fs::write(root.join("main.cpp"), main).unwrap();
     let uri = format!("file://{}/main.cpp", root.display());
     let header = format!("file://{}/kern.h", root.display());
-    let mut c = Client::start();
-    c.request(
-        "initialize",
-        json!({ "processId": null, "rootUri": format!("file://{}", root.display()), "capabilities": {},
-                "initializationOptions": { "targets": "intel_gpu_dg1" } }),
-    );
-    c.notify("initialized", json!({}));
+    let mut c = started(&root, "intel_gpu_dg1");
     c.notify(
         "textDocument/didOpen",
         json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": main } }),

@@ -292,15 +292,7 @@ fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
         }
         out.diagnostics.push(d);
     }
-    out.diagnostics.sort_by(|a, b| {
-        (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
-            &b.file,
-            b.pos.line,
-            b.pos.column,
-            &b.aspect,
-            &b.message,
-        ))
-    });
+    super::sort_findings(&mut out.diagnostics);
     out.summaries = summaries.into_values().collect();
     out
 }

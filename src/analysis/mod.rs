@@ -295,15 +295,7 @@ impl OneCompile {
             });
             diagnostics.extend(found.diagnostics.iter().cloned());
         }
-        diagnostics.sort_by(|a, b| {
-            (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
-                &b.file,
-                b.pos.line,
-                b.pos.column,
-                &b.aspect,
-                &b.message,
-            ))
-        });
+        sort_findings(&mut diagnostics);
         diagnostics.dedup();
         let mut summarized: Vec<NodeId> = graph
             .entry_points()
@@ -349,6 +341,19 @@ impl OneCompile {
             summaries,
         }
     }
+}
+
+/// Findings in the order they are reported: by place, then aspect and text.
+fn sort_findings(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
+        (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
+            &b.file,
+            b.pos.line,
+            b.pos.column,
+            &b.aspect,
+            &b.message,
+        ))
+    });
 }
 
 fn diagnostic(

@@ -261,21 +261,10 @@ impl<'e> Sources<'e> {
                 .into_par_iter()
                 .filter(|&i| i != j && self.text(i).is_some_and(|t| t.contains(name)))
                 .flat_map_iter(|i| {
-                    let src = self.source(i);
-                    let hits: Vec<(u32, usize)> = src
-                        .iter()
-                        .flat_map(|src| &src.directives)
-                        .filter(|d| d.kind == pp::DirKind::Include)
-                        .filter_map(|d| {
-                            let src = src.as_ref()?;
-                            let arg = src.text[d.args.start..d.args.end].trim();
-                            let inner = arg.get(1..)?;
-                            let spelled = &inner[..inner.find(['"', '>'])?];
-                            let k = self.index.resolve(i as u32, spelled, self.dirs(i))?;
-                            (k as usize == j).then_some((i as u32, d.range.start))
-                        })
-                        .collect();
-                    hits
+                    self.includes_of(i)
+                        .into_iter()
+                        .filter(|&(k, _)| k as usize == j)
+                        .map(move |(_, at)| (i as u32, at))
                 })
                 .collect();
             found.sort_unstable();
@@ -283,27 +272,30 @@ impl<'e> Sources<'e> {
         })
     }
 
+    /// The workspace files file `i` includes, and where.
+    fn includes_of(&self, i: usize) -> Vec<(u32, usize)> {
+        let Some(src) = self.source(i) else {
+            return Vec::new();
+        };
+        src.directives
+            .iter()
+            .filter(|d| d.kind == pp::DirKind::Include)
+            .filter_map(|d| {
+                let arg = src.text[d.args.start..d.args.end].trim();
+                let inner = arg.get(1..)?;
+                let spelled = &inner[..inner.find(['"', '>'])?];
+                let j = self.index.resolve(i as u32, spelled, self.dirs(i))?;
+                Some((j, d.range.start))
+            })
+            .collect()
+    }
+
     fn all_includers(&self) -> &[Vec<(u32, usize)>] {
         self.all_includers.get_or_init(|| {
             use rayon::prelude::*;
             let direct: Vec<Vec<(u32, usize)>> = (0..self.paths.len())
                 .into_par_iter()
-                .map(|i| {
-                    let Some(src) = self.source(i) else {
-                        return Vec::new();
-                    };
-                    src.directives
-                        .iter()
-                        .filter(|d| d.kind == pp::DirKind::Include)
-                        .filter_map(|d| {
-                            let arg = src.text[d.args.start..d.args.end].trim();
-                            let inner = arg.get(1..)?;
-                            let spelled = &inner[..inner.find(['"', '>'])?];
-                            let j = self.index.resolve(i as u32, spelled, self.dirs(i))?;
-                            Some((j, d.range.start))
-                        })
-                        .collect()
-                })
+                .map(|i| self.includes_of(i))
                 .collect();
             let mut rev = vec![Vec::new(); self.paths.len()];
             for (i, ds) in direct.into_iter().enumerate() {
