@@ -413,12 +413,7 @@ impl<'a> Extractor<'a> {
         };
         let inner = ty.child_by_field_id(FIELDS.r#type.get());
         // `using t = struct U { ... };` defines the class too.
-        if let Some(spec) = inner.filter(|t| {
-            matches!(
-                t.k(),
-                "class_specifier" | "struct_specifier" | "union_specifier"
-            ) && t.child_by_field_id(FIELDS.body.get()).is_some()
-        }) {
+        if let Some(spec) = inner.filter(|t| defines_class(*t)) {
             let alias = self.text(name).to_string();
             self.class_named(spec, None, Some(alias.clone()));
             if spec.child_by_field_id(FIELDS.name.get()).is_none() {
@@ -454,11 +449,7 @@ impl<'a> Extractor<'a> {
         // `typedef struct [tag] { ... } name;` defines the class too: an anonymous one is
         // known by the typedef's name (C-style code: MILC's `dcomplex`).
         let mut anonymous = None;
-        if matches!(
-            ty.k(),
-            "class_specifier" | "struct_specifier" | "union_specifier"
-        ) && ty.child_by_field_id(FIELDS.body.get()).is_some()
-        {
+        if defines_class(ty) {
             let first = declarators
                 .iter()
                 .find(|d| d.k() == "type_identifier")
@@ -1582,4 +1573,12 @@ fn last_component(text: &str) -> String {
     let t = normalize(text);
     let base = t.split('<').next().unwrap_or(&t);
     base.rsplit("::").next().unwrap_or(base).to_string()
+}
+
+/// A class, struct or union specifier with a body: a definition, not a mention.
+fn defines_class(n: Node) -> bool {
+    matches!(
+        n.k(),
+        "class_specifier" | "struct_specifier" | "union_specifier"
+    ) && n.child_by_field_id(FIELDS.body.get()).is_some()
 }
