@@ -808,9 +808,25 @@ fn on_indexed(st: &mut State, indexed: Indexed) {
         if open.contains(&path) || st.index_of.contains_key(&path) {
             continue;
         }
+        // Indexed from the disk: a file that read an open document (its includer, a header)
+        // is preprocessed again with the document's text.
+        let reads_open = f.facts.preprocessor.deps.iter().any(|d| open.contains(d));
         st.index_of.insert(path.clone(), files.len());
-        st.texts.insert(path, Arc::from(text));
+        st.texts.insert(path.clone(), Arc::from(text.as_str()));
+        if reads_open {
+            st.dirty.insert(path, Arc::from(text));
+        }
         files.push(f);
+    }
+    // Open documents analysed before the index existed read no workspace header: again.
+    for (uri, doc) in &st.docs {
+        let small = doc.text.len() as u64 <= workspace::MAX_FILE_BYTES;
+        if let Some(path) = State::path_of(uri).filter(|p| small && workspace::is_cpp(Path::new(p)))
+        {
+            st.dirty
+                .entry(path)
+                .or_insert_with(|| Arc::from(doc.text.as_str()));
+        }
     }
     if st.progress {
         let _ = st.client.notify::<notification::Progress>(ProgressParams {
