@@ -200,6 +200,38 @@ impl Analysis {
 /// What makes two compiles' findings one: file, range, code, function, aspect, message.
 type FindingKey = (Arc<str>, usize, usize, String, String, String, String);
 
+impl Analysis {
+    /// Which kernel each target's image holds, and why not (`analysis::matrix`).
+    pub fn matrix(&self, settings: &Settings) -> super::matrix::Matrix {
+        let all = settings.targets.unwrap_or_default();
+        let order: Vec<String> = all.iter().map(|t| t.canonical.clone()).collect();
+        let known: Vec<&String> = self.compiles.iter().flat_map(|c| &c.targets).collect();
+        let parts = self
+            .compiles
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                let mine: Vec<ResolvedTarget> = all
+                    .iter()
+                    .filter(|t| {
+                        c.targets.contains(&t.canonical)
+                            || ((k == 0 || self.compiles.len() == 1)
+                                && !known.contains(&&t.canonical))
+                    })
+                    .cloned()
+                    .collect();
+                let names = mine.iter().map(|t| t.canonical.clone()).collect();
+                let s = Settings {
+                    table: settings.table,
+                    targets: Some(&mine),
+                };
+                (names, c.analysis.matrix_rows(&s))
+            })
+            .collect();
+        super::matrix::merge(&order, parts)
+    }
+}
+
 /// One report from those of the compiles (with their targets).
 fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
     let compiles = reports.len();

@@ -5,6 +5,7 @@
 
 mod compiles;
 mod graph;
+pub mod matrix;
 mod types;
 pub mod visibility;
 
@@ -248,6 +249,12 @@ impl OneCompile {
             nodes: nodes.len(),
             derived,
         }
+    }
+
+    /// The kernel × target rows of this compile, for the settings' targets.
+    pub fn matrix_rows(&self, settings: &Settings) -> Vec<matrix::Row> {
+        let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived);
+        matrix::rows(&graph, settings)
     }
 
     /// Runs the checks on the current state, with summaries of the kernels and decorated

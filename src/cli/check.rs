@@ -43,15 +43,25 @@ fn compile_flags(args: &CheckArgs) -> Result<Option<workspace::SyclFlags>, Strin
     workspace::find_sycl_flags(&candidates)
 }
 
+/// A workspace read for the command line: its device table when `compile_commands.json` named
+/// device-config files, the targets, and the facts.
+pub(crate) struct Workspace {
+    pub table: Option<DeviceTable>,
+    pub targets: Option<Vec<ResolvedTarget>>,
+    pub loaded: workspace::Loaded,
+}
+
+/// Reads the workspace `args` name (targets, device configs and flags from
+/// `compile_commands.json`); `Err(status)` when the targets are refused (already reported).
 /// `configs_given`: `--config` was used, so the device-config files of `compile_commands.json`
 /// do not apply.
-pub fn run(
-    args: CheckArgs,
+pub(crate) fn load(
+    args: &CheckArgs,
     configs_given: bool,
     table: &DeviceTable,
     reporter: &mut Reporter,
-) -> Result<i32, String> {
-    let flags = compile_flags(&args)?.unwrap_or_default();
+) -> Result<Result<Workspace, i32>, String> {
+    let flags = compile_flags(args)?.unwrap_or_default();
     let mut owned_table = None;
     if !configs_given && !flags.device_configs.is_empty() {
         let mut configs = Vec::new();
@@ -73,7 +83,7 @@ pub fn run(
             reporter,
             args.format != CheckFormat::Text,
         );
-        return Ok(EXIT_INVALID);
+        return Ok(Err(EXIT_INVALID));
     }
     let list = args
         .targets
@@ -90,7 +100,7 @@ pub fn run(
                     reporter,
                     args.format != CheckFormat::Text,
                 );
-                return Ok(EXIT_INVALID);
+                return Ok(Err(EXIT_INVALID));
             }
             Some(parsed.targets)
         }
@@ -119,6 +129,25 @@ pub fn run(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    Ok(Ok(Workspace {
+        table: owned_table,
+        targets,
+        loaded,
+    }))
+}
+
+pub fn run(
+    args: CheckArgs,
+    configs_given: bool,
+    table: &DeviceTable,
+    reporter: &mut Reporter,
+) -> Result<i32, String> {
+    let ws = match load(&args, configs_given, table, reporter)? {
+        Ok(ws) => ws,
+        Err(code) => return Ok(code),
+    };
+    let table = ws.table.as_ref().unwrap_or(table);
+    let (targets, loaded) = (ws.targets, ws.loaded);
     let settings = Settings {
         table,
         targets: targets.as_deref(),

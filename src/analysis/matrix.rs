@@ -1,0 +1,195 @@
+//! Kernel × target compatibility: for every kernel and `SYCL_EXTERNAL` function, whether each
+//! target's device compile puts it in the image, leaves it out (an AOT target whose devices all
+//! lack an aspect it uses or declares, or a required sub-group size they do not have), or
+//! keeps it while some devices may lack an aspect (a JIT target: the run time throws
+//! `errc::kernel_not_supported` there). Domain data only: `proto` and the CLI render it.
+
+use std::sync::Arc;
+
+use super::graph::{Graph, NodeId};
+use super::{chain_steps, Settings};
+use crate::devices::{registry, AspectSet};
+use crate::diagnostics::ChainStep;
+use crate::syntax::{AspectRef, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Compatible,
+    /// An AOT target: the image for it will not contain the kernel.
+    NotInImage,
+    /// A JIT target whose devices may lack an aspect: launching may throw at run time.
+    MayFail,
+    /// The target's device compile does not compile this kernel (a per-target `#if`).
+    NotCompiled,
+}
+
+/// Why a cell is not `compatible`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reason {
+    /// An aspect the kernel uses (`chain` to the use) or only declares (`chain` empty).
+    Aspect {
+        aspect: String,
+        chain: Vec<ChainStep>,
+    },
+    SubGroupSize {
+        required: i64,
+        supported: Vec<u32>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cell {
+    pub target: String,
+    pub status: Status,
+    pub reasons: Vec<Reason>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub file: Arc<str>,
+    pub name_span: Span,
+    pub name: String,
+    pub kernel: bool,
+    /// Its `device_has` list, as written.
+    pub declared: Option<Vec<String>>,
+    pub used: AspectSet,
+    /// In the order of the targets asked for.
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Matrix {
+    pub targets: Vec<String>,
+    pub rows: Vec<Row>,
+}
+
+/// The rows of one device compile, for its targets.
+pub(super) fn rows(graph: &Graph, settings: &Settings) -> Vec<Row> {
+    let reg = registry();
+    let targets = settings.targets.unwrap_or_default();
+    let mut deps: Vec<NodeId> = Vec::new();
+    graph
+        .entry_points()
+        .iter()
+        .map(|&node| {
+            let decl = graph.device_has(node);
+            let declared: AspectSet = decl
+                .iter()
+                .flat_map(|d| &d.aspects)
+                .filter_map(|a| match a {
+                    AspectRef::Named { name, .. } => reg.by_name(name),
+                    AspectRef::Unknown { .. } => None,
+                })
+                .collect();
+            let used = graph.used(node);
+            let cells = targets
+                .iter()
+                .map(|t| {
+                    let mut reasons = Vec::new();
+                    let info = t.entry.as_deref().and_then(|e| settings.table.get(e));
+                    let (guaranteed, jit) = match info {
+                        Some(i) => (i.aspects, i.may_support_other_aspects),
+                        // No entry: nothing is known of its devices.
+                        None => (AspectSet::default(), true),
+                    };
+                    for a in used.union(declared).iter() {
+                        if guaranteed.contains(a) {
+                            continue;
+                        }
+                        let chain = if used.contains(a) {
+                            chain_steps(graph, node, a, &mut deps)
+                        } else {
+                            Vec::new()
+                        };
+                        reasons.push(Reason::Aspect {
+                            aspect: reg.name(a).to_string(),
+                            chain,
+                        });
+                    }
+                    if let (Some((size, _)), Some(info)) = (graph.reqd_sub_group_size(node), info) {
+                        let fits = info.sub_group_sizes.is_empty()
+                            || info.sub_group_sizes.iter().any(|&s| i64::from(s) == size);
+                        if !fits {
+                            reasons.push(Reason::SubGroupSize {
+                                required: size,
+                                supported: info.sub_group_sizes.clone(),
+                            });
+                        }
+                    }
+                    let status = match (reasons.is_empty(), jit) {
+                        (true, _) => Status::Compatible,
+                        // A JIT image keeps the kernel; a device may still lack the aspect.
+                        (false, true)
+                            if reasons.iter().all(|r| matches!(r, Reason::Aspect { .. })) =>
+                        {
+                            Status::MayFail
+                        }
+                        (false, _) => Status::NotInImage,
+                    };
+                    Cell {
+                        target: t.canonical.clone(),
+                        status,
+                        reasons,
+                    }
+                })
+                .collect();
+            let (file, name_span) = graph.name_span(node);
+            Row {
+                file: graph.path(file).clone(),
+                name_span,
+                name: graph.display_name(node),
+                kernel: graph.is_kernel(node),
+                declared: decl.map(|d| {
+                    d.aspects
+                        .iter()
+                        .map(|a| match a {
+                            AspectRef::Named { name, .. } => name.clone(),
+                            AspectRef::Unknown { text, .. } => text.clone(),
+                        })
+                        .collect()
+                }),
+                used,
+                cells,
+            }
+        })
+        .collect()
+}
+
+/// One matrix from the rows of several compiles (each for its targets): a kernel a compile does
+/// not have is `not_compiled` for that compile's targets.
+pub(super) fn merge(order: &[String], parts: Vec<(Vec<String>, Vec<Row>)>) -> Matrix {
+    let mut rows: Vec<Row> = Vec::new();
+    for (_, part) in &parts {
+        for r in part {
+            let same = |x: &Row| x.file == r.file && x.name_span.range == r.name_span.range;
+            match rows.iter_mut().find(|x| same(x)) {
+                Some(x) => {
+                    x.used = x.used.union(r.used);
+                    x.cells.extend(r.cells.iter().cloned());
+                }
+                None => rows.push(r.clone()),
+            }
+        }
+    }
+    for row in &mut rows {
+        for t in order {
+            if !row.cells.iter().any(|c| &c.target == t) {
+                row.cells.push(Cell {
+                    target: t.clone(),
+                    status: Status::NotCompiled,
+                    reasons: Vec::new(),
+                });
+            }
+        }
+        row.cells
+            .sort_by_key(|c| order.iter().position(|t| *t == c.target));
+    }
+    rows.sort_by(|a, b| {
+        (&a.file, a.name_span.range.start).cmp(&(&b.file, b.name_span.range.start))
+    });
+    Matrix {
+        targets: order.to_vec(),
+        rows,
+    }
+}
