@@ -187,3 +187,73 @@ pub fn device_config_schema() -> Value {
         }
     })
 }
+
+/// The kernel × target matrix (`sycl-analyzer report --format json`, `sycl/kernelMatrix`).
+pub fn matrix_json(m: &crate::analysis::matrix::Matrix) -> Value {
+    use crate::analysis::matrix::{Reason, Status};
+    let reg = crate::devices::registry();
+    let kernels: Vec<Value> = m
+        .rows
+        .iter()
+        .map(|r| {
+            let mut cells = Map::new();
+            for c in &r.cells {
+                let reasons: Vec<Value> = c
+                    .reasons
+                    .iter()
+                    .map(|why| match why {
+                        Reason::Aspect { aspect, chain } => {
+                            json!({ "aspect": aspect, "chain": chain })
+                        }
+                        Reason::SubGroupSize {
+                            required,
+                            supported,
+                        } => json!({ "sub_group_size": required, "supported": supported }),
+                    })
+                    .collect();
+                let mut cell = json!({ "status": c.status });
+                if !reasons.is_empty() {
+                    cell["reasons"] = Value::Array(reasons);
+                }
+                cells.insert(c.target.clone(), cell);
+            }
+            let mut k = json!({
+                "name": r.name,
+                "kind": if r.kernel { "kernel" } else { "sycl_external" },
+                "file": &*r.file,
+                "line": r.name_span.pos.line,
+                "column": r.name_span.pos.column,
+                "used": reg.sorted_names(r.used),
+                "targets": cells,
+            });
+            if let Some(d) = &r.declared {
+                k["declared"] = json!(d);
+            }
+            k
+        })
+        .collect();
+    let mut summary = Map::new();
+    for (i, t) in m.targets.iter().enumerate() {
+        let count = |s: Status| m.rows.iter().filter(|r| r.cells[i].status == s).count();
+        let mut aspects: std::collections::BTreeMap<&str, usize> = Default::default();
+        for r in &m.rows {
+            for why in &r.cells[i].reasons {
+                if let Reason::Aspect { aspect, .. } = why {
+                    *aspects.entry(aspect).or_default() += 1;
+                }
+            }
+        }
+        summary.insert(
+            t.clone(),
+            json!({
+                "kernels": m.rows.len(),
+                "compatible": count(Status::Compatible),
+                "not_in_image": count(Status::NotInImage),
+                "may_fail": count(Status::MayFail),
+                "not_compiled": count(Status::NotCompiled),
+                "aspects": aspects,
+            }),
+        );
+    }
+    json!({ "targets": m.targets, "kernels": kernels, "summary": summary })
+}

@@ -662,3 +662,94 @@ fn a_guarded_header_reached_twice_keeps_its_contents() {
     assert_eq!(v["diagnostics"].as_array().unwrap().len(), 0, "{v:#}");
     assert_eq!(v["kernels"].as_array().unwrap().len(), 2, "{v:#}");
 }
+
+/// `report`: every kernel × every target, with the reason of each cell that is not
+/// compatible; a kernel a target's compile does not compile is `not_compiled` there.
+#[test]
+fn report_gives_the_kernel_target_matrix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cpp"),
+        r#"#include <sycl/sycl.hpp>
+void run(sycl::queue& q, double* d, float* f) {
+  q.single_task([=] { d[0] = d[1] * 2; });
+  q.parallel_for(sycl::nd_range<1>(8, 8), [=](sycl::nd_item<1> it) [[sycl::reqd_sub_group_size(8)]] { f[0] = 1; });
+#ifdef __NVPTX__
+  q.single_task([=] { f[1] = 2; });
+#endif
+}
+"#,
+    )
+    .unwrap();
+    let out = bin()
+        .args([
+            "report",
+            dir.path().to_str().unwrap(),
+            "--targets",
+            "intel_gpu_dg1,nvidia_gpu_sm_80,spir64",
+            "--format",
+            "json",
+            "--no-cache",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        v["targets"],
+        serde_json::json!(["intel_gpu_dg1", "nvidia_gpu_sm_80", "spir64"])
+    );
+    let status = |k: usize, t: &str| v["kernels"][k]["targets"][t]["status"].clone();
+    let lines: Vec<u64> = v["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [3, 4, 6], "{v:#}");
+    // The double: not in dg1's image, fine on sm_80, a JIT spir64 device may lack fp64.
+    assert_eq!(status(0, "intel_gpu_dg1"), "not_in_image");
+    assert_eq!(
+        v["kernels"][0]["targets"]["intel_gpu_dg1"]["reasons"][0]["aspect"],
+        "fp64"
+    );
+    let chain = &v["kernels"][0]["targets"]["intel_gpu_dg1"]["reasons"][0]["chain"];
+    assert_eq!(chain[0]["line"], 3, "{v:#}");
+    assert_eq!(status(0, "nvidia_gpu_sm_80"), "compatible");
+    assert_eq!(status(0, "spir64"), "may_fail");
+    // Sub-group size 8: dg1 has it (8, 16, 32), sm_80 only 32.
+    assert_eq!(status(1, "intel_gpu_dg1"), "compatible");
+    assert_eq!(status(1, "nvidia_gpu_sm_80"), "not_in_image");
+    assert_eq!(
+        v["kernels"][1]["targets"]["nvidia_gpu_sm_80"]["reasons"][0]["sub_group_size"],
+        8
+    );
+    // Compiled for CUDA only.
+    assert_eq!(status(2, "intel_gpu_dg1"), "not_compiled");
+    assert_eq!(status(2, "nvidia_gpu_sm_80"), "compatible");
+    assert_eq!(v["summary"]["intel_gpu_dg1"]["not_in_image"], 1);
+    assert_eq!(v["summary"]["intel_gpu_dg1"]["aspects"]["fp64"], 1);
+    // Markdown, for a pull request: the same cells.
+    let md = bin()
+        .args([
+            "report",
+            dir.path().to_str().unwrap(),
+            "--targets",
+            "intel_gpu_dg1,nvidia_gpu_sm_80",
+            "--no-cache",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let md = String::from_utf8(md).unwrap();
+    assert!(
+        md.contains("- **intel_gpu_dg1**: 1 of 3 kernels run; 1 not in its image (1 use fp64)"),
+        "{md}"
+    );
+    assert!(md.contains("| ❌ fp64 | ✅ |"), "{md}");
+    assert!(md.contains("| — | ✅ |"), "{md}");
+}

@@ -4,6 +4,7 @@
 mod check;
 mod output;
 mod remote;
+mod report;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -128,6 +129,24 @@ enum Command {
         #[arg(long, value_enum, default_value_t = check::CheckFormat::Text)]
         format: check::CheckFormat,
         /// Do not use the persisted index of parsed files (in the user cache directory).
+        #[arg(long)]
+        no_cache: bool,
+    },
+    /// Which kernel each target's image holds, and why not: a kernel x target matrix.
+    Report {
+        /// Files or directories (walked honouring .gitignore).
+        #[arg(value_name = "PATH", default_value = ".")]
+        paths: Vec<PathBuf>,
+        /// Comma-separated -fsycl-targets value (a "what if" list); else the one in
+        /// compile_commands.json.
+        #[arg(long, value_name = "LIST")]
+        targets: Option<String>,
+        /// A compile_commands.json to read the targets and flags from.
+        #[arg(long, value_name = "FILE")]
+        compile_commands: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = report::ReportFormat::Markdown)]
+        format: report::ReportFormat,
+        /// Do not use the persisted index of parsed files.
         #[arg(long)]
         no_cache: bool,
     },
@@ -442,6 +461,28 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         Command::Config(_) | Command::Daemon { .. } | Command::Lsp { .. } => {
             unreachable!("handled above")
         }
+        Command::Report {
+            paths,
+            targets,
+            compile_commands,
+            format,
+            no_cache,
+        } => report::run(
+            check::CheckArgs {
+                paths,
+                targets,
+                compile_commands,
+                format: match format {
+                    report::ReportFormat::Json => check::CheckFormat::Json,
+                    report::ReportFormat::Markdown => check::CheckFormat::Text,
+                },
+                no_cache,
+            },
+            format,
+            !cli.configs.is_empty(),
+            &table,
+            reporter,
+        )?,
         Command::Check {
             paths,
             targets,

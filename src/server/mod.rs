@@ -120,7 +120,10 @@ impl Snapshot {
 
 /// Methods whose work is CPU-heavy and must run off the async runtime.
 pub fn is_heavy(method: &str) -> bool {
-    matches!(method, "sycl/checkFile" | "sycl/reloadConfig")
+    matches!(
+        method,
+        "sycl/checkFile" | "sycl/kernelMatrix" | "sycl/reloadConfig"
+    )
 }
 
 /// The result of a method, and a new snapshot when the method changed the state.
@@ -135,7 +138,7 @@ impl From<Result<Value, RpcError>> for Outcome {
     }
 }
 
-/// Dispatches one method. Pure but for `sycl/checkFile` (reads sources) and
+/// Dispatches one method. Pure but for `sycl/checkFile` and `sycl/kernelMatrix` (read sources) and
 /// `sycl/reloadConfig` (reads config files).
 pub fn handle(snapshot: &Snapshot, method: &str, params: &Value) -> Outcome {
     match method {
@@ -145,6 +148,7 @@ pub fn handle(snapshot: &Snapshot, method: &str, params: &Value) -> Outcome {
         "sycl/listTargets" => Ok(proto::targets_json(&snapshot.table)).into(),
         "sycl/listAspects" => Ok(proto::aspects_json()).into(),
         "sycl/checkFile" => check_file(snapshot, params).into(),
+        "sycl/kernelMatrix" => kernel_matrix(snapshot, params).into(),
         "sycl/reloadConfig" => {
             let (next, problems) = snapshot.reloaded();
             let diagnostics: Vec<&Diagnostic> = next.config_diagnostics();
@@ -322,4 +326,29 @@ fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
         .filter(|d| wanted(&d.file))
         .collect();
     Ok(json!({ "diagnostics": diagnostics, "stats": report.stats }))
+}
+
+/// The kernel × target matrix of the workspace roots for `targets` (required: the question is
+/// which targets a kernel runs on).
+fn kernel_matrix(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
+    if field(params, "targets").is_none() {
+        return Err(RpcError::invalid_params(
+            "'targets' (a -fsycl-targets list) is required",
+        ));
+    }
+    let targets = target_list(snapshot, params)?.targets;
+    let files = workspace::discover(&snapshot.roots)
+        .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
+    let env = workspace::compile_env(
+        Some(&targets),
+        &snapshot.table,
+        &workspace::SyclFlags::default(),
+    );
+    let loaded = workspace::load(&files, &env, || {});
+    let settings = Settings {
+        table: &snapshot.table,
+        targets: Some(&targets),
+    };
+    let matrix = analysis::Analysis::new(loaded.files).matrix(&settings);
+    Ok(proto::matrix_json(&matrix))
 }
