@@ -914,3 +914,32 @@ fn edits_of_an_includer_reach_its_headers() {
     c.diagnostics_for(&header, |p| p["diagnostics"].as_array().unwrap().is_empty());
     shutdown(c);
 }
+
+/// `sycl/kernelMatrix` in the editor answers from its live state: an unsaved edit counts.
+#[test]
+fn kernel_matrix_from_the_editors_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, double* d) {\n  q.single_task([=] { d[0] = d[1] * 2; });\n}\n";
+    std::fs::write(root.join("k.cpp"), text).unwrap();
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = started(&root, "intel_gpu_dg1");
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let status = |c: &mut Client| {
+        let r = c.request("sycl/kernelMatrix", json!({}));
+        r["result"]["kernels"][0]["targets"]["intel_gpu_dg1"]["status"].clone()
+    };
+    assert_eq!(status(&mut c), "not_in_image");
+    let edited = text.replace("double*", "float*");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": edited }] }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 2);
+    assert_eq!(status(&mut c), "compatible");
+    shutdown(c);
+}

@@ -854,6 +854,36 @@ fn on_change(st: &mut State, uri: &Url) {
     st.schedule();
 }
 
+/// `sycl/kernelMatrix` from the kept analysis; `None` before the first analysis.
+fn matrix_of(
+    kept: &std::sync::Mutex<Option<analysis::Analysis>>,
+    snapshot: &Snapshot,
+    params: &Value,
+) -> Option<Result<Value, server::RpcError>> {
+    let guard = kept.lock().ok()?;
+    let analysis = guard.as_ref()?;
+    let list = params.get("targets").filter(|t| !t.is_null())?;
+    let text = match list {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => return None,
+    };
+    let parsed = devices::parse_target_list(&text, &snapshot.table);
+    if !parsed.invalid.is_empty() {
+        // The daemon's handler words the error.
+        return None;
+    }
+    let settings = Settings {
+        table: &snapshot.table,
+        targets: Some(&parsed.targets),
+    };
+    Some(Ok(crate::proto::matrix_json(&analysis.matrix(&settings))))
+}
+
 fn is_yaml(uri: &Url) -> bool {
     uri.path().ends_with(".yaml") || uri.path().ends_with(".yml")
 }
@@ -1175,6 +1205,8 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 .unhandled_request(|st, req| {
                     // The daemon's methods, served from the editor's live state.
                     let snapshot = st.snapshot.clone();
+                    // The matrix comes from the analysis the editor keeps (unsaved edits in).
+                    let kept = (req.method == "sycl/kernelMatrix").then(|| st.analysis.clone());
                     // Without `targets`, a request means the editor's configured targets.
                     let targets: Option<Vec<String>> = st
                         .targets
@@ -1201,6 +1233,11 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                             }
                         }
                         let outcome = tokio::task::spawn_blocking(move || {
+                            if let Some(kept) = kept {
+                                if let Some(m) = matrix_of(&kept, &snapshot, &params) {
+                                    return m.into();
+                                }
+                            }
                             server::handle(&snapshot, &method, &params)
                         })
                         .await
