@@ -474,7 +474,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 compile_commands,
                 format: match format {
                     report::ReportFormat::Json => check::CheckFormat::Json,
-                    report::ReportFormat::Markdown => check::CheckFormat::Text,
+                    _ => check::CheckFormat::Text,
                 },
                 no_cache,
             },

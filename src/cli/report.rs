@@ -14,6 +14,7 @@ use crate::devices::DeviceTable;
 pub enum ReportFormat {
     Markdown,
     Json,
+    Html,
 }
 
 pub fn run(
@@ -42,6 +43,13 @@ pub fn run(
     match format {
         ReportFormat::Json => super::output::print_json(&crate::proto::matrix_json(&matrix)),
         ReportFormat::Markdown => print!("{}", markdown(&matrix)),
+        ReportFormat::Html => {
+            let names: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+            print!(
+                "{}",
+                html(&matrix, &format!("Kernels × targets: {}", names.join(", ")))
+            )
+        }
     }
     Ok(EXIT_OK)
 }
@@ -126,3 +134,209 @@ pub fn markdown(m: &Matrix) -> String {
     );
     out
 }
+
+/// Words, not emoji: a page must read the same without an emoji font.
+fn html_cell_text(status: Status, reasons: &[Reason]) -> String {
+    let why: Vec<String> = reasons
+        .iter()
+        .map(|r| match r {
+            Reason::Aspect { aspect, chain } if chain.is_empty() => format!("{aspect} (declared)"),
+            Reason::Aspect { aspect, .. } => aspect.clone(),
+            Reason::SubGroupSize { required, .. } => format!("sub-group {required}"),
+        })
+        .collect();
+    match status {
+        Status::Compatible => "runs".into(),
+        Status::NotInImage => format!("not in image: {}", why.join(", ")),
+        Status::MayFail => format!("may fail: {}", why.join(", ")),
+        Status::NotCompiled => "not compiled".into(),
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Compatible => "compatible",
+        Status::NotInImage => "not_in_image",
+        Status::MayFail => "may_fail",
+        Status::NotCompiled => "not_compiled",
+    }
+}
+
+/// A self-contained page (no network, no external asset): readable without JavaScript; with
+/// it, columns sort on a click and a filter box hides rows (`#filter=TEXT` in the address sets
+/// it). Each cell's reasons and chains are in a `<details>`; locations link to the source.
+pub fn html(m: &Matrix, title: &str) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>\n{}\n</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+        escape(title),
+        STYLE,
+        escape(title)
+    );
+    out.push_str("<ul id=\"summary\">\n");
+    for (i, t) in m.targets.iter().enumerate() {
+        let n = |s: Status| m.rows.iter().filter(|r| r.cells[i].status == s).count();
+        let mut aspects: std::collections::BTreeMap<&str, usize> = Default::default();
+        for r in &m.rows {
+            for why in &r.cells[i].reasons {
+                if let Reason::Aspect { aspect, .. } = why {
+                    *aspects.entry(aspect).or_default() += 1;
+                }
+            }
+        }
+        let uses: Vec<String> = aspects
+            .iter()
+            .map(|(a, k)| format!("{k} use {a}"))
+            .collect();
+        let _ = write!(
+            out,
+            "<li><b>{}</b>: {} of {} kernels run",
+            escape(t),
+            n(Status::Compatible),
+            m.rows.len()
+        );
+        if n(Status::NotInImage) > 0 {
+            let _ = write!(out, "; {} not in its image", n(Status::NotInImage));
+        }
+        if n(Status::MayFail) > 0 {
+            let _ = write!(out, "; {} may fail on some devices", n(Status::MayFail));
+        }
+        if !uses.is_empty() {
+            let _ = write!(out, " ({})", escape(&uses.join(", ")));
+        }
+        out.push_str("</li>\n");
+    }
+    out.push_str("</ul>\n<p><label>Filter <input id=\"filter\" type=\"search\" placeholder=\"kernel, file, target or aspect\"></label> <span id=\"shown\"></span></p>\n");
+    out.push_str("<table id=\"matrix\">\n<thead><tr><th>kernel</th><th>where</th>");
+    for t in &m.targets {
+        let _ = write!(out, "<th>{}</th>", escape(t));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in &m.rows {
+        let place = format!("{}:{}", r.file, r.name_span.pos.line);
+        let _ = write!(
+            out,
+            "<tr><td class=\"name\">{}</td><td><a href=\"{}\">{}</a></td>",
+            escape(&r.name),
+            escape(&link(&r.file, r.name_span.pos.line)),
+            escape(&place)
+        );
+        for c in &r.cells {
+            let _ = write!(
+                out,
+                "<td class=\"{}\" data-target=\"{}\">{}",
+                status_word(c.status),
+                escape(&c.target),
+                escape(&html_cell_text(c.status, &c.reasons))
+            );
+            if !c.reasons.is_empty() {
+                out.push_str("<details><summary>why</summary><ul>");
+                for why in &c.reasons {
+                    match why {
+                        Reason::Aspect { aspect, chain } if chain.is_empty() => {
+                            let _ = write!(
+                                out,
+                                "<li>declares <code>{}</code> in <code>device_has</code></li>",
+                                escape(aspect)
+                            );
+                        }
+                        Reason::Aspect { aspect, chain } => {
+                            let _ = write!(out, "<li>uses <code>{}</code>:<ol>", escape(aspect));
+                            for step in chain {
+                                let _ = write!(
+                                    out,
+                                    "<li><a href=\"{}\">{}:{}</a> {}</li>",
+                                    escape(&link(&step.file, step.pos.line)),
+                                    escape(&step.file),
+                                    step.pos.line,
+                                    escape(&step.message)
+                                );
+                            }
+                            out.push_str("</ol></li>");
+                        }
+                        Reason::SubGroupSize {
+                            required,
+                            supported,
+                        } => {
+                            let sizes: Vec<String> = supported.iter().map(u32::to_string).collect();
+                            let _ = write!(
+                                out,
+                                "<li>requires sub-group size {required}; the target has {}</li>",
+                                sizes.join(", ")
+                            );
+                        }
+                    }
+                }
+                out.push_str("</ul></details>");
+            }
+            out.push_str("</td>");
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n<p class=\"legend\"><span class=\"compatible\">runs</span>: in the image · <span class=\"not_in_image\">not in image</span>: the AOT image leaves it out (launching it throws <code>errc::kernel_not_supported</code>) · <span class=\"may_fail\">may fail</span>: JIT, devices without the aspect throw at run time · <span class=\"not_compiled\">not compiled</span>: that target's device compile does not compile it</p>\n");
+    let _ = write!(out, "<script>\n{SCRIPT}\n</script>\n</body>\n</html>\n");
+    out
+}
+
+/// A link to a source line: a `file:` URL of the absolute path (editors and browsers open it).
+fn link(file: &str, line: u32) -> String {
+    let abs = std::path::absolute(file).unwrap_or_else(|_| file.into());
+    format!("file://{}#L{line}", abs.display())
+}
+
+const STYLE: &str = "body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #1b1b1b; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.6em; vertical-align: top; text-align: left; }
+th { background: #f0f0f0; cursor: pointer; position: sticky; top: 0; }
+td.name { font-family: ui-monospace, monospace; }
+td.compatible { background: #e6f4ea; }
+td.not_in_image { background: #fce8e6; }
+td.may_fail { background: #fef7e0; }
+td.not_compiled { background: #f1f3f4; color: #666; }
+.legend span { padding: 0 0.3em; }
+span.compatible { background: #e6f4ea; }
+span.not_in_image { background: #fce8e6; }
+span.may_fail { background: #fef7e0; }
+span.not_compiled { background: #f1f3f4; }
+details summary { cursor: pointer; color: #444; }
+.legend { color: #555; }";
+
+const SCRIPT: &str = r#"(function () {
+  var table = document.getElementById('matrix');
+  var body = table.tBodies[0];
+  var input = document.getElementById('filter');
+  var shown = document.getElementById('shown');
+  function apply() {
+    var q = input.value.toLowerCase();
+    var n = 0;
+    Array.prototype.forEach.call(body.rows, function (row) {
+      var hit = !q || row.textContent.toLowerCase().indexOf(q) >= 0;
+      row.style.display = hit ? '' : 'none';
+      if (hit) n++;
+    });
+    shown.textContent = n + ' of ' + body.rows.length + ' shown';
+  }
+  input.addEventListener('input', apply);
+  var m = /[#&]filter=([^&]*)/.exec(location.hash);
+  if (m) input.value = decodeURIComponent(m[1]);
+  apply();
+  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+    th.addEventListener('click', function () {
+      var rows = Array.prototype.slice.call(body.rows);
+      var dir = th.dataset.dir === 'asc' ? -1 : 1;
+      th.dataset.dir = dir === 1 ? 'asc' : 'desc';
+      rows.sort(function (a, b) {
+        return dir * a.cells[col].textContent.localeCompare(b.cells[col].textContent);
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    });
+  });
+})();"#;
