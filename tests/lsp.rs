@@ -943,3 +943,49 @@ fn kernel_matrix_from_the_editors_state() {
     assert_eq!(status(&mut c), "compatible");
     shutdown(c);
 }
+
+/// A code lens above each kernel: on how many targets it runs, and why not on the others.
+#[test]
+fn code_lenses_say_where_each_kernel_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, double* d, float* f) {\n  q.single_task([=] { d[0] = d[1] * 2; });\n  q.single_task([=] { f[0] = 1; });\n}\n";
+    std::fs::write(root.join("k.cpp"), text).unwrap();
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = started(&root, "intel_gpu_pvc,intel_gpu_dg1,spir64");
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let r = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    let lenses = r["result"].as_array().expect("lenses");
+    let titles: Vec<(u64, &str)> = lenses
+        .iter()
+        .map(|l| {
+            (
+                l["range"]["start"]["line"].as_u64().unwrap(),
+                l["command"]["title"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            (
+                2,
+                "runs on 1/3 targets — not in intel_gpu_dg1's image: fp64; may fail on spir64: fp64"
+            ),
+            (3, "runs on all 3 targets"),
+        ],
+        "{r}"
+    );
+    assert_eq!(
+        lenses[0]["command"]["command"],
+        "sycl-analyzer.showKernelMatrix"
+    );
+    shutdown(c);
+}

@@ -203,6 +203,15 @@ type FindingKey = (Arc<str>, usize, usize, String, String, String, String);
 impl Analysis {
     /// Which kernel each target's image holds, and why not (`analysis::matrix`).
     pub fn matrix(&self, settings: &Settings) -> super::matrix::Matrix {
+        self.matrix_of(settings, &|_| true)
+    }
+
+    /// The same, for the kernels of the files `wanted` accepts (an editor's open document).
+    pub fn matrix_of(
+        &self,
+        settings: &Settings,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> super::matrix::Matrix {
         let all = settings.targets.unwrap_or_default();
         let order: Vec<String> = all.iter().map(|t| t.canonical.clone()).collect();
         let known: Vec<&String> = self.compiles.iter().flat_map(|c| &c.targets).collect();
@@ -225,7 +234,7 @@ impl Analysis {
                     table: settings.table,
                     targets: Some(&mine),
                 };
-                (names, c.analysis.matrix_rows(&s))
+                (names, c.analysis.matrix_rows(&s, wanted))
             })
             .collect();
         super::matrix::merge(&order, parts)

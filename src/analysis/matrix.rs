@@ -64,14 +64,16 @@ pub struct Matrix {
     pub rows: Vec<Row>,
 }
 
-/// The rows of one device compile, for its targets.
-pub(super) fn rows(graph: &Graph, settings: &Settings) -> Vec<Row> {
+/// The rows of one device compile, for its targets, of the kernels in the files `wanted`
+/// accepts.
+pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     let reg = registry();
     let targets = settings.targets.unwrap_or_default();
     let mut deps: Vec<NodeId> = Vec::new();
     graph
         .entry_points()
         .iter()
+        .filter(|&&node| wanted(graph.path(graph.name_span(node).0)))
         .map(|&node| {
             let decl = graph.device_has(node);
             let declared: AspectSet = decl

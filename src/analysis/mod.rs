@@ -252,9 +252,13 @@ impl OneCompile {
     }
 
     /// The kernel × target rows of this compile, for the settings' targets.
-    pub fn matrix_rows(&self, settings: &Settings) -> Vec<matrix::Row> {
+    pub fn matrix_rows(
+        &self,
+        settings: &Settings,
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Vec<matrix::Row> {
         let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived);
-        matrix::rows(&graph, settings)
+        matrix::rows(&graph, settings, wanted)
     }
 
     /// Runs the checks on the current state, with summaries of the kernels and decorated

@@ -6,6 +6,7 @@
 //! copies and comes back as an event; a result older than the latest edit is dropped.
 //! Only this module knows LSP types: `convert` turns domain data into them.
 
+mod code_lens;
 pub mod convert;
 mod hover;
 mod inactive_regions;
@@ -625,6 +626,9 @@ fn initialize(st: &mut State, raw: Value) -> Result<InitializeResult, ResponseEr
             }),
             code_action_provider: Some(lsp::CodeActionProviderCapability::Simple(true)),
             inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+            code_lens_provider: Some(lsp::CodeLensOptions {
+                resolve_provider: Some(false),
+            }),
             semantic_tokens_provider: Some(semantic_tokens::capability()),
             ..ServerCapabilities::default()
         },
@@ -1190,6 +1194,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                     let result = code_actions(st, params);
                     async move { Ok(result) }
                 })
+                .request::<request::CodeLensRequest, _>(code_lens::code_lens)
                 .request::<request::InlayHintRequest, _>(|st, params| {
                     let result = inlay_hints(st, params);
                     async move { Ok(result) }
