@@ -188,6 +188,15 @@ pub fn device_config_schema() -> Value {
     })
 }
 
+/// `sycl/kernelMatrix`'s answer: the JSON of [`matrix_json`], or `{"markdown": TEXT}` when the
+/// params ask for `"format": "markdown"` (what editors show).
+pub fn matrix_answer(m: &crate::analysis::matrix::Matrix, params: &Value) -> Value {
+    match params.get("format").and_then(Value::as_str) {
+        Some("markdown") => json!({ "markdown": matrix_markdown(m) }),
+        _ => matrix_json(m),
+    }
+}
+
 /// The kernel × target matrix (`sycl-analyzer report --format json`, `sycl/kernelMatrix`).
 pub fn matrix_json(m: &crate::analysis::matrix::Matrix) -> Value {
     use crate::analysis::matrix::{Reason, Status};
@@ -256,4 +265,91 @@ pub fn matrix_json(m: &crate::analysis::matrix::Matrix) -> Value {
         );
     }
     json!({ "targets": m.targets, "kernels": kernels, "summary": summary })
+}
+
+fn cell_text(
+    status: crate::analysis::matrix::Status,
+    reasons: &[crate::analysis::matrix::Reason],
+) -> String {
+    use crate::analysis::matrix::{Reason, Status};
+    let why: Vec<String> = reasons
+        .iter()
+        .map(|r| match r {
+            Reason::Aspect { aspect, chain } if chain.is_empty() => format!("{aspect} (declared)"),
+            Reason::Aspect { aspect, .. } => aspect.clone(),
+            Reason::SubGroupSize { required, .. } => format!("sub-group {required}"),
+        })
+        .collect();
+    match status {
+        Status::Compatible => "✅".into(),
+        Status::NotInImage => format!("❌ {}", why.join(", ")),
+        Status::MayFail => format!("⚠️ {}", why.join(", ")),
+        Status::NotCompiled => "—".into(),
+    }
+}
+
+/// A table (kernels × targets) with a summary line per target, for a pull-request comment.
+pub fn matrix_markdown(m: &crate::analysis::matrix::Matrix) -> String {
+    use crate::analysis::matrix::{Reason, Status};
+    use std::fmt::Write;
+    let mut out = String::from("## Kernels × targets\n\n");
+    for (i, t) in m.targets.iter().enumerate() {
+        let n = |s: Status| m.rows.iter().filter(|r| r.cells[i].status == s).count();
+        let mut aspects: std::collections::BTreeMap<&str, usize> = Default::default();
+        for r in &m.rows {
+            for why in &r.cells[i].reasons {
+                if let Reason::Aspect { aspect, .. } = why {
+                    *aspects.entry(aspect).or_default() += 1;
+                }
+            }
+        }
+        let uses: Vec<String> = aspects
+            .iter()
+            .map(|(a, k)| format!("{k} use {a}"))
+            .collect();
+        let _ = write!(
+            out,
+            "- **{t}**: {} of {} kernels run",
+            n(Status::Compatible),
+            m.rows.len()
+        );
+        if n(Status::NotInImage) > 0 {
+            let _ = write!(out, "; {} not in its image", n(Status::NotInImage));
+        }
+        if n(Status::MayFail) > 0 {
+            let _ = write!(out, "; {} may fail on some devices", n(Status::MayFail));
+        }
+        if !uses.is_empty() {
+            let _ = write!(out, " ({})", uses.join(", "));
+        }
+        out.push('\n');
+    }
+    out.push_str("\n| kernel | where |");
+    for t in &m.targets {
+        let _ = write!(out, " {t} |");
+    }
+    out.push_str("\n|---|---|");
+    for _ in &m.targets {
+        out.push_str("---|");
+    }
+    out.push('\n');
+    for r in &m.rows {
+        let _ = write!(
+            out,
+            "| `{}` | `{}:{}` |",
+            r.name.replace('|', "\\|"),
+            r.file,
+            r.name_span.pos.line
+        );
+        for c in &r.cells {
+            let _ = write!(out, " {} |", cell_text(c.status, &c.reasons));
+        }
+        out.push('\n');
+    }
+    out.push_str(
+        "\n✅ in the image · ❌ not in the AOT image (launching it throws \
+         `errc::kernel_not_supported`) · ⚠️ JIT: devices without the aspect throw at run time · \
+         — not compiled for that target\n",
+    );
+    out
 }

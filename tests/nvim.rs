@@ -1,5 +1,6 @@
 //! The Neovim plugin in a real headless Neovim: diagnostics with their chain, hover, a fix
-//! that clears them, inactive code greyed out (tests/nvim/e2e.lua). Skipped with a message where Neovim is not installed;
+//! that clears them, code lenses and the kernel matrix, inactive code greyed out
+//! (tests/nvim/e2e.lua). Skipped with a message where Neovim is not installed;
 //! under CI it must run.
 
 use std::process::Command;
@@ -52,6 +53,7 @@ fn neovim_end_to_end() {
         "hover on an aspect",
         "the fix clears the diagnostic",
         ":SyclMacros",
+        "code lens and the kernel matrix",
         "inactive code is greyed out",
     ] {
         assert!(all.contains(step), "missing step {step:?}:\n{all}");

@@ -885,7 +885,10 @@ fn matrix_of(
         table: &snapshot.table,
         targets: Some(&parsed.targets),
     };
-    Some(Ok(crate::proto::matrix_json(&analysis.matrix(&settings))))
+    Some(Ok(crate::proto::matrix_answer(
+        &analysis.matrix(&settings),
+        params,
+    )))
 }
 
 fn is_yaml(uri: &Url) -> bool {

@@ -350,5 +350,5 @@ fn kernel_matrix(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError>
         targets: Some(&targets),
     };
     let matrix = analysis::Analysis::new(loaded.files).matrix(&settings);
-    Ok(proto::matrix_json(&matrix))
+    Ok(proto::matrix_answer(&matrix, params))
 }

@@ -96,6 +96,43 @@ if not found then
 end
 step(':SyclMacros')
 
+-- A code lens above each kernel says where it runs; its command shows the whole matrix.
+local lenses = vim.lsp.buf_request_sync(buf, 'textDocument/codeLens', {
+  textDocument = vim.lsp.util.make_text_document_params(buf),
+}, 10000)
+local lens_titles = {}
+for _, r in pairs(lenses or {}) do
+  for _, l in ipairs(r.result or {}) do
+    table.insert(lens_titles, l.command and l.command.title or '')
+  end
+end
+local saw_lens = false
+for _, t in ipairs(lens_titles) do
+  if t:find('targets', 1, true) and t:find('runs on', 1, true) then
+    saw_lens = true
+  end
+end
+if not saw_lens then
+  fail('no code lens saying where a kernel runs: ' .. vim.inspect(lens_titles))
+end
+vim.lsp.commands['sycl-analyzer.showKernelMatrix']({ command = 'sycl-analyzer.showKernelMatrix' }, {})
+local shown = vim.wait(10000, function()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):find('sycl-analyzer://kernel-matrix', 1, true) then
+      local text = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+      return text:find('Kernels × targets', 1, true) ~= nil and text:find('intel_gpu_dg1', 1, true) ~= nil
+    end
+  end
+  return false
+end, 50)
+if not shown then
+  fail("the code lens' command did not show the kernel matrix")
+end
+if vim.fn.exists(':SyclKernelMatrix') ~= 2 then
+  fail(':SyclKernelMatrix missing')
+end
+step('code lens and the kernel matrix')
+
 -- Inactive code: a file of its own root (a second server), with an `#if 0` group.
 local dir = vim.fn.tempname()
 vim.fn.mkdir(dir .. '/.git', 'p')

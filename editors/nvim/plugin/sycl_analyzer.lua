@@ -11,3 +11,7 @@ end, { nargs = '?', desc = 'sycl-analyzer: macros predefined for the targets (or
 vim.api.nvim_create_user_command('SyclTargets', function()
   require('sycl_analyzer').show_targets()
 end, { desc = 'sycl-analyzer: the device table' })
+
+vim.api.nvim_create_user_command('SyclKernelMatrix', function()
+  require('sycl_analyzer').show_kernel_matrix()
+end, { desc = 'sycl-analyzer: which kernel runs on which target, and why not' })

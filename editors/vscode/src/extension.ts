@@ -112,6 +112,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
       await showDocument(lines.join('\n') + '\n', 'markdown');
     }),
+    // Also the command of the code lens above each kernel.
+    vscode.commands.registerCommand('sycl-analyzer.showKernelMatrix', async () => {
+      if (!client) return;
+      const r = await client.sendRequest<{ markdown: string }>('sycl/kernelMatrix', { format: 'markdown' });
+      await showDocument(r.markdown, 'markdown');
+    }),
     vscode.commands.registerCommand('sycl-analyzer.showKernelAspects', async () => {
       const editor = vscode.window.activeTextEditor;
       if (!editor) return;

@@ -1,5 +1,5 @@
 -- sycl-analyzer for Neovim: starts `sycl-analyzer lsp` for C/C++ buffers and device-config YAML
--- files, and adds :SyclMacros and :SyclTargets. Works with Neovim 0.7 (vim.lsp.start_client)
+-- files, and adds :SyclMacros, :SyclTargets and :SyclKernelMatrix. Works with Neovim 0.7 (vim.lsp.start_client)
 -- and 0.8+ (vim.lsp.start).
 local M = {}
 
@@ -212,6 +212,19 @@ function M.show_targets()
   end)
 end
 
+-- :SyclKernelMatrix: which kernel runs on which target, and why not (also the command of the
+-- code lens above each kernel).
+function M.show_kernel_matrix()
+  request('sycl/kernelMatrix', { format = 'markdown' }, function(result)
+    show('sycl-analyzer://kernel-matrix', vim.split(result.markdown, '\n', { plain = true }))
+    vim.bo.filetype = 'markdown'
+  end)
+end
+
+vim.lsp.commands['sycl-analyzer.showKernelMatrix'] = function()
+  M.show_kernel_matrix()
+end
+
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
   local group = vim.api.nvim_create_augroup('sycl_analyzer', { clear = true })
@@ -223,6 +236,15 @@ function M.setup(opts)
     pattern = filetypes,
     callback = function(args)
       M.attach(args.buf)
+    end,
+  })
+  -- Code lenses (where each kernel runs) follow the analysis: asked again when the text settles.
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'BufWritePost', 'CursorHold' }, {
+    group = group,
+    callback = function(args)
+      if client() and vim.tbl_contains(M.config.filetypes, vim.bo[args.buf].filetype) then
+        pcall(vim.lsp.codelens.refresh)
+      end
     end,
   })
   -- Buffers already open when setup runs.
