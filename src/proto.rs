@@ -238,6 +238,9 @@ pub fn matrix_json(m: &crate::analysis::matrix::Matrix) -> Value {
             if let Some(d) = &r.declared {
                 k["declared"] = json!(d);
             }
+            if !r.guarded.is_empty() {
+                k["guarded"] = json!(reg.sorted_names(r.guarded));
+            }
             k
         })
         .collect();
@@ -334,9 +337,19 @@ pub fn matrix_markdown(m: &crate::analysis::matrix::Matrix) -> String {
     }
     out.push('\n');
     for r in &m.rows {
+        let guarded = if r.guarded.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (guarded: {})",
+                crate::devices::registry()
+                    .sorted_names(r.guarded)
+                    .join(", ")
+            )
+        };
         let _ = write!(
             out,
-            "| `{}` | `{}:{}` |",
+            "| `{}`{guarded} | `{}:{}` |",
             r.name.replace('|', "\\|"),
             r.file,
             r.name_span.pos.line

@@ -753,3 +753,32 @@ void run(sycl::queue& q, double* d, float* f) {
     assert!(md.contains("| ❌ fp64 | ✅ |"), "{md}");
     assert!(md.contains("| — | ✅ |"), "{md}");
 }
+
+/// Uses behind `if_device_has` are shown as guarded, never as a reason a kernel fails.
+#[test]
+fn report_shows_guarded_uses_as_such() {
+    let out = bin()
+        .args([
+            "report",
+            "tests/fixtures/if_device_has.cpp",
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "json",
+            "--no-cache",
+        ])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let k = &v["kernels"][0];
+    assert_eq!(k["line"], 9, "{v:#}");
+    assert_eq!(k["guarded"], serde_json::json!(["fp16", "fp64"]), "{v:#}");
+    assert_eq!(k["targets"]["intel_gpu_dg1"]["status"], "compatible");
+    assert_eq!(
+        v["kernels"][2]["targets"]["intel_gpu_dg1"]["status"],
+        "not_in_image"
+    );
+}

@@ -910,6 +910,25 @@ impl<'a> Graph<'a> {
         None
     }
 
+    /// Aspects used in `node`'s reach only where a guard (`if_device_has<A>(f)`) lets them: the
+    /// device checks them at run time, so they never fail a launch.
+    pub fn guarded(&self, node: NodeId) -> AspectSet {
+        let mut all = AspectSet::default();
+        let mut seen: rustc_hash::FxHashSet<NodeId> = Default::default();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            for u in &self.uses[n] {
+                all.insert(u.aspect);
+            }
+            stack.extend(self.edges[n].iter().map(|e| e.to));
+        }
+        let used = self.used(node);
+        all.iter().filter(|a| !used.contains(*a)).collect()
+    }
+
     // ---- queries --------------------------------------------------------------------------
 
     pub fn function_count(&self) -> usize {

@@ -54,6 +54,8 @@ pub struct Row {
     /// Its `device_has` list, as written.
     pub declared: Option<Vec<String>>,
     pub used: AspectSet,
+    /// Aspects used only behind `if_device_has` guards: checked at run time, never a failure.
+    pub guarded: AspectSet,
     /// In the order of the targets asked for.
     pub cells: Vec<Cell>,
 }
@@ -152,6 +154,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                         .collect()
                 }),
                 used,
+                guarded: graph.guarded(node),
                 cells,
             }
         })
@@ -168,6 +171,7 @@ pub(super) fn merge(order: &[String], parts: Vec<(Vec<String>, Vec<Row>)>) -> Ma
             match rows.iter_mut().find(|x| same(x)) {
                 Some(x) => {
                     x.used = x.used.union(r.used);
+                    x.guarded = x.guarded.union(r.guarded);
                     x.cells.extend(r.cells.iter().cloned());
                 }
                 None => rows.push(r.clone()),

@@ -141,9 +141,21 @@ pub fn html(m: &Matrix, title: &str) -> String {
     out.push_str("</tr></thead>\n<tbody>\n");
     for r in &m.rows {
         let place = format!("{}:{}", r.file, r.name_span.pos.line);
+        let guarded = if r.guarded.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "<br><small>guarded by <code>if_device_has</code>: {}</small>",
+                escape(
+                    &crate::devices::registry()
+                        .sorted_names(r.guarded)
+                        .join(", ")
+                )
+            )
+        };
         let _ = write!(
             out,
-            "<tr><td class=\"name\">{}</td><td><a href=\"{}\">{}</a></td>",
+            "<tr><td class=\"name\">{}{guarded}</td><td><a href=\"{}\">{}</a></td>",
             escape(&r.name),
             escape(&link(&r.file, r.name_span.pos.line)),
             escape(&place)
