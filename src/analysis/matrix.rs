@@ -24,6 +24,18 @@ pub enum Status {
     NotCompiled,
 }
 
+impl Status {
+    /// How bad: a kernel's instances make one row with each target's worst cell.
+    fn rank(self) -> u8 {
+        match self {
+            Status::NotCompiled => 0,
+            Status::Compatible => 1,
+            Status::MayFail => 2,
+            Status::NotInImage => 3,
+        }
+    }
+}
+
 /// Why a cell is not `compatible`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reason {
@@ -169,10 +181,34 @@ pub(super) fn merge(order: &[String], parts: Vec<(Vec<String>, Vec<Row>)>) -> Ma
         for r in part {
             let same = |x: &Row| x.file == r.file && x.name_span.range == r.name_span.range;
             match rows.iter_mut().find(|x| same(x)) {
+                // Another instance of the same kernel (a template's), or the same kernel in
+                // another compile: one row, each target's worst cell.
                 Some(x) => {
                     x.used = x.used.union(r.used);
                     x.guarded = x.guarded.union(r.guarded);
-                    x.cells.extend(r.cells.iter().cloned());
+                    for c in &r.cells {
+                        match x.cells.iter_mut().find(|y| y.target == c.target) {
+                            Some(y) => {
+                                if c.status.rank() > y.status.rank() {
+                                    y.status = c.status;
+                                }
+                                // One reason per aspect: the first instance's chain shows it.
+                                for why in &c.reasons {
+                                    let known = y.reasons.iter().any(|k| match (k, why) {
+                                        (
+                                            Reason::Aspect { aspect: a, .. },
+                                            Reason::Aspect { aspect: b, .. },
+                                        ) => a == b,
+                                        _ => k == why,
+                                    });
+                                    if !known {
+                                        y.reasons.push(why.clone());
+                                    }
+                                }
+                            }
+                            None => x.cells.push(c.clone()),
+                        }
+                    }
                 }
                 None => rows.push(r.clone()),
             }
@@ -197,5 +233,80 @@ pub(super) fn merge(order: &[String], parts: Vec<(Vec<String>, Vec<Row>)>) -> Ma
     Matrix {
         targets: order.to_vec(),
         rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(targets: &[(&str, Status, &str)]) -> Row {
+        Row {
+            file: Arc::from("k.cpp"),
+            name_span: Span::default(),
+            name: "lambda".into(),
+            kernel: true,
+            declared: None,
+            used: AspectSet::default(),
+            guarded: AspectSet::default(),
+            cells: targets
+                .iter()
+                .map(|(t, s, a)| Cell {
+                    target: t.to_string(),
+                    status: *s,
+                    reasons: a
+                        .split(',')
+                        .filter(|a| !a.is_empty())
+                        .map(|a| Reason::Aspect {
+                            aspect: a.into(),
+                            chain: Vec::new(),
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn instances_of_a_kernel_make_one_row_with_each_targets_worst_cell() {
+        let order = vec!["dg1".to_string(), "pvc".to_string(), "sm_80".to_string()];
+        let m = merge(
+            &order,
+            vec![
+                (
+                    vec!["dg1".into(), "pvc".into()],
+                    vec![
+                        row(&[
+                            ("dg1", Status::Compatible, ""),
+                            ("pvc", Status::Compatible, ""),
+                        ]),
+                        row(&[
+                            ("dg1", Status::NotInImage, "fp64"),
+                            ("pvc", Status::Compatible, ""),
+                        ]),
+                        row(&[
+                            ("dg1", Status::NotInImage, "fp64"),
+                            ("pvc", Status::Compatible, ""),
+                        ]),
+                    ],
+                ),
+                // sm_80's compile has no such kernel.
+                (vec!["sm_80".into()], Vec::new()),
+            ],
+        );
+        assert_eq!(m.rows.len(), 1);
+        let cells = &m.rows[0].cells;
+        let got: Vec<(&str, Status, usize)> = cells
+            .iter()
+            .map(|c| (c.target.as_str(), c.status, c.reasons.len()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("dg1", Status::NotInImage, 1),
+                ("pvc", Status::Compatible, 0),
+                ("sm_80", Status::NotCompiled, 0)
+            ]
+        );
     }
 }
