@@ -44,7 +44,18 @@ pub fn run(
         ReportFormat::Json => super::output::print_json(&crate::proto::matrix_json(&matrix)),
         ReportFormat::Markdown => print!("{}", crate::proto::matrix_markdown(&matrix)),
         ReportFormat::Html => {
-            let names: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+            // `.` says nothing on a page: its directory's name does.
+            let names: Vec<String> = args
+                .paths
+                .iter()
+                .map(|p| match p.to_str() {
+                    Some(".") | Some("") => std::env::current_dir()
+                        .ok()
+                        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                        .unwrap_or_else(|| ".".into()),
+                    _ => p.display().to_string(),
+                })
+                .collect();
             print!(
                 "{}",
                 html(&matrix, &format!("Kernels × targets: {}", names.join(", ")))
