@@ -22,6 +22,7 @@ fn browse(profile: &Path, url: &str, extra: &[&str]) -> (String, String) {
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-dev-shm-usage",
             "--disable-quic",
             "--no-first-run",
             "--disable-background-networking",
