@@ -989,3 +989,29 @@ fn code_lenses_say_where_each_kernel_runs() {
     );
     shutdown(c);
 }
+
+/// A client that can refresh code lenses is asked to after each analysis.
+#[test]
+fn code_lenses_are_refreshed_after_an_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, float* f) {\n  q.single_task([=] { f[0] = 1; });\n}\n";
+    std::fs::write(root.join("k.cpp"), text).unwrap();
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()),
+                "capabilities": { "workspace": { "codeLens": { "refreshSupport": true } } },
+                "initializationOptions": { "targets": "intel_gpu_dg1" } }),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    c.wait("code lens refresh", |m| {
+        m["method"] == "workspace/codeLens/refresh"
+    });
+    shutdown(c);
+}

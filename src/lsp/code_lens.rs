@@ -61,3 +61,13 @@ pub(super) fn code_lens(
         Ok(lenses)
     }
 }
+
+/// Asks the client to ask for code lenses again (after an analysis).
+pub(super) fn refresh(st: &State) {
+    let client = st.client.clone();
+    tokio::spawn(async move {
+        let _ = client
+            .request::<async_lsp::lsp_types::request::CodeLensRefresh>(())
+            .await;
+    });
+}

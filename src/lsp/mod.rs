@@ -148,6 +148,8 @@ struct State {
     shared: Option<server::daemon::Shared>,
     /// The client handles `workspace/semanticTokens/refresh`.
     semantic_refresh: bool,
+    /// The client handles `workspace/codeLens/refresh`.
+    lens_refresh: bool,
     /// The client takes clangd's `textDocument/inactiveRegions`.
     inactive_notify: bool,
     /// Per open document, the inactive lines last sent in `textDocument/inactiveRegions`.
@@ -578,6 +580,13 @@ fn initialize(st: &mut State, raw: Value) -> Result<InitializeResult, ResponseEr
         .as_ref()
         .and_then(|w| w.semantic_tokens.as_ref())
         .and_then(|s| s.refresh_support)
+        .unwrap_or(false);
+    st.lens_refresh = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.code_lens.as_ref())
+        .and_then(|c| c.refresh_support)
         .unwrap_or(false);
     let offered = params
         .capabilities
@@ -1092,6 +1101,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 analysis: Arc::default(),
                 shared: shared.clone(),
                 semantic_refresh: false,
+                lens_refresh: false,
                 inactive_notify: false,
                 inactive_sent: HashMap::new(),
                 tokens_served: HashMap::new(),
@@ -1186,6 +1196,10 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                         st.publish(&a.report);
                         st.last = Arc::new(a.report);
                         inactive_regions::after_analysis(st);
+                        // Where each kernel runs may have changed with the analysis.
+                        if st.lens_refresh {
+                            code_lens::refresh(st);
+                        }
                     }
                     ControlFlow::Continue(())
                 })
