@@ -565,3 +565,42 @@ fn concurrent_analyses_are_bounded_by_the_cores() {
         "{grown} threads more for {n} clients on {cores} cores"
     );
 }
+
+/// Logs go to `--log-file` at the level `SYCL_ANALYZER_LOG` names: the start, each request at
+/// `debug`; a filter that does not parse is said in the log and the default used.
+#[test]
+fn logs_follow_sycl_analyzer_log_into_the_log_file() {
+    let run = |filter: &str| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("d.sock");
+        let log = dir.path().join("d.log");
+        let mut child = Command::new(bin())
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("SYCL_ANALYZER_LOG", filter)
+            .args(["daemon", "--root", "examples", "--socket"])
+            .arg(&socket)
+            .arg("--log-file")
+            .arg(&log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        wait_for(&socket);
+        let mut c = Conn::open(&socket);
+        c.call(1, "sycl/listAspects", json!({}));
+        c.call(2, "shutdown", json!(null));
+        let _ = child.wait();
+        std::fs::read_to_string(&log).unwrap()
+    };
+    let debug = run("debug");
+    assert!(debug.contains("daemon listening"), "{debug}");
+    assert!(debug.contains("request method=sycl/listAspects"), "{debug}");
+    let quiet = run("warn");
+    assert!(!quiet.contains("daemon listening"), "{quiet}");
+    let bad = run("sycl_analyzer=loud");
+    assert!(
+        bad.contains("SYCL_ANALYZER_LOG=sycl_analyzer=loud"),
+        "{bad}"
+    );
+    assert!(bad.contains("daemon listening"), "the default, info: {bad}");
+}

@@ -2,6 +2,7 @@
 //! knowledge; every answer comes from `crate::devices`.
 
 mod check;
+mod logging;
 mod output;
 mod remote;
 mod report;
@@ -38,6 +39,11 @@ struct Cli {
     /// of computing here; the daemon's own device config then applies.
     #[arg(long, value_name = "SOCKET", num_args = 0..=1, global = true)]
     connect: Option<Option<PathBuf>>,
+
+    /// Write logs to FILE (appended) instead of standard error; their level comes from
+    /// SYCL_ANALYZER_LOG (env-filter syntax: `debug`, `sycl_analyzer::lsp=trace,warn`).
+    #[arg(long, value_name = "FILE", global = true)]
+    log_file: Option<PathBuf>,
 
     #[command(subcommand)]
     command: Command,
@@ -226,6 +232,15 @@ pub fn main() -> i32 {
             return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
         }
     };
+    // Servers log what they do; a command only what went wrong.
+    let default = match cli.command {
+        Command::Daemon { .. } | Command::Lsp { .. } => "info",
+        _ => "warn",
+    };
+    if let Err(e) = logging::init(cli.log_file.as_deref(), default) {
+        eprintln!("error: {e}");
+        return EXIT_USAGE;
+    }
     let mut reporter = Reporter::new(std::io::stderr().is_terminal());
     match run(cli, &mut reporter) {
         Ok(code) => code,
@@ -278,11 +293,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         };
         let (snapshot, problems) = server::Snapshot::load(roots, cli.configs.clone());
         for p in problems {
-            eprintln!("warning: {p}");
+            tracing::warn!("{p}");
         }
         let diagnostics: Vec<Diagnostic> = snapshot.configs.diagnostics().cloned().collect();
         reporter.report(&diagnostics);
-        eprintln!("sycl-analyzer daemon listening on {}", socket.display());
+        tracing::info!(socket = %socket.display(), "daemon listening");
         let limits = server::daemon::Limits {
             max_connections: *max_connections as usize,
             idle_timeout: std::time::Duration::from_secs(*idle_timeout),

@@ -386,6 +386,7 @@ impl State {
         let open: HashSet<String> = self.docs.keys().filter_map(State::path_of).collect();
         tokio::task::spawn_blocking(move || {
             use rayon::prelude::*;
+            let started = std::time::Instant::now();
             let budget = syntax::parse_budget();
             let sources = workspace::Sources::new(&env, paths, texts, None);
             let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
@@ -413,6 +414,7 @@ impl State {
                 notices.remove(p);
             }
             for (p, why) in &skipped {
+                tracing::info!(file = %p, "{why}");
                 let name: Arc<str> = Arc::from(p.as_str());
                 notices.insert(p.clone(), *workspace::notice(&name, why.clone()));
             }
@@ -451,6 +453,13 @@ impl State {
                 .diagnostics
                 .extend(snapshot.configs.diagnostics().cloned());
             report.diagnostics.extend(notices.into_values());
+            tracing::debug!(
+                generation,
+                parsed = parsed.len(),
+                findings = report.diagnostics.len(),
+                elapsed = ?started.elapsed(),
+                "analysis"
+            );
             let _ = client.emit(Analyzed {
                 generation,
                 report,
@@ -697,6 +706,12 @@ fn start_watching(st: &mut State) {
 }
 
 fn on_fs_changed(st: &mut State, mut change: FsChanged) {
+    tracing::debug!(
+        sources = change.sources.len(),
+        config = change.config,
+        rescan = change.rescan,
+        "files changed on disk"
+    );
     let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
     if change.rescan {
         let present: HashSet<&str> = change.sources.iter().map(|(p, _)| p.as_str()).collect();

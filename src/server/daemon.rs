@@ -170,13 +170,13 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
                 .clone();
             let (next, problems) = current.reloaded();
             for p in problems {
-                eprintln!("warning: {p}");
+                tracing::warn!("{p}");
             }
             *watched.write().expect("snapshot lock is never poisoned") = Arc::new(next);
         }
     });
     if let Err(e) = &watcher {
-        eprintln!("warning: {e}; use sycl/reloadConfig after editing config files");
+        tracing::warn!("{e}; use sycl/reloadConfig after editing config files");
     }
     let result = runtime.block_on(async move {
         let listener = UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;
@@ -336,6 +336,7 @@ async fn message(line: &str, state: &Shared, heavy: &Arc<Semaphore>) -> (Option<
         .expect("snapshot lock is never poisoned")
         .clone();
     let method_name = method.clone();
+    let started = std::time::Instant::now();
     let run = move || {
         std::panic::catch_unwind(AssertUnwindSafe(|| handle(&snapshot, &method, &params)))
             .unwrap_or_else(|_| {
@@ -353,7 +354,14 @@ async fn message(line: &str, state: &Shared, heavy: &Arc<Semaphore>) -> (Option<
         // Table lookups take microseconds: cheaper than a trip to the blocking pool.
         run()
     };
+    match &outcome.result {
+        Ok(_) => tracing::debug!(method = %method_name, elapsed = ?started.elapsed(), "request"),
+        Err(e) => {
+            tracing::debug!(method = %method_name, code = e.code, "request refused: {}", e.message)
+        }
+    }
     if let Some(next) = outcome.next {
+        tracing::info!("device table reloaded: {} targets", next.table.len());
         *state.write().expect("snapshot lock is never poisoned") = Arc::new(next);
     }
     (reply(outcome.result), false)
