@@ -1015,3 +1015,35 @@ fn code_lenses_are_refreshed_after_an_analysis() {
     });
     shutdown(c);
 }
+
+/// Log events reach the editor as `window/logMessage` at the level `$/setTrace` allows: a file
+/// skipped at indexing (an info event) is sent under `messages`, not under `off`.
+#[test]
+fn log_events_go_to_the_editors_output_channel() {
+    let run = |trace: &str| -> bool {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("k.cpp"), "void f() {}\n").unwrap();
+        std::fs::write(root.join("blob.cpp"), [0u8, 159, 146, 150, 0, 1, 2]).unwrap();
+        let mut c = Client::start();
+        c.request(
+            "initialize",
+            json!({ "processId": null, "rootUri": format!("file://{}", root.display()),
+                    "capabilities": {}, "trace": trace }),
+        );
+        c.notify("initialized", json!({}));
+        let uri = format!("file://{}/blob.cpp", root.display());
+        // The skipped file's note is published after indexing; its log event came first.
+        c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+        let logged = c.seen().iter().any(|m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["message"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("skipped") && t.contains("blob.cpp"))
+        });
+        shutdown(c);
+        logged
+    };
+    assert!(run("messages"), "an info event under 'messages'");
+    assert!(!run("off"), "no info event under 'off'");
+}

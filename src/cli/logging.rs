@@ -21,28 +21,29 @@ pub fn init(log_file: Option<&Path>, default: &str) -> Result<(), String> {
         },
         Err(_) => (EnvFilter::new(default), None),
     };
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(true);
-    let done = match log_file {
+    use tracing_subscriber::fmt::writer::BoxMakeWriter;
+    use tracing_subscriber::prelude::*;
+    let writer = match log_file {
         Some(path) => {
             let file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(path)
                 .map_err(|e| format!("cannot open the log file '{}': {e}", path.display()))?;
-            builder
-                .with_ansi(false)
-                .with_writer(Mutex::new(file))
-                .try_init()
+            BoxMakeWriter::new(Mutex::new(file))
         }
-        None => builder
-            .with_ansi(false)
-            .with_writer(std::io::stderr)
-            .try_init(),
+        None => BoxMakeWriter::new(std::io::stderr),
     };
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_ansi(false)
+        .with_target(true)
+        .with_writer(writer);
     // A second init (tests running the CLI in one process) keeps the first subscriber.
-    let _ = done;
+    let _ = tracing_subscriber::registry()
+        .with(filter)
+        .with(fmt)
+        .with(crate::lsp::log::Forward)
+        .try_init();
     if let Some(bad) = bad {
         tracing::warn!("{bad}; using '{default}'");
     }

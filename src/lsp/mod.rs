@@ -10,6 +10,7 @@ mod code_lens;
 pub mod convert;
 mod hover;
 mod inactive_regions;
+pub mod log;
 mod semantic_tokens;
 
 use std::collections::{HashMap, HashSet};
@@ -150,6 +151,8 @@ struct State {
     semantic_refresh: bool,
     /// The client handles `workspace/codeLens/refresh`.
     lens_refresh: bool,
+    /// Which log events go to the editor (`$/setTrace`): see `log::threshold`.
+    trace: Arc<std::sync::atomic::AtomicU8>,
     /// The client takes clangd's `textDocument/inactiveRegions`.
     inactive_notify: bool,
     /// Per open document, the inactive lines last sent in `textDocument/inactiveRegions`.
@@ -590,6 +593,11 @@ fn initialize(st: &mut State, raw: Value) -> Result<InitializeResult, ResponseEr
         .and_then(|w| w.semantic_tokens.as_ref())
         .and_then(|s| s.refresh_support)
         .unwrap_or(false);
+    let trace = params.trace.and_then(|t| serde_json::to_value(t).ok());
+    st.trace.store(
+        log::threshold(trace.as_ref().and_then(Value::as_str)),
+        std::sync::atomic::Ordering::Relaxed,
+    );
     st.lens_refresh = params
         .capabilities
         .workspace
@@ -1092,7 +1100,10 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
             None => None,
         };
         let (mainloop, _) = async_lsp::MainLoop::new_server(|client| {
+            let trace = Arc::new(std::sync::atomic::AtomicU8::new(log::threshold(None)));
+            log::connect(client.clone(), trace.clone());
             let mut router = Router::new(State {
+                trace,
                 client: client.clone(),
                 encoding: Encoding::Utf16,
                 root: None,
@@ -1190,6 +1201,14 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                     ControlFlow::Continue(())
                 })
                 .notification::<notification::Exit>(|_, _| ControlFlow::Break(Ok(())))
+                .notification::<notification::SetTrace>(|st, p| {
+                    let value = serde_json::to_value(p.value).ok();
+                    st.trace.store(
+                        log::threshold(value.as_ref().and_then(Value::as_str)),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                    ControlFlow::Continue(())
+                })
                 .event::<FsChanged>(|st, change| {
                     on_fs_changed(st, change);
                     ControlFlow::Continue(())
@@ -1306,6 +1325,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
             .await
             .map_err(|e| e.to_string())
     });
+    log::disconnect();
     if let Some(path) = listen {
         let _ = std::fs::remove_file(path);
     }

@@ -232,7 +232,10 @@ pub fn load_indexed(
                 }
                 loaded.hashes.push(h);
             }
-            Err(n) => loaded.notices.push(*n),
+            Err(n) => {
+                tracing::info!(file = %n.file, "{}", n.message);
+                loaded.notices.push(*n);
+            }
         }
     }
     loaded
