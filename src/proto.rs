@@ -199,7 +199,7 @@ pub fn matrix_answer(m: &crate::analysis::matrix::Matrix, params: &Value) -> Val
 
 /// The kernel × target matrix (`sycl-analyzer report --format json`, `sycl/kernelMatrix`).
 pub fn matrix_json(m: &crate::analysis::matrix::Matrix) -> Value {
-    use crate::analysis::matrix::{Reason, Status};
+    use crate::analysis::matrix::Reason;
     let reg = crate::devices::registry();
     let kernels: Vec<Value> = m
         .rows
@@ -246,24 +246,16 @@ pub fn matrix_json(m: &crate::analysis::matrix::Matrix) -> Value {
         .collect();
     let mut summary = Map::new();
     for (i, t) in m.targets.iter().enumerate() {
-        let count = |s: Status| m.rows.iter().filter(|r| r.cells[i].status == s).count();
-        let mut aspects: std::collections::BTreeMap<&str, usize> = Default::default();
-        for r in &m.rows {
-            for why in &r.cells[i].reasons {
-                if let Reason::Aspect { aspect, .. } = why {
-                    *aspects.entry(aspect).or_default() += 1;
-                }
-            }
-        }
+        let s = m.summary(i);
         summary.insert(
             t.clone(),
             json!({
-                "kernels": m.rows.len(),
-                "compatible": count(Status::Compatible),
-                "not_in_image": count(Status::NotInImage),
-                "may_fail": count(Status::MayFail),
-                "not_compiled": count(Status::NotCompiled),
-                "aspects": aspects,
+                "kernels": s.kernels,
+                "compatible": s.compatible,
+                "not_in_image": s.not_in_image,
+                "may_fail": s.may_fail,
+                "not_compiled": s.not_compiled,
+                "aspects": s.aspects,
             }),
         );
     }
@@ -293,39 +285,10 @@ fn cell_text(
 
 /// A table (kernels × targets) with a summary line per target, for a pull-request comment.
 pub fn matrix_markdown(m: &crate::analysis::matrix::Matrix) -> String {
-    use crate::analysis::matrix::{Reason, Status};
     use std::fmt::Write;
     let mut out = String::from("## Kernels × targets\n\n");
     for (i, t) in m.targets.iter().enumerate() {
-        let n = |s: Status| m.rows.iter().filter(|r| r.cells[i].status == s).count();
-        let mut aspects: std::collections::BTreeMap<&str, usize> = Default::default();
-        for r in &m.rows {
-            for why in &r.cells[i].reasons {
-                if let Reason::Aspect { aspect, .. } = why {
-                    *aspects.entry(aspect).or_default() += 1;
-                }
-            }
-        }
-        let uses: Vec<String> = aspects
-            .iter()
-            .map(|(a, k)| format!("{k} use {a}"))
-            .collect();
-        let _ = write!(
-            out,
-            "- **{t}**: {} of {} kernels run",
-            n(Status::Compatible),
-            m.rows.len()
-        );
-        if n(Status::NotInImage) > 0 {
-            let _ = write!(out, "; {} not in its image", n(Status::NotInImage));
-        }
-        if n(Status::MayFail) > 0 {
-            let _ = write!(out, "; {} may fail on some devices", n(Status::MayFail));
-        }
-        if !uses.is_empty() {
-            let _ = write!(out, " ({})", uses.join(", "));
-        }
-        out.push('\n');
+        let _ = writeln!(out, "- **{t}**: {}", m.summary(i).line());
     }
     out.push_str("\n| kernel | where |");
     for t in &m.targets {

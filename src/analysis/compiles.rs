@@ -168,22 +168,10 @@ impl Analysis {
             report.stats.varying_files = varying;
             return report;
         };
-        let known: Vec<String> = self
-            .compiles
-            .iter()
-            .flat_map(|c| c.targets.iter().cloned())
-            .collect();
         let mut reports: Vec<(Vec<String>, Report)> = Vec::new();
-        for (k, c) in self.compiles.iter_mut().enumerate() {
-            // A target the facts do not know yet (settings changed before they were redone)
-            // goes with the first compile.
-            let mine: Vec<ResolvedTarget> = all
-                .iter()
-                .filter(|t| {
-                    c.targets.contains(&t.canonical) || (k == 0 && !known.contains(&t.canonical))
-                })
-                .cloned()
-                .collect();
+        for k in 0..self.compiles.len() {
+            let mine = self.targets_of(k, all);
+            let c = &mut self.compiles[k];
             let names = mine.iter().map(|t| t.canonical.clone()).collect();
             let s = Settings {
                 table: settings.table,
@@ -201,6 +189,18 @@ impl Analysis {
 type FindingKey = (Arc<str>, usize, usize, String, String, String, String);
 
 impl Analysis {
+    /// The targets of `all` that compile `k` answers for: its own, and for the first one those
+    /// the facts do not know yet (settings changed before the files were preprocessed again).
+    fn targets_of(&self, k: usize, all: &[ResolvedTarget]) -> Vec<ResolvedTarget> {
+        let known = |t: &String| self.compiles.iter().any(|c| c.targets.contains(t));
+        all.iter()
+            .filter(|t| {
+                self.compiles[k].targets.contains(&t.canonical) || (k == 0 && !known(&t.canonical))
+            })
+            .cloned()
+            .collect()
+    }
+
     /// Which kernel each target's image holds, and why not (`analysis::matrix`).
     pub fn matrix(&self, settings: &Settings) -> super::matrix::Matrix {
         self.matrix_of(settings, &|_| true)
@@ -214,21 +214,12 @@ impl Analysis {
     ) -> super::matrix::Matrix {
         let all = settings.targets.unwrap_or_default();
         let order: Vec<String> = all.iter().map(|t| t.canonical.clone()).collect();
-        let known: Vec<&String> = self.compiles.iter().flat_map(|c| &c.targets).collect();
         let parts = self
             .compiles
             .iter()
             .enumerate()
             .map(|(k, c)| {
-                let mine: Vec<ResolvedTarget> = all
-                    .iter()
-                    .filter(|t| {
-                        c.targets.contains(&t.canonical)
-                            || ((k == 0 || self.compiles.len() == 1)
-                                && !known.contains(&&t.canonical))
-                    })
-                    .cloned()
-                    .collect();
+                let mine = self.targets_of(k, all);
                 let names = mine.iter().map(|t| t.canonical.clone()).collect();
                 let s = Settings {
                     table: settings.table,

@@ -78,6 +78,65 @@ pub struct Matrix {
     pub rows: Vec<Row>,
 }
 
+/// One target's column summed up: how many kernels in each state, and per aspect how many
+/// kernels it keeps out or may fail.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    pub kernels: usize,
+    pub compatible: usize,
+    pub not_in_image: usize,
+    pub may_fail: usize,
+    pub not_compiled: usize,
+    pub aspects: std::collections::BTreeMap<String, usize>,
+}
+
+impl Summary {
+    /// `4 of 5 kernels run; 1 not in its image (1 use fp64)`.
+    pub fn line(&self) -> String {
+        let mut out = format!("{} of {} kernels run", self.compatible, self.kernels);
+        if self.not_in_image > 0 {
+            out.push_str(&format!("; {} not in its image", self.not_in_image));
+        }
+        if self.may_fail > 0 {
+            out.push_str(&format!("; {} may fail on some devices", self.may_fail));
+        }
+        if !self.aspects.is_empty() {
+            let uses: Vec<String> = self
+                .aspects
+                .iter()
+                .map(|(a, k)| format!("{k} use {a}"))
+                .collect();
+            out.push_str(&format!(" ({})", uses.join(", ")));
+        }
+        out
+    }
+}
+
+impl Matrix {
+    /// The summary of target `i` (an index into `targets`).
+    pub fn summary(&self, i: usize) -> Summary {
+        let mut s = Summary {
+            kernels: self.rows.len(),
+            ..Summary::default()
+        };
+        for r in &self.rows {
+            let c = &r.cells[i];
+            match c.status {
+                Status::Compatible => s.compatible += 1,
+                Status::NotInImage => s.not_in_image += 1,
+                Status::MayFail => s.may_fail += 1,
+                Status::NotCompiled => s.not_compiled += 1,
+            }
+            for why in &c.reasons {
+                if let Reason::Aspect { aspect, .. } = why {
+                    *s.aspects.entry(aspect.clone()).or_default() += 1;
+                }
+            }
+        }
+        s
+    }
+}
+
 /// The rows of one device compile, for its targets, of the kernels in the files `wanted`
 /// accepts.
 pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {

@@ -113,36 +113,12 @@ pub fn html(m: &Matrix, title: &str) -> String {
     );
     out.push_str("<ul id=\"summary\">\n");
     for (i, t) in m.targets.iter().enumerate() {
-        let n = |s: Status| m.rows.iter().filter(|r| r.cells[i].status == s).count();
-        let mut aspects: std::collections::BTreeMap<&str, usize> = Default::default();
-        for r in &m.rows {
-            for why in &r.cells[i].reasons {
-                if let Reason::Aspect { aspect, .. } = why {
-                    *aspects.entry(aspect).or_default() += 1;
-                }
-            }
-        }
-        let uses: Vec<String> = aspects
-            .iter()
-            .map(|(a, k)| format!("{k} use {a}"))
-            .collect();
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<li><b>{}</b>: {} of {} kernels run",
+            "<li><b>{}</b>: {}</li>",
             escape(t),
-            n(Status::Compatible),
-            m.rows.len()
+            escape(&m.summary(i).line())
         );
-        if n(Status::NotInImage) > 0 {
-            let _ = write!(out, "; {} not in its image", n(Status::NotInImage));
-        }
-        if n(Status::MayFail) > 0 {
-            let _ = write!(out, "; {} may fail on some devices", n(Status::MayFail));
-        }
-        if !uses.is_empty() {
-            let _ = write!(out, " ({})", escape(&uses.join(", ")));
-        }
-        out.push_str("</li>\n");
     }
     out.push_str("</ul>\n<p><label>Filter <input id=\"filter\" type=\"search\" placeholder=\"kernel, file, target or aspect\"></label> <span id=\"shown\"></span></p>\n");
     out.push_str("<table id=\"matrix\">\n<thead><tr><th>kernel</th><th>where</th>");
