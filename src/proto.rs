@@ -262,23 +262,12 @@ pub fn matrix_json(m: &crate::analysis::matrix::Matrix) -> Value {
     json!({ "targets": m.targets, "kernels": kernels, "summary": summary })
 }
 
-fn cell_text(
-    status: crate::analysis::matrix::Status,
-    reasons: &[crate::analysis::matrix::Reason],
-) -> String {
-    use crate::analysis::matrix::{Reason, Status};
-    let why: Vec<String> = reasons
-        .iter()
-        .map(|r| match r {
-            Reason::Aspect { aspect, chain } if chain.is_empty() => format!("{aspect} (declared)"),
-            Reason::Aspect { aspect, .. } => aspect.clone(),
-            Reason::SubGroupSize { required, .. } => format!("sub-group {required}"),
-        })
-        .collect();
-    match status {
+fn cell_text(c: &crate::analysis::matrix::Cell) -> String {
+    use crate::analysis::matrix::Status;
+    match c.status {
         Status::Compatible => "✅".into(),
-        Status::NotInImage => format!("❌ {}", why.join(", ")),
-        Status::MayFail => format!("⚠️ {}", why.join(", ")),
+        Status::NotInImage => format!("❌ {}", c.why()),
+        Status::MayFail => format!("⚠️ {}", c.why()),
         Status::NotCompiled => "—".into(),
     }
 }
@@ -318,7 +307,7 @@ pub fn matrix_markdown(m: &crate::analysis::matrix::Matrix) -> String {
             r.name_span.pos.line
         );
         for c in &r.cells {
-            let _ = write!(out, " {} |", cell_text(c.status, &c.reasons));
+            let _ = write!(out, " {} |", cell_text(c));
         }
         out.push('\n');
     }

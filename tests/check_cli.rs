@@ -663,6 +663,18 @@ fn a_guarded_header_reached_twice_keeps_its_contents() {
     assert_eq!(v["kernels"].as_array().unwrap().len(), 2, "{v:#}");
 }
 
+/// `report ARGS`'s standard output; it must exit 0.
+fn report_out(args: &[&str]) -> Vec<u8> {
+    bin()
+        .arg("report")
+        .args(args)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone()
+}
+
 /// `report`: every kernel × every target, with the reason of each cell that is not
 /// compatible; a kernel a target's compile does not compile is `not_compiled` there.
 #[test]
@@ -681,21 +693,14 @@ void run(sycl::queue& q, double* d, float* f) {
 "#,
     )
     .unwrap();
-    let out = bin()
-        .args([
-            "report",
-            dir.path().to_str().unwrap(),
-            "--targets",
-            "intel_gpu_dg1,nvidia_gpu_sm_80,spir64",
-            "--format",
-            "json",
-            "--no-cache",
-        ])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
+    let out = report_out(&[
+        dir.path().to_str().unwrap(),
+        "--targets",
+        "intel_gpu_dg1,nvidia_gpu_sm_80,spir64",
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         v["targets"],
@@ -732,19 +737,12 @@ void run(sycl::queue& q, double* d, float* f) {
     assert_eq!(v["summary"]["intel_gpu_dg1"]["not_in_image"], 1);
     assert_eq!(v["summary"]["intel_gpu_dg1"]["aspects"]["fp64"], 1);
     // Markdown, for a pull request: the same cells.
-    let md = bin()
-        .args([
-            "report",
-            dir.path().to_str().unwrap(),
-            "--targets",
-            "intel_gpu_dg1,nvidia_gpu_sm_80",
-            "--no-cache",
-        ])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
+    let md = report_out(&[
+        dir.path().to_str().unwrap(),
+        "--targets",
+        "intel_gpu_dg1,nvidia_gpu_sm_80",
+        "--no-cache",
+    ]);
     let md = String::from_utf8(md).unwrap();
     assert!(
         md.contains("- **intel_gpu_dg1**: 1 of 3 kernels run; 1 not in its image (1 use fp64)"),
@@ -757,21 +755,14 @@ void run(sycl::queue& q, double* d, float* f) {
 /// Uses behind `if_device_has` are shown as guarded, never as a reason a kernel fails.
 #[test]
 fn report_shows_guarded_uses_as_such() {
-    let out = bin()
-        .args([
-            "report",
-            "tests/fixtures/if_device_has.cpp",
-            "--targets",
-            "intel_gpu_dg1",
-            "--format",
-            "json",
-            "--no-cache",
-        ])
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
+    let out = report_out(&[
+        "tests/fixtures/if_device_has.cpp",
+        "--targets",
+        "intel_gpu_dg1",
+        "--format",
+        "json",
+        "--no-cache",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let k = &v["kernels"][0];
     assert_eq!(k["line"], 9, "{v:#}");

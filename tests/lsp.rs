@@ -53,6 +53,22 @@ fn started(root: &std::path::Path, targets: &str) -> Client {
     c
 }
 
+/// A server with `targets` on a workspace of one file, `k.cpp` holding `text`, opened and
+/// analysed once: the workspace, the client and the file's URI.
+fn opened(text: &str, targets: &str) -> (tempfile::TempDir, Client, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("k.cpp"), text).unwrap();
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = started(&root, targets);
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    (dir, c, uri)
+}
+
 fn shutdown(mut c: Client) {
     let r = c.request("shutdown", Value::Null);
     assert!(r.get("error").is_none(), "{r}");
@@ -918,17 +934,8 @@ fn edits_of_an_includer_reach_its_headers() {
 /// `sycl/kernelMatrix` in the editor answers from its live state: an unsaved edit counts.
 #[test]
 fn kernel_matrix_from_the_editors_state() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
     let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, double* d) {\n  q.single_task([=] { d[0] = d[1] * 2; });\n}\n";
-    std::fs::write(root.join("k.cpp"), text).unwrap();
-    let uri = format!("file://{}/k.cpp", root.display());
-    let mut c = started(&root, "intel_gpu_dg1");
-    c.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
-    );
-    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let (_dir, mut c, uri) = opened(text, "intel_gpu_dg1");
     let status = |c: &mut Client| {
         let r = c.request("sycl/kernelMatrix", json!({}));
         r["result"]["kernels"][0]["targets"]["intel_gpu_dg1"]["status"].clone()
@@ -947,17 +954,8 @@ fn kernel_matrix_from_the_editors_state() {
 /// A code lens above each kernel: on how many targets it runs, and why not on the others.
 #[test]
 fn code_lenses_say_where_each_kernel_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
     let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, double* d, float* f) {\n  q.single_task([=] { d[0] = d[1] * 2; });\n  q.single_task([=] { f[0] = 1; });\n}\n";
-    std::fs::write(root.join("k.cpp"), text).unwrap();
-    let uri = format!("file://{}/k.cpp", root.display());
-    let mut c = started(&root, "intel_gpu_pvc,intel_gpu_dg1,spir64");
-    c.notify(
-        "textDocument/didOpen",
-        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
-    );
-    c.diagnostics_for(&uri, |p| p["version"] == 1);
+    let (_dir, mut c, uri) = opened(text, "intel_gpu_pvc,intel_gpu_dg1,spir64");
     let r = c.request(
         "textDocument/codeLens",
         json!({ "textDocument": { "uri": uri } }),

@@ -57,6 +57,23 @@ pub struct Cell {
     pub reasons: Vec<Reason>,
 }
 
+impl Cell {
+    /// The reasons in a few words: `fp64, fp16 (declared), sub-group 8`.
+    pub fn why(&self) -> String {
+        self.reasons
+            .iter()
+            .map(|r| match r {
+                Reason::Aspect { aspect, chain } if chain.is_empty() => {
+                    format!("{aspect} (declared)")
+                }
+                Reason::Aspect { aspect, .. } => aspect.clone(),
+                Reason::SubGroupSize { required, .. } => format!("sub-group {required}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
     pub file: Arc<str>,
@@ -215,15 +232,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                 name_span,
                 name: graph.display_name(node),
                 kernel: graph.is_kernel(node),
-                declared: decl.map(|d| {
-                    d.aspects
-                        .iter()
-                        .map(|a| match a {
-                            AspectRef::Named { name, .. } => name.clone(),
-                            AspectRef::Unknown { text, .. } => text.clone(),
-                        })
-                        .collect()
-                }),
+                declared: decl.map(super::declared_names),
                 used,
                 guarded: graph.guarded(node),
                 cells,

@@ -327,15 +327,7 @@ impl OneCompile {
                     name_span,
                     name: graph.display_name(n),
                     kernel: graph.is_kernel(n),
-                    declared: graph.device_has(n).map(|d| {
-                        d.aspects
-                            .iter()
-                            .map(|a| match a {
-                                AspectRef::Named { name, .. } => name.clone(),
-                                AspectRef::Unknown { text, .. } => text.clone(),
-                            })
-                            .collect()
-                    }),
+                    declared: graph.device_has(n).map(declared_names),
                     used: graph.used(n),
                 }
             })
@@ -352,6 +344,17 @@ impl OneCompile {
             summaries,
         }
     }
+}
+
+/// A `device_has` list's aspects as written (unknown ones included).
+fn declared_names(d: &crate::syntax::DeviceHas) -> Vec<String> {
+    d.aspects
+        .iter()
+        .map(|a| match a {
+            AspectRef::Named { name, .. } => name.clone(),
+            AspectRef::Unknown { text, .. } => text.clone(),
+        })
+        .collect()
 }
 
 /// Findings in the order they are reported: by place, then aspect and text.

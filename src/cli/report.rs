@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::check::{self, CheckArgs};
 use super::output::Reporter;
 use super::EXIT_OK;
-use crate::analysis::matrix::{Matrix, Reason, Status};
+use crate::analysis::matrix::{Cell, Matrix, Reason, Status};
 use crate::analysis::{Analysis, Settings};
 use crate::devices::DeviceTable;
 
@@ -66,19 +66,11 @@ pub fn run(
 }
 
 /// Words, not emoji: a page must read the same without an emoji font.
-fn html_cell_text(status: Status, reasons: &[Reason]) -> String {
-    let why: Vec<String> = reasons
-        .iter()
-        .map(|r| match r {
-            Reason::Aspect { aspect, chain } if chain.is_empty() => format!("{aspect} (declared)"),
-            Reason::Aspect { aspect, .. } => aspect.clone(),
-            Reason::SubGroupSize { required, .. } => format!("sub-group {required}"),
-        })
-        .collect();
-    match status {
+fn html_cell_text(c: &Cell) -> String {
+    match c.status {
         Status::Compatible => "runs".into(),
-        Status::NotInImage => format!("not in image: {}", why.join(", ")),
-        Status::MayFail => format!("may fail: {}", why.join(", ")),
+        Status::NotInImage => format!("not in image: {}", c.why()),
+        Status::MayFail => format!("may fail: {}", c.why()),
         Status::NotCompiled => "not compiled".into(),
     }
 }
@@ -153,7 +145,7 @@ pub fn html(m: &Matrix, title: &str) -> String {
                 "<td class=\"{}\" data-target=\"{}\">{}",
                 status_word(c.status),
                 escape(&c.target),
-                escape(&html_cell_text(c.status, &c.reasons))
+                escape(&html_cell_text(c))
             );
             if !c.reasons.is_empty() {
                 out.push_str("<details><summary>why</summary><ul>");
