@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::devices::{self, config, ConfigFile, DeviceTable, MacroFormat, TargetList};
 use crate::diagnostics::{suggest, with_did_you_mean, Code, Diagnostic, DiagnosticSink, Severity};
@@ -27,7 +27,8 @@ pub const EXIT_USAGE: i32 = 2;
 #[command(
     name = "sycl-analyzer",
     version,
-    about = "DPC++ device knowledge without the compiler: targets, predefined macros, aspect traits"
+    about = "SYCL optional-feature checks without the compiler: device_has mismatches with their call chains, kernels left out of AOT images, the DPC++ device table, predefined macros and aspect traits",
+    after_long_help = "Exit status: 0 nothing found, 1 something invalid found (a finding, a bad target or config), 2 usage or IO error.\n\nEnvironment: SYCL_ANALYZER_LOG sets what is logged (tracing's env-filter syntax, e.g. `debug` or `sycl_analyzer::lsp=debug,warn`)."
 )]
 struct Cli {
     /// Device-config YAML applied on top of the embedded default table, as DPC++'s
@@ -64,6 +65,17 @@ enum Command {
     /// Answer a question about targets.
     #[command(subcommand)]
     Query(Query),
+    /// Print a shell completion script (install: see the README's "Installing").
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, or write one page per command into DIR.
+    Man {
+        /// Write sycl-analyzer.1 and sycl-analyzer-<command>.1 here (e.g. ~/.local/share/man/man1).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Work with device-config files.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -225,7 +237,10 @@ pub(crate) enum MacroOutput {
 
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -251,6 +266,29 @@ pub fn main() -> i32 {
     }
 }
 
+/// The clap command with the version naming the DPC++ sources of the embedded tables; the man
+/// page and completions are generated from the same definition.
+fn command() -> clap::Command {
+    static LONG: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        format!(
+            "{}\n{}",
+            env!("CARGO_PKG_VERSION"),
+            devices::provenance::version_lines()
+        )
+    });
+    static SHORT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let table = devices::provenance::embedded()
+            .iter()
+            .find(|s| s.data == "device_table")
+            .map(|s| format!(" (DPC++ device table {})", s.short()))
+            .unwrap_or_default();
+        format!("{}{table}", env!("CARGO_PKG_VERSION"))
+    });
+    Cli::command()
+        .version(SHORT.as_str())
+        .long_version(LONG.as_str())
+}
+
 fn read_file(path: &Path) -> Result<Vec<u8>, String> {
     std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))
 }
@@ -268,6 +306,37 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             .clone()
             .unwrap_or_else(server::daemon::default_socket);
         return remote::query(&socket, query);
+    }
+    match &cli.command {
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(*shell, &mut command(), "sycl-analyzer", &mut out);
+            let mut script = String::from_utf8_lossy(&out).into_owned();
+            if *shell == clap_complete::Shell::Bash {
+                // clap_complete's bash script spells the state of a hyphenated binary's
+                // subcommands two ways (clap-rs/clap#6421), so nothing after a subcommand
+                // completed; tests/install.rs completes through a real bash.
+                script = script.replace("sycl__subcmd__analyzer", "sycl__analyzer");
+            }
+            output::out(&script);
+            return Ok(EXIT_OK);
+        }
+        Command::Man { dir: None } => {
+            let mut out = Vec::new();
+            // As `generate_to` does: no page for the `help` subcommand, so both lists agree.
+            clap_mangen::Man::new(command().disable_help_subcommand(true))
+                .render(&mut out)
+                .map_err(|e| e.to_string())?;
+            output::out(&String::from_utf8_lossy(&out));
+            return Ok(EXIT_OK);
+        }
+        Command::Man { dir: Some(dir) } => {
+            std::fs::create_dir_all(dir)
+                .and_then(|()| clap_mangen::generate_to(command(), dir))
+                .map_err(|e| format!("cannot write man pages to '{}': {e}", dir.display()))?;
+            return Ok(EXIT_OK);
+        }
+        _ => {}
     }
     if let Command::Lsp { listen } = &cli.command {
         let socket = listen
@@ -473,7 +542,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             }
             EXIT_OK
         }
-        Command::Config(_) | Command::Daemon { .. } | Command::Lsp { .. } => {
+        Command::Config(_)
+        | Command::Daemon { .. }
+        | Command::Lsp { .. }
+        | Command::Completions { .. }
+        | Command::Man { .. } => {
             unreachable!("handled above")
         }
         Command::Report {

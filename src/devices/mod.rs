@@ -6,6 +6,7 @@ pub mod config;
 pub mod driver;
 pub mod macros;
 pub mod predefined;
+pub mod provenance;
 pub mod table;
 pub mod targets;
 pub mod yaml;
