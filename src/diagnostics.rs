@@ -28,7 +28,7 @@ impl Severity {
 }
 
 macro_rules! codes {
-    ($($variant:ident => $text:literal,)*) => {
+    ($($variant:ident => $text:literal, $severity:ident, $meaning:literal, $help:literal;)*) => {
         /// Stable diagnostic codes: tools match on the string, so never rename one.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Code { $($variant,)* }
@@ -39,31 +39,90 @@ macro_rules! codes {
             pub fn as_str(self) -> &'static str {
                 match self { $(Code::$variant => $text,)* }
             }
+
+            /// The severity findings of this code have.
+            pub fn severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$severity,)* }
+            }
+
+            /// What a finding means, in Markdown (protocol.md's table of codes is this text).
+            pub fn meaning(self) -> &'static str {
+                match self { $(Code::$variant => $meaning,)* }
+            }
+
+            /// How to act on a finding, in Markdown (code scanning shows it beside each result).
+            pub fn help(self) -> &'static str {
+                match self { $(Code::$variant => $help,)* }
+            }
         }
     };
 }
 
 codes! {
-    YamlSyntax => "yaml-syntax",
-    InvalidUtf8 => "invalid-utf8",
-    EmptyConfig => "empty-config",
-    MultipleDocuments => "multiple-documents",
-    WrongType => "wrong-type",
-    UnknownKey => "unknown-key",
-    DuplicateKey => "duplicate-key",
-    MissingKey => "missing-key",
-    UnknownAspect => "unknown-aspect",
-    DeprecatedAspect => "deprecated-aspect",
-    DuplicateAspect => "duplicate-aspect",
-    DuplicateTarget => "duplicate-target",
-    InvalidSubGroupSize => "invalid-sub-group-size",
-    AliasTargetName => "alias-target-name",
-    InvalidTarget => "invalid-target",
-    AspectMismatch => "aspect-mismatch",
-    TargetUnsupportedAspect => "target-unsupported-aspect",
-    TargetUnsupportedSubGroupSize => "target-unsupported-sub-group-size",
-    IfArchitectureNotAot => "if-architecture-not-aot",
-    FileSkipped => "file-skipped",
+    YamlSyntax => "yaml-syntax", Error,
+        "the file is not YAML; it contributes nothing (a running server keeps its previous entries)",
+        "Fix the YAML syntax at the reported position.";
+    InvalidUtf8 => "invalid-utf8", Error,
+        "the file is not UTF-8 text; reported at the first invalid byte",
+        "Save the file as UTF-8.";
+    EmptyConfig => "empty-config", Warning,
+        "the file has no entries",
+        "Add target entries (`name: {aspects: [...]}`) or stop passing the file.";
+    MultipleDocuments => "multiple-documents", Warning,
+        "only the first YAML document is read",
+        "Merge the documents into one: DPC++ reads only the first.";
+    WrongType => "wrong-type", Error,
+        "a value of the wrong type (the entry is dropped)",
+        "Give the field the type the device-config format expects (see `sycl-analyzer schema`).";
+    UnknownKey => "unknown-key", Warning,
+        "a field the format does not have, with did-you-mean (ignored)",
+        "Rename the field to one of the format's keys, or remove it.";
+    DuplicateKey => "duplicate-key", Warning,
+        "a field given twice in one entry; the last one wins",
+        "Remove one of the two fields.";
+    MissingKey => "missing-key", Error,
+        "an entry without `aspects` (the entry is dropped)",
+        "Add `aspects: [...]` to the entry (an empty list is allowed).";
+    UnknownAspect => "unknown-aspect", Error,
+        "an aspect name or number the registry does not know, with did-you-mean (the entry is dropped)",
+        "Use an aspect name from `sycl-analyzer aspects`; the message suggests the closest ones.";
+    DeprecatedAspect => "deprecated-aspect", Warning,
+        "a deprecated aspect (`host`, `int64_base_atomics`, ...)",
+        "Replace the aspect by the one the message names.";
+    DuplicateAspect => "duplicate-aspect", Warning,
+        "an aspect listed twice in one entry",
+        "Remove the second occurrence.";
+    DuplicateTarget => "duplicate-target", Warning,
+        "a target defined twice in one file; the last definition wins",
+        "Keep one definition of the target.";
+    InvalidSubGroupSize => "invalid-sub-group-size", Error,
+        "a sub-group size that is zero or negative (the entry is dropped)",
+        "Give positive sub-group sizes.";
+    AliasTargetName => "alias-target-name", Warning,
+        "an entry written under an alias (`intel_gpu_12_60_7`); it applies to the canonical name",
+        "Write the entry under the canonical target name the message gives.";
+    InvalidTarget => "invalid-target", Error,
+        "`SYCL target is invalid: 'X'`, the driver's wording, with did-you-mean",
+        "Use a target name from `sycl-analyzer targets`; the message suggests the closest ones.";
+    AspectMismatch => "aspect-mismatch", Warning,
+        "a function or kernel decorated with `device_has` uses an aspect it does not list (with `function`, `aspect`, `chain`)",
+        "The call chain leads to the use. Add the aspect to the `[[sycl::device_has(...)]]` list, or \
+         change the use (a `float` literal `0.5f` instead of `0.5`, a 32-bit atomic). DPC++ warns \
+         the same at compile time, and the kernel cannot run on a device without the aspect.";
+    TargetUnsupportedAspect => "target-unsupported-aspect", Warning,
+        "a kernel or `SYCL_EXTERNAL` function uses or declares an aspect that no device of a configured target has",
+        "The AOT image for that target will not contain the kernel; launching it there throws \
+         `errc::kernel_not_supported`. Drop the target, guard the use with `if_architecture_is` or \
+         a `__SYCL_ANY_DEVICE_HAS_*__` macro, or stop using the aspect.";
+    TargetUnsupportedSubGroupSize => "target-unsupported-sub-group-size", Warning,
+        "`reqd_sub_group_size(N)` with N not among a configured target's sub-group sizes",
+        "Use a sub-group size every configured target supports (`sycl-analyzer targets` lists them).";
+    IfArchitectureNotAot => "if-architecture-not-aot", Error,
+        "`if_architecture_is` while a configured target has no `__SYCL_TARGET_*__` macro",
+        "`if_architecture_is` needs AOT targets: name specific devices in `-fsycl-targets`.";
+    FileSkipped => "file-skipped", Note,
+        "a source file not analysed: binary, over 8 MB, unreadable",
+        "Exclude the file (`.gitignore`) or make it a readable C++ source under 8 MB.";
 }
 
 impl Serialize for Code {

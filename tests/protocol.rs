@@ -272,3 +272,33 @@ fn the_language_server_example_matches_the_server() {
     c.notify("exit", Value::Null);
     let _ = c.child.wait();
 }
+
+/// protocol.md's table of codes is what the binary knows of each code (SARIF rules and the
+/// editors' descriptions come from the same text).
+#[test]
+fn the_table_of_codes_is_the_binarys() {
+    use sycl_analyzer::diagnostics::Code;
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol.md")).unwrap();
+    let rows: Vec<(String, String, String)> = doc
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.strip_prefix("| `")?.splitn(3, " | ").collect();
+            let code = cells.first()?.strip_suffix('`')?;
+            let (severity, meaning) = (cells.get(1)?, cells.get(2)?.strip_suffix(" |")?);
+            Some((code.into(), severity.to_string(), meaning.into()))
+        })
+        .filter(|(code, _, _)| Code::ALL.iter().any(|c| c.as_str() == code))
+        .collect();
+    let expected: Vec<(String, String, String)> = Code::ALL
+        .iter()
+        .map(|c| {
+            (
+                c.as_str().into(),
+                c.severity().as_str().into(),
+                c.meaning().into(),
+            )
+        })
+        .collect();
+    assert_eq!(rows, expected);
+}

@@ -3,13 +3,14 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use serde_json::{json, Value};
 
 use super::output::{self, Reporter};
 use super::{EXIT_INVALID, EXIT_OK};
 use crate::analysis::{self, Report, Settings};
 use crate::devices::{self, DeviceTable, ResolvedTarget};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::workspace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -251,28 +252,70 @@ fn sarif_location(file: &str, line: u32, column: u32, end_line: u32, end_column:
     })
 }
 
+/// A SARIF artifact URI: relative paths stay relative (code scanning resolves them against the
+/// checkout, so `check` is run from the repository's top), absolute ones become `file:` URIs.
 fn uri(file: &str) -> String {
-    Path::new(file).to_string_lossy().replace('\\', "/")
+    let path = Path::new(file);
+    if path.is_absolute() {
+        if let Ok(u) = url::Url::from_file_path(path) {
+            return u.to_string();
+        }
+    }
+    // Characters a URI reference cannot carry raw; `/` separates segments and stays.
+    const SEGMENT: &AsciiSet = &CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'#')
+        .add(b'%')
+        .add(b'<')
+        .add(b'>')
+        .add(b'?')
+        .add(b'[')
+        .add(b']')
+        .add(b'\\')
+        .add(b'^')
+        .add(b'`')
+        .add(b'{')
+        .add(b'|')
+        .add(b'}');
+    let relative = file.replace('\\', "/");
+    let relative = relative.trim_start_matches("./");
+    utf8_percent_encode(relative, SEGMENT).to_string()
+}
+
+fn sarif_rule(code: Code) -> Value {
+    json!({
+        "id": code.as_str(),
+        "name": format!("{code:?}"),
+        "shortDescription": { "text": code.meaning().replace('`', "") },
+        "fullDescription": { "text": code.meaning().replace('`', ""), "markdown": code.meaning() },
+        "help": { "text": code.help().replace('`', ""), "markdown": code.help() },
+        "defaultConfiguration": { "level": sarif_level(code.severity()) },
+    })
+}
+
+fn sarif_level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    }
 }
 
 /// SARIF 2.1.0, as CI code scanning reads it.
 fn sarif(report: &Report) -> Value {
-    let mut rules: Vec<&str> = report.diagnostics.iter().map(|d| d.code.as_str()).collect();
-    rules.sort_unstable();
+    let mut rules: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
+    rules.sort_unstable_by_key(|c| c.as_str());
     rules.dedup();
     let results: Vec<Value> = report
         .diagnostics
         .iter()
         .map(|d: &Diagnostic| {
-            let level = match d.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Note => "note",
-            };
+            let level = sarif_level(d.severity);
             let p = d.pos;
             let mut r = json!({
                 "ruleId": d.code.as_str(),
-                "ruleIndex": rules.iter().position(|x| *x == d.code.as_str()),
+                "ruleIndex": rules.iter().position(|c| *c == d.code),
                 "level": level,
                 "message": { "text": d.message },
                 "locations": [sarif_location(&d.file, p.line, p.column, p.end_line, p.end_column)],
@@ -312,7 +355,8 @@ fn sarif(report: &Report) -> Value {
             "tool": { "driver": {
                 "name": "sycl-analyzer",
                 "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules.iter().map(|r| json!({ "id": r })).collect::<Vec<_>>(),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "rules": rules.iter().map(|c| sarif_rule(*c)).collect::<Vec<_>>(),
             }},
             "results": results,
         }]
