@@ -9,14 +9,15 @@ import {
   ServerOptions,
   Trace,
 } from 'vscode-languageclient/node';
-import { deviceConfigsFromCompileCommands, findServer, Settings, toInitializationOptions } from './settings';
+import { deviceConfigsFromCompileCommands, findServer, noServerMessage, Settings, toInitializationOptions } from './settings';
 
 let client: LanguageClient | undefined;
 
 function settings(): Settings {
   const c = vscode.workspace.getConfiguration('sycl-analyzer');
+  // `sycl-analyzer.path` is the deprecated name of `server.path`, still read.
   return {
-    path: c.get<string>('path', ''),
+    serverPath: c.get<string>('server.path', '') || c.get<string>('path', ''),
     targets: c.get<string[]>('targets', []),
     deviceConfig: c.get<string[]>('deviceConfig', []),
     compileCommands: c.get<string>('compileCommands', ''),
@@ -47,27 +48,64 @@ function documentSelector(root: string | undefined): DocumentSelector {
   return selector;
 }
 
+/** A regular file this process may execute: a directory or a non-executable file cannot start. */
+function isExecutable(p: string): boolean {
+  try {
+    if (!fs.statSync(p).isFile()) return false;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why the server is not running, when it is not: commands repeat it instead of doing nothing. */
+let notRunning: string | undefined;
+
+async function showNoServer(reason: string): Promise<void> {
+  const open = 'Open Settings';
+  const choice = await vscode.window.showErrorMessage(noServerMessage(reason), open);
+  if (choice === open) await vscode.commands.executeCommand('workbench.action.openSettings', 'sycl-analyzer.server.path');
+}
+
 async function start(context: vscode.ExtensionContext): Promise<void> {
   const root = workspaceRoot();
   const s = settings();
-  const command = findServer(s.path, root, process.env.PATH, (p) => fs.existsSync(p));
-  if (!command) {
-    void vscode.window.showErrorMessage(
-      'sycl-analyzer: the server binary was not found. Install it (cargo install --path . in its repository) or set "sycl-analyzer.path".',
-    );
+  const exe = process.platform === 'win32' ? 'sycl-analyzer.exe' : 'sycl-analyzer';
+  const bundled = context.asAbsolutePath(path.join('server', exe));
+  const found = findServer(s.serverPath, bundled, root, process.env.PATH, isExecutable);
+  if (!('path' in found)) {
+    notRunning = `not found: ${found.tried.join(', ')}`;
+    void showNoServer(notRunning);
     return;
   }
-  const serverOptions: ServerOptions = { command, args: ['lsp'] };
+  const serverOptions: ServerOptions = { command: found.path, args: ['lsp'] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(root),
     initializationOptions: toInitializationOptions(s),
     synchronize: { configurationSection: 'sycl-analyzer' },
   };
-  client = new LanguageClient('sycl-analyzer', 'sycl-analyzer', serverOptions, clientOptions);
+  const c = new LanguageClient('sycl-analyzer', 'sycl-analyzer', serverOptions, clientOptions);
+  c.info(`server: ${found.path} (${found.source})`);
   const trace = vscode.workspace.getConfiguration('sycl-analyzer').get<string>('trace.server', 'off');
-  await client.start();
+  try {
+    await c.start();
+  } catch (e) {
+    notRunning = `${found.path} (${found.source}) failed: ${e instanceof Error ? e.message : String(e)}`;
+    void showNoServer(notRunning);
+    void c.dispose();
+    return;
+  }
+  notRunning = undefined;
+  client = c;
   await client.setTrace(Trace.fromString(trace));
   context.subscriptions.push(client);
+}
+
+/** The running client, or the reason there is none, shown once more. */
+function running(): LanguageClient | undefined {
+  if (!client) void showNoServer(notRunning ?? 'not started');
+  return client;
 }
 
 async function showDocument(content: string, language: string): Promise<void> {
@@ -98,12 +136,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await start(context);
     }),
     vscode.commands.registerCommand('sycl-analyzer.showMacros', async () => {
+      const client = running();
       if (!client) return;
       const r = await client.sendRequest<MacrosResult>('sycl/predefinedMacros', {});
       const lines = [`// -fsycl-targets=${r.targets.join(',')}`, ...Object.entries(r.macros).map(([n, v]) => `#define ${n} ${v}`)];
       await showDocument(lines.join('\n') + '\n', 'cpp');
     }),
     vscode.commands.registerCommand('sycl-analyzer.showTargets', async () => {
+      const client = running();
       if (!client) return;
       const rows = await client.sendRequest<TargetRow[]>('sycl/listTargets', {});
       const lines = ['| target | aspects | may have more | sub-group sizes | from |', '|---|---|---|---|---|'];
@@ -114,6 +154,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     // Also the command of the code lens above each kernel.
     vscode.commands.registerCommand('sycl-analyzer.showKernelMatrix', async () => {
+      const client = running();
       if (!client) return;
       const r = await client.sendRequest<{ markdown: string }>('sycl/kernelMatrix', { format: 'markdown' });
       await showDocument(r.markdown, 'markdown');
@@ -136,7 +177,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       // The path or the file set changes what is started: restart. Other settings go to the
       // running server as didChangeConfiguration.
-      if (e.affectsConfiguration('sycl-analyzer.path') || e.affectsConfiguration('sycl-analyzer.deviceConfigGlob')) {
+      if (e.affectsConfiguration('sycl-analyzer.server.path') ||
+        e.affectsConfiguration('sycl-analyzer.path') ||
+        e.affectsConfiguration('sycl-analyzer.deviceConfigGlob')) {
         await vscode.commands.executeCommand('sycl-analyzer.restart');
       }
     }),

@@ -3,7 +3,8 @@
 import * as path from 'node:path';
 
 export interface Settings {
-  path: string;
+  /** `sycl-analyzer.server.path`, else the deprecated `sycl-analyzer.path`. */
+  serverPath: string;
   targets: string[];
   deviceConfig: string[];
   compileCommands: string;
@@ -26,29 +27,51 @@ export function toInitializationOptions(s: Settings): InitializationOptions {
   return out;
 }
 
+/** Where the server comes from, for messages. */
+export type ServerSource = 'setting' | 'bundled' | 'PATH';
+
+export type ServerChoice = { path: string; source: ServerSource } | { tried: string[] };
+
 /**
- * The server binary: the configured path (made absolute against the workspace), else the first
- * `sycl-analyzer` on PATH. `exists` is injected so this stays testable.
+ * The server binary, as rust-analyzer's extension chooses: the configured path (made absolute
+ * against the workspace; if set, nothing else is tried), else the binary bundled in a
+ * platform-specific package, else the first `sycl-analyzer` on PATH. `tried` says what was
+ * looked for when nothing is found. `exists` is injected so this stays testable.
  */
 export function findServer(
   configured: string,
+  bundled: string | undefined,
   workspace: string | undefined,
   envPath: string | undefined,
   exists: (p: string) => boolean,
   platform: NodeJS.Platform = process.platform,
-): string | undefined {
+): ServerChoice {
   const exe = platform === 'win32' ? 'sycl-analyzer.exe' : 'sycl-analyzer';
   if (configured.trim().length > 0) {
     const p = path.isAbsolute(configured) || !workspace ? configured : path.join(workspace, configured);
-    return exists(p) ? p : undefined;
+    return exists(p) ? { path: p, source: 'setting' } : { tried: [p] };
+  }
+  const tried: string[] = [];
+  if (bundled) {
+    if (exists(bundled)) return { path: bundled, source: 'bundled' };
   }
   const sep = platform === 'win32' ? ';' : ':';
   for (const dir of (envPath ?? '').split(sep)) {
     if (dir.length === 0) continue;
     const p = path.join(dir, exe);
-    if (exists(p)) return p;
+    if (exists(p)) return { path: p, source: 'PATH' };
   }
-  return undefined;
+  tried.push(`${exe} on PATH`);
+  return { tried };
+}
+
+/** The message shown when no server can be started: what was tried and the setting to use. */
+export function noServerMessage(reason: string): string {
+  return (
+    `sycl-analyzer: cannot start the language server (${reason}). ` +
+    'Set "sycl-analyzer.server.path" to a sycl-analyzer binary (cargo install --locked --path . in its repository), ' +
+    'or install the extension package for your platform, which carries one.'
+  );
 }
 
 /** `-fsycl-device-config-file=` paths of a compile_commands.json, absolute, without repeats. */

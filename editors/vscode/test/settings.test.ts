@@ -1,29 +1,52 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { deviceConfigsFromCompileCommands, findServer, toInitializationOptions } from '../src/settings';
+import { deviceConfigsFromCompileCommands, findServer, noServerMessage, toInitializationOptions } from '../src/settings';
 
 test('empty settings leave discovery to the server', () => {
-  assert.deepEqual(toInitializationOptions({ path: '', targets: [], deviceConfig: [], compileCommands: '' }), {});
+  assert.deepEqual(toInitializationOptions({ serverPath: '', targets: [], deviceConfig: [], compileCommands: '' }), {});
 });
 
 test('settings become initialization options', () => {
   assert.deepEqual(
-    toInitializationOptions({ path: '', targets: [' intel_gpu_pvc ', ''], deviceConfig: ['devices.yaml'], compileCommands: 'build/compile_commands.json' }),
+    toInitializationOptions({ serverPath: '', targets: [' intel_gpu_pvc ', ''], deviceConfig: ['devices.yaml'], compileCommands: 'build/compile_commands.json' }),
     { targets: ['intel_gpu_pvc'], deviceConfig: ['devices.yaml'], compileCommands: 'build/compile_commands.json' },
   );
 });
 
-test('the configured path wins, relative to the workspace', () => {
-  const exists = (p: string) => p === '/ws/bin/sycl-analyzer';
-  assert.equal(findServer('bin/sycl-analyzer', '/ws', '/usr/bin', exists, 'linux'), '/ws/bin/sycl-analyzer');
-  assert.equal(findServer('/nope/sycl-analyzer', '/ws', '/usr/bin', exists, 'linux'), undefined);
+test('the configured path wins, relative to the workspace, and nothing else is tried', () => {
+  const exists = (p: string) => p === '/ws/bin/sycl-analyzer' || p === '/ext/server/sycl-analyzer' || p === '/usr/bin/sycl-analyzer';
+  assert.deepEqual(findServer('bin/sycl-analyzer', '/ext/server/sycl-analyzer', '/ws', '/usr/bin', exists, 'linux'), {
+    path: '/ws/bin/sycl-analyzer',
+    source: 'setting',
+  });
+  assert.deepEqual(findServer('/nope/sycl-analyzer', '/ext/server/sycl-analyzer', '/ws', '/usr/bin', exists, 'linux'), {
+    tried: ['/nope/sycl-analyzer'],
+  });
+});
+
+test('else the bundled binary, before PATH', () => {
+  const exists = (p: string) => p === '/ext/server/sycl-analyzer' || p === '/usr/bin/sycl-analyzer';
+  assert.deepEqual(findServer('', '/ext/server/sycl-analyzer', '/ws', '/usr/bin', exists, 'linux'), {
+    path: '/ext/server/sycl-analyzer',
+    source: 'bundled',
+  });
+  // The generic package has no bundled binary: PATH.
+  assert.deepEqual(findServer('  ', undefined, '/ws', '/usr/bin', exists, 'linux'), { path: '/usr/bin/sycl-analyzer', source: 'PATH' });
 });
 
 test('else the first sycl-analyzer on PATH', () => {
   const exists = (p: string) => p === '/opt/b/sycl-analyzer' || p === '/opt/c/sycl-analyzer';
-  assert.equal(findServer('', '/ws', '/opt/a::/opt/b:/opt/c', exists, 'linux'), '/opt/b/sycl-analyzer');
-  assert.equal(findServer('', '/ws', undefined, exists, 'linux'), undefined);
-  assert.equal(findServer('', undefined, 'C:\\a;C:\\b', (p) => p.endsWith('sycl-analyzer.exe'), 'win32')?.endsWith('sycl-analyzer.exe'), true);
+  assert.deepEqual(findServer('', '/ext/server/sycl-analyzer', '/ws', '/opt/a::/opt/b:/opt/c', exists, 'linux'), {
+    path: '/opt/b/sycl-analyzer',
+    source: 'PATH',
+  });
+  assert.deepEqual(findServer('', undefined, '/ws', undefined, exists, 'linux'), { tried: ['sycl-analyzer on PATH'] });
+  const win = findServer('', undefined, undefined, 'C:\\a;C:\\b', (p) => p.endsWith('sycl-analyzer.exe'), 'win32');
+  assert.equal('path' in win && win.path.endsWith('sycl-analyzer.exe'), true);
+});
+
+test('the no-server message names the setting', () => {
+  assert.match(noServerMessage('x'), /"sycl-analyzer\.server\.path"/);
 });
 
 test('device configs named in compile_commands.json', () => {
