@@ -449,6 +449,48 @@ fn targets_and_device_config_come_from_compile_commands() {
     shutdown(c);
 }
 
+/// Editors send their whole settings section, unset entries as "" and []: VS Code does, on
+/// initialize and on every change. They mean "not configured": compile_commands.json still
+/// names the targets and the device config, and no file named "" (the root) is read.
+#[test]
+fn empty_settings_leave_discovery_to_compile_commands() {
+    let (mut c, uri, _dir) = session_with_compile_commands(
+        "build/compile_commands.json",
+        r#"{"directory": "{dir}", "file": "k.cpp", "arguments": ["icpx", "-fsycl", "-fsycl-targets=my_dev", "-fsycl-device-config-file=devs.yaml", "k.cpp"]}"#,
+        &[("devs.yaml", "my_dev:\n  aspects: [gpu]\n")],
+    );
+    c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "sycl-analyzer": {
+            "server": { "path": "" }, "path": "", "targets": [], "deviceConfig": [""],
+            "compileCommands": "", "deviceConfigGlob": "**/*device*config*.{yaml,yml}",
+            "trace": { "server": "off" } } } }),
+    );
+    // A kernel edit makes a new analysis under the new settings.
+    let text = "void run(sycl::queue &q, float *p) { q.single_task([=]() { double e = p[0]; p[0] = e; }); }\n";
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 7, "text": text } }),
+    );
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 7);
+    assert_eq!(
+        d["diagnostics"][0]["code"], "target-unsupported-aspect",
+        "{d}"
+    );
+    assert!(d["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'my_dev'"));
+    let shown: Vec<&Value> = c
+        .seen()
+        .iter()
+        .filter(|m| m["method"] == "window/showMessage")
+        .collect();
+    assert!(shown.is_empty(), "{shown:?}");
+    shutdown(c);
+}
+
 /// `--offload-arch` in the build's commands names the targets; a spelling the driver refuses is
 /// shown with its text, and the targets it accepts are still analysed.
 #[test]

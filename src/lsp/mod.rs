@@ -60,23 +60,24 @@ impl Options {
             Some(r) if Path::new(p).is_relative() => r.join(p),
             _ => PathBuf::from(p),
         };
-        Options {
-            targets: match v.get("targets") {
-                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
-                Some(Value::Array(a)) if !a.is_empty() => Some(
-                    a.iter()
-                        .filter_map(Value::as_str)
-                        .collect::<Vec<_>>()
-                        .join(","),
-                ),
-                _ => None,
-            },
-            device_config: match v.get("deviceConfig") {
-                Some(Value::String(s)) => vec![abs(s)],
-                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(abs).collect(),
+        // Editors send their whole settings section, unset ones as "" or []: those mean "not
+        // configured", never the workspace root (VS Code's end-to-end test found that).
+        let strings = |key: &str| -> Vec<&str> {
+            let list: Vec<&str> = match v.get(key) {
+                Some(Value::String(s)) => vec![s.as_str()],
+                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
                 _ => Vec::new(),
-            },
-            compile_commands: v.get("compileCommands").and_then(Value::as_str).map(abs),
+            };
+            list.into_iter()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        let targets = strings("targets");
+        Options {
+            targets: (!targets.is_empty()).then(|| targets.join(",")),
+            device_config: strings("deviceConfig").into_iter().map(abs).collect(),
+            compile_commands: strings("compileCommands").first().map(|p| abs(p)),
         }
     }
 }
