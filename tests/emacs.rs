@@ -1,5 +1,5 @@
 //! A third LSP client nobody here wrote: Emacs with eglot (Debian's emacs-nox and elpa-eglot), in
-//! batch mode, configured as editors/README.md says (tests/emacs/e2e.el). It opens a kernel whose
+//! batch mode, configured by the eglot setup of editors/README.md as written (tests/emacs/e2e.el). It opens a kernel whose
 //! helper computes in double, gets the aspect-mismatch warning through flymake, and hovers fp16.
 
 use std::io::Read;
@@ -30,11 +30,21 @@ fn eglot_shows_the_warning_through_flymake_and_hovers() {
     )
     .unwrap();
 
-    let driver = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emacs/e2e.el");
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let driver = manifest.join("tests/emacs/e2e.el");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_sycl-analyzer"));
     let mut child = Command::new("emacs")
         .args(["--batch", "--no-init-file", "-l"])
         .arg(&driver)
-        .env("SYCL_ANALYZER_BIN", env!("CARGO_BIN_EXE_sycl-analyzer"))
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                bin.parent().unwrap().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env("SYCL_EDITORS_README", manifest.join("editors/README.md"))
         .env("SYCL_FIXTURE", &source)
         .env("HOME", &root)
         .env("XDG_CACHE_HOME", root.join(".cache"))
@@ -89,4 +99,6 @@ fn eglot_shows_the_warning_through_flymake_and_hovers() {
         hover.contains("sycl::aspect::fp16") && hover.contains("16-bit floating point"),
         "{hover}"
     );
+    // The documented :initializationOptions reached the server.
+    assert!(hover.contains("-fsycl-targets=intel_gpu_pvc"), "{hover}");
 }

@@ -1,8 +1,8 @@
 ;;; e2e.el --- sycl-analyzer under Emacs's eglot, in batch mode  -*- lexical-binding: t -*-
 ;;
-;; Run by tests/emacs.rs: emacs --batch --no-init-file -l e2e.el (site files load, as for a user), with SYCL_ANALYZER_BIN (the server) and
-;; SYCL_FIXTURE (a source in a git repository).  The configuration is the one editors/README.md
-;; documents.  Prints RESULT lines the Rust test reads; exits 1 with what was seen on a failure.
+;; Run by tests/emacs.rs: emacs --batch --no-init-file -l e2e.el (site files load, as for a user), with the server on PATH and
+;; SYCL_FIXTURE (a source in a git repository), SYCL_EDITORS_README (editors/README.md, whose
+;; eglot setup is evaluated as written).  Prints RESULT lines the Rust test reads; exits 1 with what was seen on a failure.
 
 (require 'package)
 (package-initialize)                    ; Debian's elpa-eglot lives in the system package dirs
@@ -25,10 +25,18 @@
       (accept-process-output nil 0.1))
     (or v (e2e-fail "timed out waiting for %s" what))))
 
-;; The documented setup.
-(add-to-list 'eglot-server-programs
-             `((c++-mode c-mode) . (,(getenv "SYCL_ANALYZER_BIN") "lsp")))
-(add-hook 'c++-mode-hook #'eglot-ensure)
+;; The setup editors/README.md documents, read from there: the first elisp block after the eglot
+;; heading.  The server is found on PATH (exec-path), as for a user.
+(with-temp-buffer
+  (insert-file-contents (getenv "SYCL_EDITORS_README"))
+  (unless (and (search-forward "## Emacs: eglot" nil t)
+               (search-forward "```elisp\n" nil t))
+    (e2e-fail "no eglot setup in %s" (getenv "SYCL_EDITORS_README")))
+  (let ((start (point)))
+    (search-forward "```")
+    (let ((setup (buffer-substring-no-properties start (match-beginning 0))))
+      (princ (format "RESULT setup %d chars\n" (length setup)))
+      (eval (car (read-from-string (concat "(progn " setup ")"))) t))))
 
 (find-file (getenv "SYCL_FIXTURE"))
 (princ (format "RESULT mode %s\n" major-mode))
