@@ -491,6 +491,41 @@ fn empty_settings_leave_discovery_to_compile_commands() {
     shutdown(c);
 }
 
+/// Targets given in initializationOptions survive a `didChangeConfiguration` that does not name
+/// them: eglot sends `{}` after initializing (the Emacs test found it).
+#[test]
+fn a_configuration_change_without_targets_keeps_the_initial_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let text = "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n";
+    std::fs::write(root.join("k.cpp"), text).unwrap();
+    let uri = format!("file://{}/k.cpp", root.display());
+    let mut c = started(&root, "intel_gpu_dg1");
+    for (version, settings) in [
+        (1, json!({})),
+        (2, json!(null)),
+        (3, json!({ "sycl-analyzer": {} })),
+    ] {
+        c.notify(
+            "workspace/didChangeConfiguration",
+            json!({ "settings": settings }),
+        );
+        c.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": version, "text": text } }),
+        );
+        let d = c.diagnostics_for(&uri, |p| p["version"] == version);
+        assert!(
+            d["diagnostics"][0]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("'intel_gpu_dg1'"),
+            "{settings}: {d}"
+        );
+    }
+    shutdown(c);
+}
+
 /// `--offload-arch` in the build's commands names the targets; a spelling the driver refuses is
 /// shown with its text, and the targets it accepts are still analysed.
 #[test]

@@ -54,30 +54,42 @@ struct Options {
 }
 
 impl Options {
-    fn from_json(v: &Value, root: Option<&Path>) -> Options {
+    /// The settings `v` names, over the current ones: a key `v` lacks keeps its value. Clients
+    /// that configure through initializationOptions still send `didChangeConfiguration`,
+    /// often with `{}` or `null` (eglot does): that must not undo them. A key sent as "" or []
+    /// means "not configured", never the workspace root (VS Code sends its whole section).
+    fn updated(&self, v: &Value, root: Option<&Path>) -> Options {
         let v = v.get("sycl-analyzer").unwrap_or(v);
         let abs = |p: &str| match root {
             Some(r) if Path::new(p).is_relative() => r.join(p),
             _ => PathBuf::from(p),
         };
-        // Editors send their whole settings section, unset ones as "" or []: those mean "not
-        // configured", never the workspace root (VS Code's end-to-end test found that).
-        let strings = |key: &str| -> Vec<&str> {
-            let list: Vec<&str> = match v.get(key) {
-                Some(Value::String(s)) => vec![s.as_str()],
-                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        let strings = |key: &str| -> Option<Vec<&str>> {
+            let list: Vec<&str> = match v.get(key)? {
+                Value::String(s) => vec![s.as_str()],
+                Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
                 _ => Vec::new(),
             };
-            list.into_iter()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .collect()
+            Some(
+                list.into_iter()
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+            )
         };
-        let targets = strings("targets");
         Options {
-            targets: (!targets.is_empty()).then(|| targets.join(",")),
-            device_config: strings("deviceConfig").into_iter().map(abs).collect(),
-            compile_commands: strings("compileCommands").first().map(|p| abs(p)),
+            targets: match strings("targets") {
+                Some(t) => (!t.is_empty()).then(|| t.join(",")),
+                None => self.targets.clone(),
+            },
+            device_config: match strings("deviceConfig") {
+                Some(c) => c.into_iter().map(abs).collect(),
+                None => self.device_config.clone(),
+            },
+            compile_commands: match strings("compileCommands") {
+                Some(c) => c.first().map(|p| abs(p)),
+                None => self.compile_commands.clone(),
+            },
         }
     }
 }
@@ -634,7 +646,7 @@ fn initialize(st: &mut State, raw: Value) -> Result<InitializeResult, ResponseEr
     st.options = params
         .initialization_options
         .as_ref()
-        .map(|o| Options::from_json(o, st.root.as_deref()))
+        .map(|o| Options::default().updated(o, st.root.as_deref()))
         .unwrap_or_default();
     st.reload_snapshot();
     Ok(InitializeResult {
@@ -1195,7 +1207,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 })
                 .notification::<notification::DidSaveTextDocument>(|_, _| ControlFlow::Continue(()))
                 .notification::<notification::DidChangeConfiguration>(|st, p| {
-                    st.options = Options::from_json(&p.settings, st.root.as_deref());
+                    st.options = st.options.updated(&p.settings, st.root.as_deref());
                     st.reload_snapshot();
                     start_watching(st);
                     st.schedule();
