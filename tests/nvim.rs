@@ -91,6 +91,7 @@ fn neovim_checkhealth() {
         )
         .env("XDG_CACHE_HOME", home.path())
         .env("XDG_STATE_HOME", home.path())
+        .env("XDG_DATA_HOME", home.path())
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -2,6 +2,8 @@
 -- a valid and a misspelt target, on examples/vector-math/src/main.cpp once the client is
 -- attached; the report's lines go to stdout.
 local root = os.getenv('SYCL_ANALYZER_ROOT')
+-- The other Neovim test edits the same file at the same time.
+vim.opt.swapfile = false
 vim.cmd('filetype on')
 vim.opt.runtimepath:append(root .. '/editors/nvim')
 vim.cmd('runtime plugin/sycl_analyzer.lua')
