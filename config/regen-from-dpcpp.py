@@ -15,8 +15,25 @@ generic-target section of targets.yaml. Following a DPC++ release is this one co
 review of `git diff config/` and `cargo test`. Only the Python standard library is used.
 
 DeviceConfigFile.td is evaluated by a small TableGen interpreter covering what that file uses:
-classes with template arguments, defaults and a parent class, `defvar`, `def` (named or
-anonymous), `!listconcat`, `!listremove`, `!eq`, `#` pasting, and `assert` (checked).
+classes with template arguments, defaults and a parent class (with or without a body of its
+own), `defvar`, `def` (named or anonymous, a body's `let` overriding its class), `!listconcat`,
+`!listremove`, `!eq`, `#` pasting (lists and strings), and `assert` (checked). Anything else
+stops it with the file and line. An aspect a target lists twice is written once (said on
+stderr), and DPC++'s own self-test lists (`__TestAspectList`, `__TestDeprecatedAspectList`) are
+compared with the .def files: a difference, e.g. files of different commits, is said, not fatal.
+
+The inputs need not be a git checkout: a tree with the same paths, say files copied from
+several repositories, works when --source names where each input comes from (no --commit is
+needed then). The data committed in config/ is reproduced byte for byte by:
+
+    python3 config/regen-from-dpcpp.py TREE --check \\
+      --source device_table=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
+      --source aspects=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
+      --source target_names=intel/llvm@e5a6590081666edb186c2371a64efda5fdc2b2c9
+
+where TREE holds DeviceConfigFile.td and aspects.def of KornevNikita/llvm at that commit,
+SYCLTargetParser.cpp of intel/llvm at e5a6590081666edb, and aspects_deprecated.def of
+intel/llvm at df84a293c783ed0f (sources.yaml records no commit of its own for that file).
 """
 
 from __future__ import annotations
@@ -266,10 +283,12 @@ class TableGen:
                 self.skip_body()
             self.accept(";")
             return
-        if self.accept("{"):
-            self.skip_body()
+        body = self.parse_body() if self.accept("{") else []
         self.accept(";")
         record = self.instantiate(cls, [self.eval(a, {}) for a in args])
+        # A def's own body (`def : TargetInfo<...> { let aotToolchain = "ocloc"; }`) overrides
+        # what its class set.
+        self.apply_body(body, record, {}, name or cls)
         if name:
             self.globals[name] = record
         self.records.append(record)
@@ -292,14 +311,17 @@ class TableGen:
             record.classes.append(cls_name)
         else:
             record = Record([cls_name], {})
+        self.apply_body(cls.body, record, env, cls_name)
+        return record
+
+    def apply_body(self, body: list, record: Record, env: dict, where: str) -> None:
         scope = {**record.fields, **env}
-        for item in cls.body:
+        for item in body:
             if item[0] == "field" and item[2] is not None:
                 record.fields[item[1]] = self.eval(item[2], scope)
                 scope[item[1]] = record.fields[item[1]]
             elif item[0] == "assert" and not self.eval(item[1], scope):
-                raise RegenError(f"{self.name}: assert in {cls_name} failed: {self.eval(item[2], scope)}")
-        return record
+                raise RegenError(f"{self.name}: assert in {where} failed: {self.eval(item[2], scope)}")
 
     def eval(self, e, env):
         kind = e[0]
@@ -341,15 +363,19 @@ class Target:
     duplicates: list[str]
 
 
-def device_table(td_text: str, name: str = TD_PATH) -> list[Target]:
+def device_table(td_text: str, name: str = TD_PATH) -> tuple[list[Target], dict]:
+    """The targets, and DPC++'s self-test lists (`__TestAspectList`,
+    `__TestDeprecatedAspectList`: every aspect the .td defines, which DPC++ checks against
+    aspects.def) as {DeviceId: [aspect names]}."""
     tg = TableGen(name, tokenize(td_text, name))
     tg.run()
-    targets = []
+    targets, self_tests = [], {}
     for r in tg.records:
         if "TargetInfo" not in r.classes:
             continue
         f = r.fields
-        if f["DeviceId"].startswith("__"):  # __TestAspectList: a self-test of DPC++, no target
+        if f["DeviceId"].startswith("__"):  # a self-test of DPC++, no target
+            self_tests[f["DeviceId"]] = [a.fields["Name"] for a in f["aspects"]]
             continue
         names, dups = [], []
         for a in f["aspects"]:
@@ -368,12 +394,12 @@ def device_table(td_text: str, name: str = TD_PATH) -> list[Target]:
         )
     if not targets:
         raise RegenError(f"{name}: no TargetInfo definitions found")
-    return targets
+    return targets, self_tests
 
 
 def render_device_table(targets: list[Target], source: str) -> str:
-    dups = sorted({(t.name, d) for t in targets for d in t.duplicates})
-    dup_names = sorted({d for _, d in dups})
+    # An aspect upstream lists twice in a target is written once (sycl-analyzer warns on a
+    # duplicate aspect in a device config); the script says so on stderr, not in the file.
     lines = [
         "# The default device table of sycl-analyzer, in the format of a user device-config YAML",
         "# (what DPC++ takes as -fsycl-device-config-file=). Generated by config/regen-from-dpcpp.py",
@@ -382,10 +408,6 @@ def render_device_table(targets: list[Target], source: str) -> str:
         "# aot-toolchain / aot-toolchain-options are written only where upstream sets them; the loader",
         "# fills them in for intel_gpu_* targets (ocloc, -device <suffix>).",
     ]
-    if dup_names:
-        lines.append(
-            f"# Upstream lists name {', '.join(dup_names)} twice in {len({t for t, _ in dups})} targets; listed once here."
-        )
     for t in targets:
         lines += [
             "",
@@ -479,11 +501,12 @@ def generic_section(existing: str) -> str:
 
 # --- aspects (aspects.def, aspects_deprecated.def) --------------------------------------------
 
-def aspect_defs(text: str, path: str) -> tuple[list, list]:
-    """(aspects [(name, value)], deprecated [(name, value, message)]) in file order. Deprecated
-    aliases of another aspect (`__SYCL_ASPECT_DEPRECATED_ALIAS`) have no value of their own and
-    are left out, as sycl-analyzer's registry leaves them out."""
+def aspect_defs(text: str, path: str) -> tuple[list, list, list]:
+    """(aspects [(name, value)], deprecated [(name, value, message)], aliases [name]) in file
+    order. Deprecated aliases of another aspect (`__SYCL_ASPECT_DEPRECATED_ALIAS`) have no value
+    of their own and are left out of the data, as sycl-analyzer's registry leaves them out."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.DOTALL)
+    aliases = re.findall(r"__SYCL_ASPECT_DEPRECATED_ALIAS\(\s*(\w+)\s*,", text)
     aspects = [(n, int(v)) for n, v in re.findall(r"__SYCL_ASPECT\(\s*(\w+)\s*,\s*(\d+)\s*\)", text)]
     deprecated = [
         (n, int(v), bytes(m, "utf-8").decode("unicode_escape"))
@@ -491,9 +514,9 @@ def aspect_defs(text: str, path: str) -> tuple[list, list]:
             r'__SYCL_ASPECT_DEPRECATED\(\s*(\w+)\s*,\s*(\d+)\s*,\s*"((?:[^"\\]|\\.)*)"\s*\)', text
         )
     ]
-    if not aspects and not deprecated:
+    if not aspects and not deprecated and not aliases:
         raise RegenError(f"{path}: no __SYCL_ASPECT entries")
-    return aspects, deprecated
+    return aspects, deprecated, aliases
 
 
 def yaml_str(s: str) -> str:
@@ -582,17 +605,37 @@ def generate(llvm: str, out_dir: str, sources: dict) -> tuple[dict, list[str]]:
         return f"{repo}@{commit[:12]}"
 
     notes = []
-    targets = device_table(read(llvm, TD_PATH))
+    targets, self_tests = device_table(read(llvm, TD_PATH))
+    twice: dict = {}
     for t in targets:
-        if t.duplicates:
-            notes.append(f"{t.name}: upstream lists {', '.join(t.duplicates)} twice (once here)")
-    aspects, deprecated = aspect_defs(read(llvm, ASPECTS_DEF), ASPECTS_DEF)
+        for d in t.duplicates:
+            twice.setdefault(d, []).append(t.name)
+    for d, names in twice.items():
+        where = names[0] if len(names) == 1 else f"{len(names)} targets ({names[0]} .. {names[-1]})"
+        notes.append(f"upstream lists {d} twice in {where}: written once")
+    aspects, deprecated, aliases = aspect_defs(read(llvm, ASPECTS_DEF), ASPECTS_DEF)
     more = read(llvm, ASPECTS_DEPRECATED_DEF, required=False)
     if more:
-        a2, d2 = aspect_defs(more, ASPECTS_DEPRECATED_DEF)
+        a2, d2, al2 = aspect_defs(more, ASPECTS_DEPRECATED_DEF)
         aspects += a2
         deprecated += d2
+        aliases += al2
     known = {n for n, _ in aspects} | {n for n, _, _ in deprecated}
+    # DPC++ checks its self-test lists against the .def files; a difference here means the .td
+    # and the .def files are not of one commit (or upstream is broken): said, not fatal.
+    for test, defined, files in (
+        ("__TestAspectList", {n for n, _ in aspects}, "aspects.def"),
+        ("__TestDeprecatedAspectList", {n for n, _, _ in deprecated} | set(aliases), "aspects_deprecated.def"),
+    ):
+        if test not in self_tests:
+            continue
+        listed = self_tests[test]
+        only_td = [n for n in listed if n not in defined]
+        only_def = sorted(defined - set(listed))
+        if only_td:
+            notes.append(f"{TD_PATH} {test} names {', '.join(only_td)}, which {files} does not define")
+        if only_def:
+            notes.append(f"{files} defines {', '.join(only_def)}, which {TD_PATH} {test} does not name")
     for t in targets:
         unknown = [a for a in t.aspects if a not in known]
         if unknown:
@@ -638,13 +681,17 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
     args = ap.parse_args(argv)
     try:
-        commit = args.commit or checkout_commit(args.llvm)
-        sources = {d: (args.repo, commit) for d in DATA}
+        sources = {}
         for s in args.source:
             m = re.fullmatch(r"(\w+)=([\w.-]+/[\w.-]+)@([0-9a-f]{7,40})", s)
             if not m or m.group(1) not in DATA:
                 raise RegenError(f"--source {s!r}: expected DATA=OWNER/REPO@COMMIT, DATA one of {', '.join(DATA)}")
             sources[m.group(1)] = (m.group(2), m.group(3))
+        # The checkout's own commit is needed only for data no --source names (a tree of files
+        # copied from several repositories is no git checkout and needs none).
+        if any(d not in sources for d in DATA):
+            commit = args.commit or checkout_commit(args.llvm)
+            sources = {d: sources.get(d, (args.repo, commit)) for d in DATA}
         files, notes = generate(args.llvm, args.out, sources)
     except RegenError as e:
         print(f"error: {e}", file=sys.stderr)
