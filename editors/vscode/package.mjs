@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 const i = process.argv.indexOf('--target');
 const target = i > 0 ? process.argv[i + 1] : undefined;
 const vsce = resolve('node_modules/.bin/vsce');
-const common = ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository'];
+// The README's images are relative (no published repository to rewrite them against).
+const common = ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--no-rewrite-relative-links'];
 
 // A binary left from an earlier platform build must never ship in the generic package.
 rmSync('server', { recursive: true, force: true });
