@@ -168,6 +168,8 @@ struct State {
     trace: Arc<std::sync::atomic::AtomicU8>,
     /// The client takes clangd's `textDocument/inactiveRegions`.
     inactive_notify: bool,
+    /// The open documents' last syntax trees: an edit re-parses incrementally.
+    trees: Arc<syntax::Trees>,
     /// Per open document, the inactive lines last sent in `textDocument/inactiveRegions`.
     inactive_sent: HashMap<Url, Vec<ide::inactive::LineSpan>>,
     /// Per open document, the inactive lines its last semantic tokens were made of.
@@ -400,11 +402,14 @@ impl State {
         let kept = self.analysis.clone();
         let mut notices = self.notices.clone();
         let open: HashSet<String> = self.docs.keys().filter_map(State::path_of).collect();
+        self.trees
+            .set_open(open.iter().map(|p| Arc::<str>::from(p.as_str())));
+        let trees = self.trees.clone();
         tokio::task::spawn_blocking(move || {
             use rayon::prelude::*;
             let started = std::time::Instant::now();
             let budget = syntax::parse_budget();
-            let sources = workspace::Sources::new(&env, paths, texts, None);
+            let sources = workspace::Sources::new(&env, paths, texts, None).with_trees(trees);
             let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
                 .par_iter()
                 .map(|(p, t)| {
@@ -1142,6 +1147,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 semantic_refresh: false,
                 lens_refresh: false,
                 inactive_notify: false,
+                trees: Arc::default(),
                 inactive_sent: HashMap::new(),
                 tokens_served: HashMap::new(),
             });

@@ -10,6 +10,9 @@ pub mod pp;
 pub mod prepare;
 
 use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
@@ -131,11 +134,103 @@ pub fn extract_in(
     Ok(facts)
 }
 
+/// The last syntax tree of each open document, so that an edit re-parses incrementally:
+/// tree-sitter reuses every subtree the edit did not touch. The edit is found by comparing the
+/// parsed texts (preprocessed and prepared, not the document's) by common prefix and suffix, so
+/// it is right whatever the preprocessor did with the document's change.
+#[derive(Default)]
+pub struct Trees {
+    inner: Mutex<TreesInner>,
+}
+
+#[derive(Default)]
+struct TreesInner {
+    /// The documents whose trees are kept (the open ones); others are parsed from scratch.
+    open: FxHashSet<Arc<str>>,
+    trees: FxHashMap<Arc<str>, (String, tree_sitter::Tree)>,
+}
+
+impl Trees {
+    /// Keeps trees for these documents only, dropping those of documents closed since.
+    pub fn set_open(&self, open: impl IntoIterator<Item = Arc<str>>) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.open = open.into_iter().collect();
+        let TreesInner { open, trees } = &mut *inner;
+        trees.retain(|path, _| open.contains(path));
+    }
+
+    /// The kept tree of `path`, taken out (a parse that fails leaves none), if it is open.
+    fn take(&self, path: &str) -> Option<Option<(String, tree_sitter::Tree)>> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.open.contains(path).then(|| inner.trees.remove(path))
+    }
+
+    fn put(&self, path: &Arc<str>, text: String, tree: tree_sitter::Tree) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if inner.open.contains(path) {
+            inner.trees.insert(path.clone(), (text, tree));
+        }
+    }
+
+    /// How many trees are kept.
+    pub fn len(&self) -> usize {
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.trees.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The edit that turns `old` into `new`: the span between their common prefix and suffix.
+fn input_edit(old: &str, new: &str) -> tree_sitter::InputEdit {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let room = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let point = |text: &[u8], at: usize| {
+        let before = &text[..at];
+        let row = before.iter().filter(|&&c| c == b'\n').count();
+        let column = at
+            - before
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+        tree_sitter::Point { row, column }
+    };
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: a.len() - suffix,
+        new_end_byte: b.len() - suffix,
+        start_position: point(a, prefix),
+        old_end_position: point(a, a.len() - suffix),
+        new_end_position: point(b, b.len() - suffix),
+    }
+}
+
 /// Extracts the facts of `text` (a file's real text) compiled as `pre`.
 pub fn extract_preprocessed(
     text: &str,
     pre: pp::Preprocessed,
     budget: Option<Duration>,
+) -> Result<FileFacts, String> {
+    extract_preprocessed_with(text, pre, budget, None)
+}
+
+/// Like [`extract_preprocessed`], re-parsing from the tree `trees` keeps for `path`, and
+/// keeping the new one there, when `path` is an open document.
+pub fn extract_preprocessed_with(
+    text: &str,
+    pre: pp::Preprocessed,
+    budget: Option<Duration>,
+    trees: Option<(&Trees, &Arc<str>)>,
 ) -> Result<FileFacts, String> {
     let prepared = prepare::prepare(&pre.text);
     let positions = Positions {
@@ -145,6 +240,13 @@ pub fn extract_preprocessed(
     };
     let start = Instant::now();
     let bytes = prepared.text.as_bytes();
+    let kept = trees.and_then(|(t, path)| t.take(path));
+    let old_tree = kept.flatten().map(|(old_text, mut tree)| {
+        if old_text != prepared.text {
+            tree.edit(&input_edit(&old_text, &prepared.text));
+        }
+        tree
+    });
     PARSER.with(|p| {
         let mut parser = p.borrow_mut();
         let mut input = |at: usize, _: tree_sitter::Point| bytes.get(at..).unwrap_or_default();
@@ -156,8 +258,11 @@ pub fn extract_preprocessed(
             }
         };
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over);
-        match parser.parse_with_options(&mut input, None, Some(options)) {
+        match parser.parse_with_options(&mut input, old_tree.as_ref(), Some(options)) {
             Some(tree) => {
+                if let Some((t, path)) = trees {
+                    t.put(path, prepared.text.clone(), tree.clone());
+                }
                 let (mut facts, starts) =
                     extract::Extractor::run(&prepared, &positions, tree.root_node());
                 lower::attach(
@@ -199,6 +304,82 @@ pub use extract::{aspect_ref, normalize};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn facts_with(text: &str, trees: Option<(&Trees, &Arc<str>)>) -> FileFacts {
+        let mut cx = Context::alone();
+        let pre = pp::preprocess(text, cx.path, &mut cx.macros, cx.includes);
+        extract_preprocessed_with(text, pre, None, trees).unwrap()
+    }
+
+    /// Re-parsing an open document from its last tree gives the facts of a parse from scratch,
+    /// edit after edit: random insertions and deletions, many of which break the syntax or
+    /// open and close `#if` groups and comments.
+    #[test]
+    fn incremental_reparse_equals_a_fresh_parse() {
+        let trees = Trees::default();
+        let path: Arc<str> = Arc::from("/w/main.cpp");
+        trees.set_open([path.clone()]);
+        let mut text = include_str!("../../examples/vector-math/src/main.cpp").to_string();
+        let snippets = [
+            "double ",
+            "0.5",
+            "{",
+            "}",
+            ";",
+            "\n",
+            "#if 0\n",
+            "#endif\n",
+            "x",
+            "/*",
+            "*/",
+            "\"",
+            "sycl::half h = 1;",
+            "[[sycl::device_has(sycl::aspect::fp64)]]",
+            "#define D double\n",
+            "D d;",
+        ];
+        let mut seed: u64 = 0x5eed;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n.max(1)
+        };
+        assert_eq!(
+            facts_with(&text, Some((&trees, &path))),
+            facts_with(&text, None)
+        );
+        for step in 0..150 {
+            let mut at = next(text.len() + 1);
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut end = (at + next(9)).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.replace_range(at..end, snippets[next(snippets.len())]);
+            let incremental = facts_with(&text, Some((&trees, &path)));
+            assert_eq!(trees.len(), 1, "the tree is kept");
+            assert!(
+                incremental == facts_with(&text, None),
+                "step {step}:\n{text}"
+            );
+        }
+        trees.set_open([]);
+        assert!(trees.is_empty(), "a closed document's tree is dropped");
+    }
+
+    #[test]
+    fn the_edit_spans_what_differs() {
+        let e = input_edit("ab\ncdef\ngh", "ab\ncXYf\ngh");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (4, 6, 6));
+        assert_eq!((e.start_position.row, e.start_position.column), (1, 1));
+        let e = input_edit("aaa", "aaaa");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (3, 3, 4));
+        let e = input_edit("abc", "");
+        assert_eq!((e.start_byte, e.old_end_byte, e.new_end_byte), (0, 3, 0));
+    }
 
     /// On a thread with the 2 MiB stack of worker threads.
     fn on_small_stack(text: String) -> FileFacts {

@@ -178,6 +178,8 @@ pub struct Sources<'e> {
     includers: Vec<OnceLock<Vec<(u32, usize)>>>,
     all_includers: OnceLock<Vec<Vec<(u32, usize)>>>,
     asked: std::sync::atomic::AtomicUsize,
+    /// The open documents' syntax trees, for incremental re-parsing (the language server's).
+    trees: Option<Arc<syntax::Trees>>,
 }
 
 impl<'e> Sources<'e> {
@@ -206,7 +208,14 @@ impl<'e> Sources<'e> {
             includers: (0..n).map(|_| OnceLock::new()).collect(),
             all_includers: OnceLock::new(),
             asked: Default::default(),
+            trees: None,
         }
+    }
+
+    /// Re-parses the documents `trees` keeps from their last trees.
+    pub fn with_trees(mut self, trees: Arc<syntax::Trees>) -> Self {
+        self.trees = Some(trees);
+        self
     }
 
     /// The index of a file by path.
@@ -351,7 +360,8 @@ impl<'e> Sources<'e> {
             dirs: self.dirs(unit),
         };
         let (first, macros) = self.preprocess(i, text, &chain, &includes, 0);
-        let mut facts = syntax::extract_preprocessed(text, first.0, budget)?;
+        let trees = self.trees.as_deref().map(|t| (t, &self.paths[i]));
+        let mut facts = syntax::extract_preprocessed_with(text, first.0, budget, trees)?;
         facts.preprocessor.target_dependent = macros.read_watched();
         if facts.preprocessor.target_dependent && self.env.compile_count() > 1 {
             // (text and skipped regions, targets, facts); the first is `facts` itself.
