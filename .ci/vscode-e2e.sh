@@ -17,6 +17,12 @@ mkdir -p "$cache"
 echo "== the two packages"
 (cd "$root/editors/vscode" && npm ci --no-audit --no-fund --silent && npm run --silent package:linux-x64 && npm run --silent package)
 
+# code-server's native modules are built by node-gyp, which would fetch Node's headers from
+# nodejs.org (not a package registry); the system's headers serve (the modules use N-API).
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
+  export npm_config_nodedir=/usr
+fi
+
 echo "== Node 24 and code-server"
 [ -x "$cache/node/node_modules/.bin/node" ] ||
   npm install --prefix "$cache/node" --no-save --no-audit --no-fund --silent node@24.21.0
