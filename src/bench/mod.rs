@@ -390,6 +390,8 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     let mut open = open;
     let mut versions = vec![1i64; open.len()];
     let mut lat = Vec::with_capacity(edits);
+    // Each edit's latency with where it was, to say which edits are slow (issue 19).
+    let mut each: Vec<(Duration, usize, usize)> = Vec::with_capacity(edits);
     for _ in 0..edits {
         let f = rng.below(open.len() as u64) as usize;
         let l = rng.below(open[f].1.len() as u64) as usize;
@@ -415,7 +417,18 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
             Duration::from_secs(60),
         )?;
         lat.push(t.elapsed());
+        each.push((t.elapsed(), f, l));
     }
+    each.sort_by(|a, b| b.0.cmp(&a.0));
+    let slowest: Vec<Value> = each
+        .iter()
+        .take(5)
+        .map(|(d, f, l)| {
+            let file = open[*f].0.rsplit('/').next().unwrap_or_default();
+            let text: String = open[*f].1[*l].trim().chars().take(60).collect();
+            json!({ "ms": ms(*d), "file": file, "line": l + 1, "text": text })
+        })
+        .collect();
     let rss = status_mib(pid, "VmHWM:");
     lsp_send(
         &mut stdin,
@@ -429,7 +442,7 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     let _ = child.wait();
     lat.sort();
     Ok(
-        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss }),
+        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss, "slowest": slowest }),
     )
 }
 

@@ -1,0 +1,91 @@
+//! What one edit of one file costs in extraction: `cargo run --release --example edit_phases FILE`.
+//! Times, for a one-character edit in the middle of FILE: preprocessing, tree-sitter's parse from
+//! scratch and incremental from the last tree, and the whole extraction both ways (parse, walk,
+//! lowering); the difference is the walks over the tree.
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sycl_analyzer::syntax::{self, pp};
+
+fn best(runs: usize, mut f: impl FnMut()) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: edit_phases FILE");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mid = text.len() / 2;
+    let at = (mid..text.len())
+        .find(|&i| text.as_bytes()[i] == b'\n')
+        .unwrap_or(mid);
+    let edited = format!("{} {}", &text[..at], &text[at..]);
+    let preprocess = |t: &str| {
+        let mut macros = pp::Macros::default();
+        pp::preprocess(t, &path, &mut macros, &pp::NoIncludes)
+    };
+    let pp_time = best(5, || {
+        preprocess(&edited);
+    });
+    let mut parser = tree_sitter::Parser::new();
+    parser
+        .set_language(&tree_sitter_cpp::LANGUAGE.into())
+        .unwrap();
+    let raw = best(5, || {
+        parser.parse(&edited, None).unwrap();
+    });
+    let old_tree = parser.parse(&text, None).unwrap();
+    let edit = tree_sitter::InputEdit {
+        start_byte: at,
+        old_end_byte: at,
+        new_end_byte: at + 1,
+        start_position: tree_sitter::Point {
+            row: text[..at].matches('\n').count(),
+            column: 0,
+        },
+        old_end_position: tree_sitter::Point {
+            row: text[..at].matches('\n').count(),
+            column: 0,
+        },
+        new_end_position: tree_sitter::Point {
+            row: text[..at].matches('\n').count(),
+            column: 1,
+        },
+    };
+    let reparse = best(5, || {
+        let mut t = old_tree.clone();
+        t.edit(&edit);
+        parser.parse(&edited, Some(&t)).unwrap();
+    });
+    let fresh = best(5, || {
+        syntax::extract_preprocessed(&edited, preprocess(&edited), None).unwrap();
+    });
+    let trees = syntax::Trees::default();
+    let key: Arc<str> = Arc::from(path.as_str());
+    trees.set_open([key.clone()]);
+    let incremental = best(5, || {
+        syntax::extract_preprocessed_with(&text, preprocess(&text), None, Some((&trees, &key)))
+            .unwrap();
+        let t = Instant::now();
+        syntax::extract_preprocessed_with(&edited, preprocess(&edited), None, Some((&trees, &key)))
+            .unwrap();
+        // Only the second extraction is the edit's.
+        std::hint::black_box(t.elapsed());
+    });
+    println!(
+        "{path}: {} bytes, {} lines",
+        text.len(),
+        text.lines().count()
+    );
+    println!("preprocess            {pp_time:?}");
+    println!("raw parse (scratch)   {raw:?}");
+    println!("raw parse (from tree) {reparse:?}");
+    println!("extract (scratch)     {fresh:?}");
+    println!("extract (2 runs: the original, then the edit incrementally) {incremental:?}");
+}
