@@ -419,7 +419,7 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
         lat.push(t.elapsed());
         each.push((t.elapsed(), f, l));
     }
-    each.sort_by(|a, b| b.0.cmp(&a.0));
+    each.sort_by_key(|e| std::cmp::Reverse(e.0));
     let slowest: Vec<Value> = each
         .iter()
         .take(5)
