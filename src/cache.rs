@@ -83,6 +83,41 @@ impl Index {
         }
     }
 
+    /// Adds `other`'s entries (a file in both takes `other`'s).
+    pub fn extend(&mut self, other: Index) {
+        self.entries.extend(other.entries);
+    }
+
+    /// How many files it has facts for.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Reads a facts file written by `check --shard`: unlike the cache, one that is missing,
+    /// corrupt or from another build is an error.
+    pub fn load_strict(path: &Path) -> Result<Index, String> {
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        match postcard::from_bytes::<Stored>(&bytes) {
+            Ok(stored) if stored.format == format_tag() => Ok(Index {
+                entries: stored
+                    .entries
+                    .into_iter()
+                    .map(|(p, h, f)| (p, (h, Arc::new(f))))
+                    .collect(),
+            }),
+            Ok(_) => Err(format!(
+                "'{}' was written by another build of sycl-analyzer: run the shards and the merge with the same binary",
+                path.display()
+            )),
+            Err(e) => Err(format!("'{}' is not a facts file: {e}", path.display())),
+        }
+    }
+
     /// The facts of `path` if its content is unchanged.
     pub fn get(&self, path: &str, hash: u64) -> Option<Arc<FileFacts>> {
         self.entries

@@ -27,6 +27,37 @@ pub struct CheckArgs {
     pub format: CheckFormat,
     /// Neither read nor write the persisted index.
     pub no_cache: bool,
+    /// `--shard K/N`: extract only this shard's files into `facts_out`, analyse nothing.
+    pub shard: Option<Shard>,
+    pub facts_out: Option<PathBuf>,
+    /// Facts files of the shards, merged: their files are not parsed again.
+    pub facts: Vec<PathBuf>,
+}
+
+/// `K/N`: the K-th (1-based) of N shards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub k: usize,
+    pub n: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s.split_once('/').ok_or("expected K/N, as 2/4")?;
+        let k: usize = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{k}' is not a shard number"))?;
+        let n: usize = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{n}' is not a shard count"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {k}/{n}: K must be between 1 and N"));
+        }
+        Ok(Shard { k, n })
+    }
 }
 
 /// The SYCL options of `compile_commands.json`: the one given, or one at the top of a checked
@@ -114,17 +145,29 @@ pub(crate) fn load(
     } else {
         args.paths.first().and_then(|p| crate::cache::index_path(p))
     };
-    let index = index_path
+    let mut index = index_path
         .as_deref()
         .map(crate::cache::Index::load)
         .unwrap_or_default();
+    for f in &args.facts {
+        index.extend(crate::cache::Index::load_strict(f)?);
+    }
     let env = workspace::compile_env(targets.as_deref(), table, &flags);
-    let loaded = workspace::load_indexed(&files, &index, false, &env, || {
-        if let Some(b) = &bar {
-            b.inc(1);
-        }
-    });
-    if let Some(p) = &index_path {
+    let mine = args.shard.map(|s| workspace::shard_of(&files, s.k, s.n));
+    let loaded = workspace::load_selected(
+        &files,
+        &index,
+        false,
+        &env,
+        || {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+        },
+        |i| mine.as_ref().is_none_or(|m| m[i]),
+    );
+    // A shard's files alone would replace the whole workspace's index.
+    if let (Some(p), None) = (&index_path, args.shard) {
         let _ = loaded.save_index(p);
     }
     if let Some(b) = bar {
@@ -147,6 +190,24 @@ pub fn run(
         Ok(ws) => ws,
         Err(code) => return Ok(code),
     };
+    if let Some(shard) = args.shard {
+        let out = args
+            .facts_out
+            .as_deref()
+            .ok_or("--shard needs --facts-out FILE")?;
+        ws.loaded
+            .save_index(out)
+            .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+        reporter.report(&ws.loaded.notices);
+        eprintln!(
+            "shard {}/{}: facts of {} file(s) in {} (merge: check --facts FILE...)",
+            shard.k,
+            shard.n,
+            ws.loaded.files.len(),
+            out.display()
+        );
+        return Ok(EXIT_OK);
+    }
     let table = ws.table.as_ref().unwrap_or(table);
     let (targets, loaded) = (ws.targets, ws.loaded);
     let settings = Settings {

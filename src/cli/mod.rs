@@ -149,6 +149,17 @@ enum Command {
         /// Do not use the persisted index of parsed files (in the user cache directory).
         #[arg(long)]
         no_cache: bool,
+        /// Parse only the K-th of N shards of the files (balanced by size) and write their
+        /// facts to --facts-out, for a CI fan-out; a final `check --facts` merges the shards.
+        #[arg(long, value_name = "K/N", requires = "facts_out")]
+        shard: Option<check::Shard>,
+        /// Where --shard writes its facts.
+        #[arg(long, value_name = "FILE", requires = "shard")]
+        facts_out: Option<PathBuf>,
+        /// Facts files written by the shards (repeatable): their files are not parsed again
+        /// (unless changed since); the results equal those of an unsharded run.
+        #[arg(long = "facts", value_name = "FILE", conflicts_with = "shard")]
+        facts: Vec<PathBuf>,
     },
     /// Which kernel each target's image holds, and why not: a kernel x target matrix.
     Report {
@@ -565,6 +576,9 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                     _ => check::CheckFormat::Text,
                 },
                 no_cache,
+                shard: None,
+                facts_out: None,
+                facts: Vec::new(),
             },
             format,
             !cli.configs.is_empty(),
@@ -577,6 +591,9 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             compile_commands,
             format,
             no_cache,
+            shard,
+            facts_out,
+            facts,
         } => check::run(
             check::CheckArgs {
                 paths,
@@ -584,6 +601,9 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 compile_commands,
                 format,
                 no_cache,
+                shard,
+                facts_out,
+                facts,
             },
             !cli.configs.is_empty(),
             &table,

@@ -151,6 +151,39 @@ pub fn load_indexed(
     env: &CompileEnv,
     progress: impl Fn() + Sync,
 ) -> Loaded {
+    load_selected(paths, index, keep_texts, env, progress, |_| true)
+}
+
+/// The files of shard `k` (1-based) of `n`: every shard computes the same split of `paths`,
+/// balanced by size (largest first, each to the lightest shard; ties by path), so the shards of
+/// a CI fan-out parse about as much each.
+pub fn shard_of(paths: &[PathBuf], k: usize, n: usize) -> Vec<bool> {
+    let mut order: Vec<(u64, usize)> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (std::fs::metadata(p).map_or(0, |m| m.len()), i))
+        .collect();
+    order.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| paths[a.1].cmp(&paths[b.1])));
+    let mut load = vec![0u64; n];
+    let mut mine = vec![false; paths.len()];
+    for (size, i) in order {
+        let lightest = (0..n).min_by_key(|&s| (load[s], s)).unwrap_or(0);
+        load[lightest] += size.max(1);
+        mine[i] = lightest + 1 == k;
+    }
+    mine
+}
+
+/// Like [`load_indexed`], extracting only the files `select` takes (by index in `paths`); the
+/// others are still read, for the preprocessor to include.
+pub fn load_selected(
+    paths: &[PathBuf],
+    index: &crate::cache::Index,
+    keep_texts: bool,
+    env: &CompileEnv,
+    progress: impl Fn() + Sync,
+    select: impl Fn(usize) -> bool + Sync,
+) -> Loaded {
     let budget = syntax::parse_budget();
     let names: Vec<Arc<str>> = paths
         .iter()
@@ -185,6 +218,7 @@ pub fn load_indexed(
     let results: Vec<Result<(SourceFile, String, u64), Box<Diagnostic>>> = read
         .par_iter()
         .enumerate()
+        .filter(|(i, _)| select(*i))
         .map(|(i, r)| {
             let name = &names[i];
             let out = r
