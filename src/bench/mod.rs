@@ -419,6 +419,34 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
         lat.push(t.elapsed());
         each.push((t.elapsed(), f, l));
     }
+    // Interface-changing edits (a tenth as many): a new function declared at the top of a file
+    // changes what the file declares, so the skeleton is updated, not only bodies.
+    let mut interface = Vec::with_capacity(edits / 10);
+    for n in 0..(edits / 10).max(1) {
+        let f = rng.below(open.len() as u64) as usize;
+        versions[f] += 1;
+        let v = versions[f];
+        let decl = format!("void bench_declared_{n}(double x);");
+        open[f].1.insert(0, decl.clone());
+        let uri = open[f].0.clone();
+        let t = Instant::now();
+        lsp_send(
+            &mut stdin,
+            &json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": { "uri": uri, "version": v },
+            "contentChanges": [{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": format!("{decl}\n") }] } }),
+        )?;
+        wait(
+            &move |m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == uri
+                    && m["params"]["version"] == v
+            },
+            Duration::from_secs(60),
+        )?;
+        interface.push(t.elapsed());
+    }
+    interface.sort();
     each.sort_by_key(|e| std::cmp::Reverse(e.0));
     let slowest: Vec<Value> = each
         .iter()
@@ -442,7 +470,8 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     let _ = child.wait();
     lat.sort();
     Ok(
-        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss, "slowest": slowest }),
+        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss, "slowest": slowest,
+                "interface_edits": interface.len(), "interface_p50_ms": ms(percentile(&interface, 0.5)), "interface_p99_ms": ms(percentile(&interface, 0.99)) }),
     )
 }
 
