@@ -162,13 +162,20 @@ impl OneCompile {
         }
     }
 
+    /// Builds the analysis of `files` anew, the old one dropped first: holding both was the
+    /// language server's peak of memory on an interface-changing edit.
+    fn rebuild(&mut self, files: Vec<SourceFile>) {
+        *self = Self::new(Vec::new());
+        *self = Self::new(files);
+    }
+
     /// Moves to a new set of files. Files are compared by their facts' identity (`Arc`), so a
     /// caller passes the facts it already gave for files that did not change.
     pub fn update(&mut self, files: Vec<SourceFile>) -> Update {
         let same_paths = files.len() == self.files.len()
             && files.iter().zip(&self.files).all(|(a, b)| a.path == b.path);
         if !same_paths {
-            *self = Self::new(files);
+            self.rebuild(files);
             return Update::Full;
         }
         let changed: Vec<usize> = (0..files.len())
@@ -181,7 +188,7 @@ impl OneCompile {
             .iter()
             .any(|&i| files[i].facts.interface_hash() != self.interfaces[i])
         {
-            *self = Self::new(files);
+            self.rebuild(files);
             return Update::Full;
         }
         self.files = files;
@@ -232,7 +239,7 @@ impl OneCompile {
         // An instance nothing binds any more would be checked though no code makes it.
         if !self.bodies.instances_all_referenced() {
             let files = std::mem::take(&mut self.files);
-            *self = Self::new(files);
+            self.rebuild(files);
             return Update::Full;
         }
         if derived {
