@@ -3,23 +3,13 @@
 //! of the example project, writes the SARIF file the upload step names, with results whose
 //! artifact URIs resolve inside the checkout, and the step succeeds although there are findings.
 
+mod common;
+use common::copy_dir;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use saphyr::{LoadableYamlNode, Yaml};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// A step's string field; saphyr's indexing panics on a missing key.
 fn field<'a>(step: &'a Yaml<'a>, key: &str) -> Option<&'a str> {

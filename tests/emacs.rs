@@ -4,7 +4,9 @@
 
 use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+mod common;
 
 #[test]
 fn eglot_shows_the_warning_through_flymake_and_hovers() {
@@ -52,17 +54,7 @@ fn eglot_shows_the_warning_through_flymake_and_hovers() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            child.kill().unwrap();
-            break child.wait().unwrap();
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = common::wait_at_most(&mut child, Duration::from_secs(120));
     let mut out = String::new();
     child
         .stdout

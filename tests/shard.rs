@@ -2,22 +2,12 @@
 //! results equal one unsharded run (JSON and SARIF), which never trusts facts of a file changed
 //! since its shard ran, and which refuses what it cannot use.
 
+mod common;
+use common::copy_dir;
+
 use std::path::Path;
 
 use assert_cmd::Command;
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// A copy of the example with more files, so that shards differ: the example's sources plus
 /// generated kernels calling its helpers.

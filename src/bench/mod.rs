@@ -389,6 +389,32 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     )?;
     let mut open = open;
     let mut versions = vec![1i64; open.len()];
+    // One insertion at (line, UTF-16 column), timed until the file's diagnostics of that version.
+    let edit = |stdin: &mut std::process::ChildStdin,
+                uri: &str,
+                v: i64,
+                (line, character): (usize, usize),
+                text: &str|
+     -> Result<Duration, String> {
+        let t = Instant::now();
+        let at = json!({ "line": line, "character": character });
+        lsp_send(
+            stdin,
+            &json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": { "uri": uri, "version": v },
+            "contentChanges": [{ "range": { "start": at, "end": at }, "text": text }] } }),
+        )?;
+        let uri = uri.to_string();
+        wait(
+            &move |m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == uri
+                    && m["params"]["version"] == v
+            },
+            Duration::from_secs(60),
+        )?;
+        Ok(t.elapsed())
+    };
     let mut lat = Vec::with_capacity(edits);
     // Each edit's latency with where it was, to say which edits are slow (issue 19).
     let mut each: Vec<(Duration, usize, usize)> = Vec::with_capacity(edits);
@@ -400,24 +426,9 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
         // Append a space to a line: a real edit that keeps the code as it was.
         let end = open[f].1[l].chars().map(char::len_utf16).sum::<usize>();
         open[f].1[l].push(' ');
-        let uri = open[f].0.clone();
-        let t = Instant::now();
-        lsp_send(
-            &mut stdin,
-            &json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-            "textDocument": { "uri": uri, "version": v },
-            "contentChanges": [{ "range": { "start": { "line": l, "character": end }, "end": { "line": l, "character": end } }, "text": " " }] } }),
-        )?;
-        wait(
-            &move |m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == uri
-                    && m["params"]["version"] == v
-            },
-            Duration::from_secs(60),
-        )?;
-        lat.push(t.elapsed());
-        each.push((t.elapsed(), f, l));
+        let took = edit(&mut stdin, &open[f].0, v, (l, end), " ")?;
+        lat.push(took);
+        each.push((took, f, l));
     }
     // Interface-changing edits (a tenth as many): a new function declared at the top of a file
     // changes what the file declares, so the skeleton is updated, not only bodies.
@@ -428,23 +439,13 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
         let v = versions[f];
         let decl = format!("void bench_declared_{n}(double x);");
         open[f].1.insert(0, decl.clone());
-        let uri = open[f].0.clone();
-        let t = Instant::now();
-        lsp_send(
+        interface.push(edit(
             &mut stdin,
-            &json!({ "jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
-            "textDocument": { "uri": uri, "version": v },
-            "contentChanges": [{ "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } }, "text": format!("{decl}\n") }] } }),
-        )?;
-        wait(
-            &move |m| {
-                m["method"] == "textDocument/publishDiagnostics"
-                    && m["params"]["uri"] == uri
-                    && m["params"]["version"] == v
-            },
-            Duration::from_secs(60),
-        )?;
-        interface.push(t.elapsed());
+            &open[f].0,
+            v,
+            (0, 0),
+            &format!("{decl}\n"),
+        )?);
     }
     interface.sort();
     each.sort_by_key(|e| std::cmp::Reverse(e.0));

@@ -144,3 +144,32 @@ impl Client {
         got.into_inner()
     }
 }
+
+/// Copies a directory tree (a fixture project into a test's temporary directory).
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Waits for `child` at most `limit`, killing it then; its exit status.
+pub fn wait_at_most(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            return child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
