@@ -4,10 +4,12 @@
 // Problems panel, hover `fp16`, run "Show predefined macros". No sycl-analyzer on PATH: the
 // bundled server must be the one that runs. Screenshots of each step go to $ARTIFACTS.
 //
-// Usage: node run.mjs VSIX [--server-on-path DIR | --no-server]   (env: ARTIFACTS, CHROMIUM, REPO)
-// The generic .vsix is run with --server-on-path (the server from PATH) and with --no-server
-// (the user sees one error naming the setting to use).
-import { spawn, execFileSync } from 'node:child_process';
+// Usage: node run.mjs VSIX [--server-on-path DIR | --no-server | --server-exits]
+//        (env: ARTIFACTS, CHROMIUM, REPO)
+// The generic .vsix is run with --server-on-path (the server from PATH), with --no-server and
+// with --server-exits (the deprecated sycl-analyzer.path names a binary that exits at once): the
+// user sees one error naming the setting to use, not a popup per restart.
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,7 +22,8 @@ const repo = resolve(process.env.REPO ?? join(here, '../../..'));
 const vsix = resolve(process.argv[2] ?? join(here, '../sycl-analyzer-linux-x64.vsix'));
 const onPath = process.argv.includes('--server-on-path') ? resolve(process.argv[process.argv.indexOf('--server-on-path') + 1]) : undefined;
 const noServer = process.argv.includes('--no-server');
-const mode = noServer ? 'no-server' : onPath ? 'server-on-path' : 'bundled';
+const serverExits = process.argv.includes('--server-exits');
+const mode = noServer ? 'no-server' : serverExits ? 'server-exits' : onPath ? 'server-on-path' : 'bundled';
 const artifacts = resolve(process.env.ARTIFACTS ?? join(repo, 'target/artifacts/vscode', mode));
 const chromium = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const codeServer = join(here, 'node_modules/code-server/out/node/entry.js');
@@ -42,6 +45,10 @@ mkdirSync(artifacts, { recursive: true });
 const systemPath = `${dirname(process.execPath)}:/usr/bin:/bin`;
 const env = { ...process.env, HOME: home, SHELL: '/bin/bash', PATH: systemPath, XDG_CACHE_HOME: join(work, 'cache') };
 writeFileSync(join(home, '.profile'), onPath ? `export PATH="${onPath}:$PATH"\n` : '');
+// An executable that is no server: it starts and exits at once, as a binary for another glibc would.
+const broken = join(work, 'broken/sycl-analyzer');
+mkdirSync(dirname(broken));
+writeFileSync(broken, '#!/bin/sh\necho "sycl-analyzer: this binary is broken on purpose" >&2\nexit 3\n', { mode: 0o755 });
 
 function log(msg) {
   console.log(`vscode-e2e (${mode}): ${msg}`);
@@ -71,6 +78,7 @@ async function until(what, probe, timeoutMs, seen) {
 let page;
 let browser;
 let server;
+let serverLog = '';
 let step = 0;
 async function shot(name) {
   step += 1;
@@ -92,10 +100,13 @@ async function commandPalette(command) {
 
 async function main() {
   log(`installing ${vsix}`);
-  execFileSync(process.execPath, [codeServer, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix], {
+  // Its output (and VS Code's complaints about native modules not built) goes to the log.
+  const install = spawnSync(process.execPath, [codeServer, '--user-data-dir', userData, '--extensions-dir', extensions, '--install-extension', vsix], {
     env,
-    stdio: 'inherit',
+    encoding: 'utf8',
   });
+  serverLog += `${install.stdout}${install.stderr}`;
+  if (install.status !== 0 || !install.stdout.includes('successfully installed')) throw new Error(`installing ${vsix} failed:\n${serverLog}`);
   mkdirSync(join(userData, 'User'), { recursive: true });
   writeFileSync(
     join(userData, 'User/settings.json'),
@@ -113,6 +124,8 @@ async function main() {
       // The chat side bar would take a third of the screenshots.
       'chat.disableAIFeatures': true,
       'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      // The deprecated name, still read.
+      ...(serverExits ? { 'sycl-analyzer.path': broken } : {}),
     }),
   );
 
@@ -123,7 +136,6 @@ async function main() {
       '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', userData, '--extensions-dir', extensions, project],
     { env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  let serverLog = '';
   server.stdout.on('data', (d) => (serverLog += d));
   server.stderr.on('data', (d) => (serverLog += d));
   await until('code-server to listen', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60000, async () => serverLog);
@@ -156,13 +168,21 @@ async function main() {
   await page.keyboard.press('Enter');
   await until('main.cpp in an editor', async () => (await page.$$eval('.tab.active', (t) => t.map((x) => x.textContent))).join().includes('main.cpp'), 15000);
 
-  if (noServer) {
-    const toast = await until('the no-server error', async () => {
-      const t = await page.$$eval('.notification-toast', (n) => n.map((x) => x.textContent ?? ''));
-      return t.find((x) => x.includes('cannot start the language server'));
-    }, 30000, () => page.$$eval('.notification-toast', (n) => n.map((x) => x.textContent).join(' | ')));
-    log(`error shown: ${toast.slice(0, 300)}`);
-    if (!toast.includes('sycl-analyzer.server.path') || !toast.includes('Open Settings')) throw new Error(`the error lacks the setting or its button: ${toast}`);
+  if (noServer || serverExits) {
+    const expected = noServer ? 'not found: sycl-analyzer on PATH' : `${broken} (setting) exited`;
+    const toasts = () => page.$$eval('.notification-toast', (n) => n.map((x) => (x instanceof HTMLElement ? x.innerText : '').replace(/\s+/g, ' ')));
+    const toast = await until('the no-server error', async () => (await toasts()).find((x) => x.includes('cannot start the language server')),
+      30000, async () => (await toasts()).join(' | '));
+    log(`error shown: ${toast.slice(0, 400)}`);
+    if (!toast.includes('sycl-analyzer.server.path') || !toast.includes('Open Settings') || !toast.includes(expected)) {
+      throw new Error(`the error lacks the setting, its button or "${expected}": ${toast}`);
+    }
+    // Later restarts or the client's own messages would pile up here: the error stays the only one.
+    await new Promise((r) => setTimeout(r, 5000));
+    const all = await toasts();
+    const bell = await page.$$eval('.notifications-center .notification-list-item', (n) => n.length).catch(() => 0);
+    if (all.length !== 1) throw new Error(`${all.length} notifications instead of one: ${all.join(' | ')}`);
+    log(`notifications: ${all.length} toast(s), ${bell} in the center`);
     await shot('no-server');
     // Its button opens the settings at that setting.
     const buttons = await page.$$('.notification-toast .monaco-button');
@@ -185,18 +205,38 @@ async function main() {
 
   // 1. The Problems panel: the aspect-mismatch warning on the kernel, with its chain.
   await commandPalette('View: Focus Problems');
-  const problems = async () => page.$$eval('.markers-panel .monaco-list-row', (rs) => rs.map((r) => r.textContent ?? ''));
-  const rows = await until('the aspect-mismatch warning in Problems', async () => {
+  // The tree's rows with their depth: 1 a file, 2 a problem, 3 its related information. The
+  // list is virtual: only rows in view exist.
+  const problems = async () => page.$$eval('.markers-panel .monaco-list-row', (rs) =>
+    rs.map((r) => ({ level: Number(r.getAttribute('aria-level')), text: r.textContent ?? '' })));
+  const show = async () => (await problems()).map((r) => `${'  '.repeat(r.level)}${r.text}`).join('\n');
+  const kernel = (t) => t.includes("uses aspect 'fp64' not listed in its 'sycl::device_has' attribute") && t.includes('lambda at');
+  await until('the aspect-mismatch warning in Problems', async () => (await problems()).some((r) => r.level === 2 && kernel(r.text)), 60000, show);
+  // Fold the other files' problems, as a user would to look at main.cpp's, so that the kernel's
+  // warning and the rows under it are in view.
+  for (let i = 0; i < 5; i++) {
+    const folded = await page.$$eval('.markers-panel .monaco-list-row[aria-level="1"][aria-expanded="true"]', (rs) => {
+      const other = rs.find((r) => !(r.textContent ?? '').startsWith('main.cpp'));
+      other?.querySelector('.monaco-tl-twistie')?.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      return other !== undefined;
+    });
+    if (!folded) break;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  // Related information rows sit under their problem: the call of mix() in the kernel, mix()'s
+  // call of blend() in device_lib.cpp, the double literal in blend.hpp.
+  const related = await until('the related locations of the kernel\'s warning', async () => {
     const r = await problems();
-    return r.some((t) => t.includes("uses aspect 'fp64' not listed in its 'sycl::device_has' attribute") && t.includes('lambda at')) ? r : undefined;
-  }, 60000, async () => (await problems()).join('\n'));
-  // Related information rows sit under their problem: the calls down to the literal in blend.hpp.
-  const related = await until('the related locations of the warning', async () => {
-    const r = await problems();
-    const chain = r.filter((t) => t.includes('propagated from call to function') || t.includes("uses 'double"));
-    return chain.some((t) => t.includes('blend.hpp')) && chain.some((t) => t.includes("function 'mix(")) ? chain : undefined;
-  }, 15000, async () => (await problems()).join('\n'));
-  log(`Problems: ${rows.length} rows; chain: ${related.join(' / ')}`);
+    const at = r.findIndex((x) => x.level === 2 && kernel(x.text));
+    if (at < 0) return undefined;
+    const chain = [];
+    for (let i = at + 1; i < r.length && r[i].level === 3; i++) chain.push(r[i].text);
+    const want = ["main.cpp[Ln 18, Col 5]: propagated from call to function 'mix(", "device_lib.cpp[Ln 6, Col 44]: propagated from call to function 'blend(float, float)'", "blend.hpp[Ln 7, Col 51]: uses 'double literal 0.5' here"];
+    // textContent runs the location and the message together: compare without blanks.
+    const bare = (x) => x.replace(/\s+/g, '');
+    return want.every((w) => chain.some((c) => bare(c).includes(bare(w)))) ? chain : undefined;
+  }, 15000, show);
+  log(`the kernel's warning, then: ${related.join(' / ')}`);
   // Any error the extension or the server showed is a failure a user would see.
   const toasts = await page.$$eval('.notification-toast', (n) => n.map((x) => x.textContent ?? ''));
   if (toasts.some((t) => t.includes('sycl-analyzer'))) throw new Error(`notifications: ${toasts.join(' | ')}`);
@@ -215,7 +255,10 @@ async function main() {
     return t.includes('fp16') ? t : undefined;
   }, 20000, () => page.$$eval('.monaco-hover', (h) => h.map((x) => x.textContent).join(' | ')));
   log(`hover: ${hover.replace(/\s+/g, ' ').slice(0, 300)}`);
-  if (!/aspect/i.test(hover) || !hover.includes('intel_gpu_pvc')) throw new Error(`the fp16 hover lacks the aspect and the targets: ${hover}`);
+  // What the server says of fp16 (tests/lsp.rs's hover tests and `sycl-analyzer aspects`).
+  for (const want of ['sycl::aspect::fp16', '16-bit floating point (sycl::half) in kernels', '-fsycl-targets=intel_gpu_dg1,intel_gpu_pvc', 'any_device_has_v<aspect::fp16> = true']) {
+    if (!hover.includes(want)) throw new Error(`the fp16 hover lacks "${want}": ${hover}`);
+  }
   await shot('hover-fp16');
   await page.keyboard.press('Escape');
 
@@ -247,6 +290,8 @@ try {
 } finally {
   if (browser) await browser.close().catch(() => {});
   if (server) server.kill();
+  // code-server's own log (its extension host's errors included), kept for failures.
+  writeFileSync(join(artifacts, 'code-server.log'), serverLog);
   rmSync(work, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);

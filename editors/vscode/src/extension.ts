@@ -1,9 +1,13 @@
 // VS Code front end of sycl-analyzer: starts `sycl-analyzer lsp` and adds four commands.
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  CloseAction,
+  CloseHandlerResult,
   DocumentSelector,
+  ErrorHandler,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
@@ -15,9 +19,9 @@ let client: LanguageClient | undefined;
 
 function settings(): Settings {
   const c = vscode.workspace.getConfiguration('sycl-analyzer');
-  // `sycl-analyzer.path` is the deprecated name of `server.path`, still read.
   return {
-    serverPath: c.get<string>('server.path', '') || c.get<string>('path', ''),
+    serverPath: c.get<string>('server.path', ''),
+    deprecatedPath: c.get<string>('path', ''),
     targets: c.get<string[]>('targets', []),
     deviceConfig: c.get<string[]>('deviceConfig', []),
     compileCommands: c.get<string>('compileCommands', ''),
@@ -68,34 +72,115 @@ async function showNoServer(reason: string): Promise<void> {
   if (choice === open) await vscode.commands.executeCommand('workbench.action.openSettings', 'sycl-analyzer.server.path');
 }
 
+/**
+ * A client whose own error popups are held back while it starts: a failed start is reported
+ * once by the extension, with the setting to fix, instead of up to three generic messages.
+ */
+class Client extends LanguageClient {
+  starting = true;
+  override error(message: string, data?: unknown, showNotification: boolean | 'force' = true): void {
+    super.error(message, data, this.starting ? false : showNotification);
+  }
+}
+
+/** A server that exits this soon after its spawn is broken, not crashed: restarting repeats it. */
+const EXITS_AT_ONCE_MS = 10_000;
+
 async function start(context: vscode.ExtensionContext): Promise<void> {
   const root = workspaceRoot();
   const s = settings();
   const exe = process.platform === 'win32' ? 'sycl-analyzer.exe' : 'sycl-analyzer';
-  const bundled = context.asAbsolutePath(path.join('server', exe));
-  const found = findServer(s.serverPath, bundled, root, process.env.PATH, isExecutable);
+  // Only the platform packages have server/: the generic one has nothing bundled to report.
+  const bundled = fs.existsSync(context.asAbsolutePath('server')) ? context.asAbsolutePath(path.join('server', exe)) : undefined;
+  const found = findServer(s, bundled, root, process.env.PATH, isExecutable);
   if (!('path' in found)) {
     notRunning = `not found: ${found.tried.join(', ')}`;
     void showNoServer(notRunning);
     return;
   }
-  const serverOptions: ServerOptions = { command: found.path, args: ['lsp'] };
+  const what = `${found.path} (${found.source})`;
+  // One message per start, whichever of the start failure and the close handler sees it first.
+  let reported = false;
+  const fail = (reason: string) => {
+    notRunning = reason;
+    if (client === c) client = undefined;
+    if (!reported) void showNoServer(reason);
+    reported = true;
+  };
+  let spawned = Date.now();
+  // How the last server process ended and the end of its stderr, for the message.
+  let ended = '';
+  let stderr = '';
+  let exited: Promise<void> = Promise.resolve();
+  // The client may see the closed pipe before the process's exit: give the exit a moment.
+  const settle = () => Promise.race([exited, new Promise((r) => setTimeout(r, 1000))]);
+  const why = () => {
+    const last = stderr.trim().split('\n').pop()?.trim();
+    return `${ended || 'closed its connection'}${last ? `: ${last}` : ''}`;
+  };
+  let fallback: ErrorHandler | undefined;
+  const errorHandler: ErrorHandler = {
+    error: (error, message, count) => fallback!.error(error, message, count),
+    closed: async (): Promise<CloseHandlerResult> => {
+      const after = Date.now() - spawned;
+      if (after < EXITS_AT_ONCE_MS) {
+        await settle();
+        fail(`${what} exited at once (${why()})`);
+        return { action: CloseAction.DoNotRestart, handled: true };
+      }
+      // A crash after a good start: restarted, up to the client's usual limit.
+      const r = await fallback!.closed();
+      if (r.action === CloseAction.DoNotRestart) {
+        await settle();
+        fail(`${what} crashed 5 times in 3 minutes, last ${why()}`);
+        return { ...r, handled: true };
+      }
+      return r;
+    },
+  };
+  // Spawned here rather than by the client, to know the exit code and a spawn error (a binary
+  // for another platform or glibc) for the one message a user gets.
+  const serverOptions: ServerOptions = () =>
+    new Promise<ChildProcess>((resolve, reject) => {
+      spawned = Date.now();
+      ended = '';
+      stderr = '';
+      const child = spawn(found.path, ['lsp'], { cwd: root, stdio: 'pipe' });
+      child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+      exited = new Promise((done) =>
+        child.on('exit', (code, signal) => {
+          ended = signal ? `killed by ${signal}` : `exit code ${code}`;
+          done();
+        }),
+      );
+      child.on('error', (e) => {
+        ended = e.message;
+        reject(e);
+      });
+      child.on('spawn', () => resolve(child));
+    });
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(root),
     initializationOptions: toInitializationOptions(s),
     synchronize: { configurationSection: 'sycl-analyzer' },
+    errorHandler,
+    // A failed initialize is reported by fail(), not by a popup of the client's.
+    initializationFailedHandler: () => false,
   };
-  const c = new LanguageClient('sycl-analyzer', 'sycl-analyzer', serverOptions, clientOptions);
-  c.info(`server: ${found.path} (${found.source})`);
+  const c = new Client('sycl-analyzer', 'sycl-analyzer', serverOptions, clientOptions);
+  fallback = c.createDefaultErrorHandler(4);
+  c.info(`server: ${what}`);
   const trace = vscode.workspace.getConfiguration('sycl-analyzer').get<string>('trace.server', 'off');
   try {
     await c.start();
   } catch (e) {
-    notRunning = `${found.path} (${found.source}) failed: ${e instanceof Error ? e.message : String(e)}`;
-    void showNoServer(notRunning);
-    void c.dispose();
+    await settle();
+    // The exit seen by the process beats the client's "write EPIPE" or "connection got disposed".
+    fail(`${what} ${ended ? `exited at once (${why()})` : `failed: ${e instanceof Error ? e.message : String(e)}`}`);
+    void c.dispose().catch(() => undefined);
     return;
   }
+  c.starting = false;
   notRunning = undefined;
   client = c;
   await client.setTrace(Trace.fromString(trace));

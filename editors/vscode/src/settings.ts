@@ -3,8 +3,10 @@
 import * as path from 'node:path';
 
 export interface Settings {
-  /** `sycl-analyzer.server.path`, else the deprecated `sycl-analyzer.path`. */
+  /** `sycl-analyzer.server.path`. */
   serverPath: string;
+  /** `sycl-analyzer.path`, its deprecated old name: read when `serverPath` is empty. */
+  deprecatedPath: string;
   targets: string[];
   deviceConfig: string[];
   compileCommands: string;
@@ -33,13 +35,15 @@ export type ServerSource = 'setting' | 'bundled' | 'PATH';
 export type ServerChoice = { path: string; source: ServerSource } | { tried: string[] };
 
 /**
- * The server binary, as rust-analyzer's extension chooses: the configured path (made absolute
- * against the workspace; if set, nothing else is tried), else the binary bundled in a
- * platform-specific package, else the first `sycl-analyzer` on PATH. `tried` says what was
- * looked for when nothing is found. `exists` is injected so this stays testable.
+ * The server binary, as rust-analyzer's extension chooses: `sycl-analyzer.server.path`, else the
+ * deprecated `sycl-analyzer.path` (made absolute against the workspace; if set, nothing else is
+ * tried), else the binary bundled in a platform-specific package, else the first
+ * `sycl-analyzer` on PATH. `bundled` is given when the package has a server/ directory.
+ * `tried` says what was looked for when nothing is found. `exists`
+ * (an executable file is there) is injected so this stays testable.
  */
 export function findServer(
-  configured: string,
+  paths: Pick<Settings, 'serverPath' | 'deprecatedPath'>,
   bundled: string | undefined,
   workspace: string | undefined,
   envPath: string | undefined,
@@ -47,13 +51,15 @@ export function findServer(
   platform: NodeJS.Platform = process.platform,
 ): ServerChoice {
   const exe = platform === 'win32' ? 'sycl-analyzer.exe' : 'sycl-analyzer';
-  if (configured.trim().length > 0) {
+  const configured = paths.serverPath.trim() || paths.deprecatedPath.trim();
+  if (configured.length > 0) {
     const p = path.isAbsolute(configured) || !workspace ? configured : path.join(workspace, configured);
     return exists(p) ? { path: p, source: 'setting' } : { tried: [p] };
   }
   const tried: string[] = [];
   if (bundled) {
     if (exists(bundled)) return { path: bundled, source: 'bundled' };
+    tried.push(`${bundled} (bundled, not executable)`);
   }
   const sep = platform === 'win32' ? ';' : ':';
   for (const dir of (envPath ?? '').split(sep)) {
@@ -68,7 +74,7 @@ export function findServer(
 /** The message shown when no server can be started: what was tried and the setting to use. */
 export function noServerMessage(reason: string): string {
   return (
-    `sycl-analyzer: cannot start the language server (${reason}). ` +
+    `sycl-analyzer: cannot start the language server: ${reason}. ` +
     'Set "sycl-analyzer.server.path" to a sycl-analyzer binary (cargo install --locked --path . in its repository), ' +
     'or install the extension package for your platform, which carries one.'
   );
