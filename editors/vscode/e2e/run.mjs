@@ -98,6 +98,47 @@ async function commandPalette(command) {
   await page.keyboard.press('Enter');
 }
 
+async function problemsPanel() {
+  // 1. The Problems panel: the aspect-mismatch warning on the kernel, with its chain.
+  await commandPalette('View: Focus Problems');
+  // The tree's rows with their depth: 1 a file, 2 a problem, 3 its related information. The
+  // list is virtual: only rows in view exist.
+  const problems = async () => page.$$eval('.markers-panel .monaco-list-row', (rs) =>
+    rs.map((r) => ({ level: Number(r.getAttribute('aria-level')), text: r.textContent ?? '' })));
+  const show = async () => (await problems()).map((r) => `${'  '.repeat(r.level)}${r.text}`).join('\n');
+  const kernel = (t) => t.includes("uses aspect 'fp64' not listed in its 'sycl::device_has' attribute") && t.includes('lambda at');
+  await until('the aspect-mismatch warning in Problems', async () => (await problems()).some((r) => r.level === 2 && kernel(r.text)), 60000, show);
+  // Fold the other files' problems, as a user would to look at main.cpp's, so that the kernel's
+  // warning and the rows under it are in view.
+  for (let i = 0; i < 5; i++) {
+    const folded = await page.$$eval('.markers-panel .monaco-list-row[aria-level="1"][aria-expanded="true"]', (rs) => {
+      const other = rs.find((r) => !(r.textContent ?? '').startsWith('main.cpp'));
+      other?.querySelector('.monaco-tl-twistie')?.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      return other !== undefined;
+    });
+    if (!folded) break;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  // Related information rows sit under their problem: the call of mix() in the kernel, mix()'s
+  // call of blend() in device_lib.cpp, the double literal in blend.hpp.
+  const related = await until('the related locations of the kernel\'s warning', async () => {
+    const r = await problems();
+    const at = r.findIndex((x) => x.level === 2 && kernel(x.text));
+    if (at < 0) return undefined;
+    const chain = [];
+    for (let i = at + 1; i < r.length && r[i].level === 3; i++) chain.push(r[i].text);
+    const want = ["main.cpp[Ln 18, Col 5]: propagated from call to function 'mix(", "device_lib.cpp[Ln 6, Col 44]: propagated from call to function 'blend(float, float)'", "blend.hpp[Ln 7, Col 51]: uses 'double literal 0.5' here"];
+    // textContent runs the location and the message together: compare without blanks.
+    const bare = (x) => x.replace(/\s+/g, '');
+    return want.every((w) => chain.some((c) => bare(c).includes(bare(w)))) ? chain : undefined;
+  }, 15000, show);
+  log(`the kernel's warning, then: ${related.join(' / ')}`);
+  // Any error the extension or the server showed is a failure a user would see.
+  const toasts = await page.$$eval('.notification-toast', (n) => n.map((x) => x.textContent ?? ''));
+  if (toasts.some((t) => t.includes('sycl-analyzer'))) throw new Error(`notifications: ${toasts.join(' | ')}`);
+  await shot('problems');
+}
+
 async function main() {
   log(`installing ${vsix}`);
   // Its output (and VS Code's complaints about native modules not built) goes to the log.
@@ -200,47 +241,34 @@ async function main() {
       return t.includes('Server: Path') || t.includes('server.path');
     }, 15000, () => page.$$eval('.settings-editor', (n) => n.map((x) => x.textContent).join(' | ').slice(0, 500)));
     await shot('settings');
+    // The user's fix: the right binary typed into that setting restarts the extension's server.
+    const input = await until('the input of Server: Path', async () => {
+      const items = await page.$$('.settings-editor .setting-item-contents');
+      for (const item of items) {
+        if ((await item.evaluate((x) => x.textContent ?? '')).includes('Server: Path')) return item.$('input');
+      }
+      return undefined;
+    }, 10000, () => page.$$eval('.settings-editor .setting-item-contents', (n) => n.map((x) => x.textContent).join(' | ')));
+    await input.click();
+    await input.type(process.env.SYCL_ANALYZER_BIN ?? join(repo, 'target/release/sycl-analyzer'));
+    await page.keyboard.press('Tab');
+    // Written to the user's settings.json (debounced) before the dialog is left: Escape earlier
+    // would discard the edit.
+    const good = process.env.SYCL_ANALYZER_BIN ?? join(repo, 'target/release/sycl-analyzer');
+    await until('the setting in settings.json', async () => readFileSync(join(userData, 'User/settings.json'), 'utf8').includes(good), 10000,
+      async () => readFileSync(join(userData, 'User/settings.json'), 'utf8'));
+    // This VS Code shows the settings as a modal dialog: close it to reach the workbench.
+    await until('the settings dialog to close', async () => {
+      if (!(await page.$('.settings-editor'))) return true;
+      await page.keyboard.press('Escape');
+      return false;
+    }, 10000, () => page.$$eval('.settings-editor', (n) => n.map((x) => x.textContent).join(' | ').slice(0, 300)));
+    await problemsPanel();
     return;
   }
 
-  // 1. The Problems panel: the aspect-mismatch warning on the kernel, with its chain.
-  await commandPalette('View: Focus Problems');
-  // The tree's rows with their depth: 1 a file, 2 a problem, 3 its related information. The
-  // list is virtual: only rows in view exist.
-  const problems = async () => page.$$eval('.markers-panel .monaco-list-row', (rs) =>
-    rs.map((r) => ({ level: Number(r.getAttribute('aria-level')), text: r.textContent ?? '' })));
-  const show = async () => (await problems()).map((r) => `${'  '.repeat(r.level)}${r.text}`).join('\n');
-  const kernel = (t) => t.includes("uses aspect 'fp64' not listed in its 'sycl::device_has' attribute") && t.includes('lambda at');
-  await until('the aspect-mismatch warning in Problems', async () => (await problems()).some((r) => r.level === 2 && kernel(r.text)), 60000, show);
-  // Fold the other files' problems, as a user would to look at main.cpp's, so that the kernel's
-  // warning and the rows under it are in view.
-  for (let i = 0; i < 5; i++) {
-    const folded = await page.$$eval('.markers-panel .monaco-list-row[aria-level="1"][aria-expanded="true"]', (rs) => {
-      const other = rs.find((r) => !(r.textContent ?? '').startsWith('main.cpp'));
-      other?.querySelector('.monaco-tl-twistie')?.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-      return other !== undefined;
-    });
-    if (!folded) break;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  // Related information rows sit under their problem: the call of mix() in the kernel, mix()'s
-  // call of blend() in device_lib.cpp, the double literal in blend.hpp.
-  const related = await until('the related locations of the kernel\'s warning', async () => {
-    const r = await problems();
-    const at = r.findIndex((x) => x.level === 2 && kernel(x.text));
-    if (at < 0) return undefined;
-    const chain = [];
-    for (let i = at + 1; i < r.length && r[i].level === 3; i++) chain.push(r[i].text);
-    const want = ["main.cpp[Ln 18, Col 5]: propagated from call to function 'mix(", "device_lib.cpp[Ln 6, Col 44]: propagated from call to function 'blend(float, float)'", "blend.hpp[Ln 7, Col 51]: uses 'double literal 0.5' here"];
-    // textContent runs the location and the message together: compare without blanks.
-    const bare = (x) => x.replace(/\s+/g, '');
-    return want.every((w) => chain.some((c) => bare(c).includes(bare(w)))) ? chain : undefined;
-  }, 15000, show);
-  log(`the kernel's warning, then: ${related.join(' / ')}`);
-  // Any error the extension or the server showed is a failure a user would see.
-  const toasts = await page.$$eval('.notification-toast', (n) => n.map((x) => x.textContent ?? ''));
-  if (toasts.some((t) => t.includes('sycl-analyzer'))) throw new Error(`notifications: ${toasts.join(' | ')}`);
-  await shot('problems');
+  await problemsPanel();
+
 
   // 2. Hover fp16 in the kernel's device_has.
   const text = readFileSync(join(project, 'src/main.cpp'), 'utf8').split('\n');

@@ -63,6 +63,8 @@ function isExecutable(p: string): boolean {
   }
 }
 
+let restarting: Promise<void> = Promise.resolve();
+
 /** Why the server is not running, when it is not: commands repeat it instead of doing nothing. */
 let notRunning: string | undefined;
 
@@ -213,12 +215,19 @@ interface TargetRow {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   context.subscriptions.push(
-    vscode.commands.registerCommand('sycl-analyzer.restart', async () => {
-      if (client) {
-        await client.stop();
-        client = undefined;
-      }
-      await start(context);
+    // One restart at a time: settings edits come in bursts, and two overlapping restarts would
+    // both stop the same client and then start two servers.
+    vscode.commands.registerCommand('sycl-analyzer.restart', () => {
+      const restart = async () => {
+        if (client) {
+          const c = client;
+          client = undefined;
+          await c.stop().catch(() => undefined);
+        }
+        await start(context);
+      };
+      restarting = restarting.then(restart, restart);
+      return restarting;
     }),
     vscode.commands.registerCommand('sycl-analyzer.showMacros', async () => {
       const client = running();
