@@ -210,7 +210,7 @@ async function main() {
   await until('main.cpp in an editor', async () => (await page.$$eval('.tab.active', (t) => t.map((x) => x.textContent))).join().includes('main.cpp'), 15000);
 
   if (noServer || serverExits) {
-    const expected = noServer ? 'not found: sycl-analyzer on PATH' : `${broken} (setting) exited`;
+    const expected = noServer ? 'tried sycl-analyzer on PATH' : `${broken} (setting) exited`;
     const toasts = () => page.$$eval('.notification-toast', (n) => n.map((x) => (x instanceof HTMLElement ? x.innerText : '').replace(/\s+/g, ' ')));
     const toast = await until('the no-server error', async () => (await toasts()).find((x) => x.includes('cannot start the language server')),
       30000, async () => (await toasts()).join(' | '));

@@ -96,7 +96,7 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   const bundled = fs.existsSync(context.asAbsolutePath('server')) ? context.asAbsolutePath(path.join('server', exe)) : undefined;
   const found = findServer(s, bundled, root, process.env.PATH, isExecutable);
   if (!('path' in found)) {
-    notRunning = `not found: ${found.tried.join(', ')}`;
+    notRunning = `tried ${found.tried.join(', ')}`;
     void showNoServer(notRunning);
     return;
   }

@@ -54,7 +54,7 @@ export function findServer(
   const configured = paths.serverPath.trim() || paths.deprecatedPath.trim();
   if (configured.length > 0) {
     const p = path.isAbsolute(configured) || !workspace ? configured : path.join(workspace, configured);
-    return exists(p) ? { path: p, source: 'setting' } : { tried: [p] };
+    return exists(p) ? { path: p, source: 'setting' } : { tried: [`${p} (the setting: no executable file there)`] };
   }
   const tried: string[] = [];
   if (bundled) {

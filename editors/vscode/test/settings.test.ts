@@ -22,7 +22,7 @@ test('the configured path wins, relative to the workspace, and nothing else is t
     source: 'setting',
   });
   assert.deepEqual(findServer(p('/nope/sycl-analyzer'), '/ext/server/sycl-analyzer', '/ws', '/usr/bin', exists, 'linux'), {
-    tried: ['/nope/sycl-analyzer'],
+    tried: ['/nope/sycl-analyzer (the setting: no executable file there)'],
   });
 });
 
