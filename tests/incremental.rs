@@ -77,7 +77,7 @@ fn incremental_updates_equal_full_analysis() {
         .collect();
     let mut analysis = Analysis::new(files.clone());
     let mut rng = Rng::new(11);
-    let (mut bodies, mut derived, mut full) = (0, 0, 0);
+    let (mut bodies, mut derived, mut relinked, mut full) = (0, 0, 0, 0);
     let mut counts = std::collections::BTreeSet::new();
     for step in 0..400 {
         let i = rng.below(files.len() as u64) as usize;
@@ -94,6 +94,7 @@ fn incremental_updates_equal_full_analysis() {
         match analysis.update(files.clone()) {
             Update::Bodies { derived: false, .. } => bodies += 1,
             Update::Bodies { derived: true, .. } => derived += 1,
+            Update::Relinked { .. } => relinked += 1,
             Update::Full => full += 1,
             Update::Unchanged => panic!("step {step}: a changed file was not seen"),
         }
@@ -109,10 +110,11 @@ fn incremental_updates_equal_full_analysis() {
         assert_eq!(got.stats, want.stats, "step {step}: stats");
         counts.insert(want.diagnostics.len());
     }
+    eprintln!("bodies {bodies}, derived {derived}, relinked {relinked}, full {full}");
     // Every path must have been exercised for the comparison to mean anything.
     assert!(
-        bodies > 50 && derived > 20 && full > 20,
-        "bodies {bodies}, derived {derived}, full {full}"
+        bodies > 50 && derived > 20 && relinked > 20 && full > 5,
+        "bodies {bodies}, derived {derived}, relinked {relinked}, full {full}"
     );
     assert!(
         counts.len() > 5,

@@ -114,26 +114,7 @@ impl Analysis {
         }
         let mut out = Update::Unchanged;
         for ((_, set), c) in parts.into_iter().zip(&mut self.compiles) {
-            out = match (out, c.analysis.update(set)) {
-                (Update::Full, _) | (_, Update::Full) => Update::Full,
-                (Update::Unchanged, u) | (u, Update::Unchanged) => u,
-                (
-                    Update::Bodies {
-                        files,
-                        nodes,
-                        derived,
-                    },
-                    Update::Bodies {
-                        files: f,
-                        nodes: n,
-                        derived: d,
-                    },
-                ) => Update::Bodies {
-                    files: files.max(f),
-                    nodes: nodes + n,
-                    derived: derived || d,
-                },
-            };
+            out = out.merge(c.analysis.update(set));
         }
         self.files = files;
         out

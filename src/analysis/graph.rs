@@ -10,6 +10,9 @@
 
 use std::collections::VecDeque;
 
+mod relink;
+pub use relink::relink;
+
 // Fx: the maps are keyed by names and small ids, hashed in hot loops; no untrusted keys.
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -278,7 +281,11 @@ fn group_key(file: u32, idx: usize, f: &Function) -> String {
 
 impl Skeleton {
     pub fn build(files: &[SourceFile]) -> Self {
-        let visibility = Visibility::new(files);
+        Self::build_with(files, Visibility::new(files))
+    }
+
+    /// The same, with the files' visibility already known (their includes did not change).
+    pub fn build_with(files: &[SourceFile], visibility: Visibility) -> Self {
         let members = group_functions(files, &visibility);
         let mut node_of = HashMap::default();
         for (node, m) in members.iter().enumerate() {
@@ -956,6 +963,11 @@ impl<'a> Graph<'a> {
             .enumerate()
             .filter(|(n, i)| i.arch_checks && self.d.device[*n])
             .map(|(n, _)| n)
+    }
+
+    /// A template instance (numbered after every function's own node).
+    pub fn is_instance(&self, node: NodeId) -> bool {
+        node >= self.bodies.base_count
     }
 
     pub fn is_kernel(&self, node: NodeId) -> bool {

@@ -131,7 +131,50 @@ pub enum Update {
         nodes: usize,
         derived: bool,
     },
+    /// Some interfaces changed: the skeleton was built again and `nodes` call-graph nodes whose
+    /// bodies may bind differently were collected again; the rest kept theirs.
+    Relinked {
+        files: usize,
+        nodes: usize,
+    },
     Full,
+}
+
+impl Update {
+    /// What two compiles' updates redid together.
+    fn merge(self, other: Update) -> Update {
+        use Update::*;
+        match (self, other) {
+            (Full, _) | (_, Full) => Full,
+            (Unchanged, u) | (u, Unchanged) => u,
+            (
+                Bodies {
+                    files,
+                    nodes,
+                    derived,
+                },
+                Bodies {
+                    files: f,
+                    nodes: n,
+                    derived: d,
+                },
+            ) => Bodies {
+                files: files.max(f),
+                nodes: nodes + n,
+                derived: derived || d,
+            },
+            (Relinked { files, nodes } | Bodies { files, nodes, .. }, other) => {
+                let (f, n) = match other {
+                    Relinked { files, nodes } | Bodies { files, nodes, .. } => (files, nodes),
+                    _ => (0, 0),
+                };
+                Relinked {
+                    files: files.max(f),
+                    nodes: nodes + n,
+                }
+            }
+        }
+    }
 }
 
 impl OneCompile {
@@ -184,12 +227,34 @@ impl OneCompile {
         if changed.is_empty() {
             return Update::Unchanged;
         }
-        if changed
+        let hashes: Vec<(usize, u64)> = changed
             .iter()
-            .any(|&i| files[i].facts.interface_hash() != self.interfaces[i])
-        {
-            self.rebuild(files);
-            return Update::Full;
+            .map(|&i| (i, files[i].facts.interface_hash()))
+            .filter(|&(i, h)| h != self.interfaces[i])
+            .collect();
+        if !hashes.is_empty() {
+            let iface: Vec<usize> = hashes.iter().map(|&(i, _)| i).collect();
+            let old = std::mem::take(&mut self.bodies);
+            let Some(r) = graph::relink(&self.files, &files, &self.skeleton, old, &changed, &iface)
+            else {
+                self.rebuild(files);
+                return Update::Full;
+            };
+            for (i, h) in hashes {
+                self.interfaces[i] = h;
+            }
+            self.files = files;
+            for &i in &changed {
+                self.unknown_aspects[i] = unknown_aspects(&self.files[i]);
+            }
+            self.skeleton = r.skeleton;
+            self.bodies = r.bodies;
+            self.derived = Derived::compute(&self.skeleton, &self.bodies);
+            self.findings.per_node.clear();
+            return Update::Relinked {
+                files: changed.len(),
+                nodes: r.collected,
+            };
         }
         self.files = files;
         for &i in &changed {
@@ -324,6 +389,13 @@ impl OneCompile {
             .collect();
         summarized.sort_unstable();
         summarized.dedup();
+        // Instances are numbered as they are found, which differs between a fresh build and
+        // an updated one: they go after their pattern, ordered by what they use.
+        summarized.sort_by_cached_key(|&n| {
+            let (file, span) = graph.name_span(n);
+            let instance = graph.is_instance(n);
+            (file, span.range.start, instance, graph.used(n), n)
+        });
         let summaries = summarized
             .into_iter()
             .filter(|&n| summarize(graph.path(graph.node_file(n))))

@@ -104,6 +104,11 @@ impl<'a> TypeIndex<'a> {
         set
     }
 
+    /// Whether any alias declares aspects (else every alias's tags are empty).
+    pub fn any_tags(&self) -> bool {
+        self.any_tags
+    }
+
     pub fn classes_named(&self, name: &str) -> &[&'a Class] {
         let (_, last) = split(name);
         self.classes.get(last).map_or(&[], Vec::as_slice)

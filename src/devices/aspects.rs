@@ -32,7 +32,7 @@ pub struct AspectInfo {
 }
 
 /// A set of aspects as a bitset over registry indices.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AspectSet(u128);
 
 impl AspectSet {
