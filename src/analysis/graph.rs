@@ -101,6 +101,9 @@ pub struct NodeInfo {
     reads: Vec<u32>,
 }
 
+/// What collecting one node's bodies found.
+pub type Collected = (Vec<Use>, Vec<Edge>, NodeInfo);
+
 /// Per node: direct uses, outgoing calls, launches. Re-read per node whose files changed.
 #[derive(Clone, Default)]
 pub struct Bodies {

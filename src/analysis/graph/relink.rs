@@ -12,7 +12,7 @@
 use rustc_hash::FxHashSet;
 use std::sync::Arc;
 
-use super::{Bodies, Collector, Edge, NodeId, NodeInfo, Skeleton, Use};
+use super::{Bodies, Collected, Collector, NodeId, Skeleton};
 use crate::analysis::types::TypeIndex;
 use crate::analysis::SourceFile;
 use crate::semantic::{self, Ty};
@@ -113,7 +113,7 @@ pub fn relink(
     }
 
     let total = new_base + kept.len();
-    let mut slots: Vec<Option<(Vec<Use>, Vec<Edge>, NodeInfo)>> = Vec::new();
+    let mut slots: Vec<Option<Collected>> = Vec::new();
     slots.resize_with(total, || None);
     for t in 0..old.len() {
         let Some(t2) = map[t] else { continue };
