@@ -1,6 +1,7 @@
 //! Times the phases of `check` on a directory: `cargo run --release --example time_phases DIR`.
 //! With TIME_PHASES_REPEAT=N the analysis runs N more times (for profiling it alone); with
-//! TIME_PHASES_EDITS=N, N body-only edits (a file re-extracted) go through the incremental path.
+//! TIME_PHASES_EDITS=N, N body-only edits (a file re-extracted) go through the incremental path;
+//! with TIME_PHASES_INTERFACE=1 each edit also declares a new function at the top of the file.
 use std::time::Instant;
 
 use sycl_analyzer::analysis::{analyze, Settings};
@@ -42,6 +43,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
+    let interface = std::env::var_os("TIME_PHASES_INTERFACE").is_some();
     if edits > 0 {
         let mut files = loaded.files.clone();
         let mut analysis = sycl_analyzer::analysis::Analysis::new(files.clone());
@@ -54,13 +56,19 @@ fn main() {
         let mut per: Vec<[std::time::Duration; 3]> = Vec::new();
         for e in 0..edits {
             let i = e * 7919 % files.len();
-            let text = std::fs::read_to_string(&*files[i].path).unwrap_or_default();
+            let mut text = std::fs::read_to_string(&*files[i].path).unwrap_or_default();
+            if interface {
+                text.insert_str(0, &format!("void time_phases_added_{e}(int);\n"));
+            }
             let t = Instant::now();
             files[i].facts = std::sync::Arc::new(sycl_analyzer::syntax::extract(&text));
             let extract = t.elapsed();
             let t = Instant::now();
-            analysis.update(files.clone());
+            let how = analysis.update(files.clone());
             let update = t.elapsed();
+            if interface && e < 5 {
+                println!("{}: {how:?} in {update:?}", files[i].path);
+            }
             let t = Instant::now();
             let _ = analysis.report_for(&settings, |f| open.contains(f));
             per.push([extract, update, t.elapsed()]);

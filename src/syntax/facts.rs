@@ -156,6 +156,22 @@ impl Function {
         parts.join("::")
     }
 
+    /// What other files' analysis reads of this function besides its body.
+    pub fn hash_signature(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        (&self.name, &self.scope, &self.class, &self.params).hash(h);
+        self.defaulted_params.hash(h);
+        (&self.ret, &self.tparams, &self.spec_args).hash(h);
+        (
+            self.variadic,
+            self.is_const,
+            self.is_definition,
+            self.is_lambda,
+            self.is_template,
+        )
+            .hash(h);
+    }
+
     /// The name DPC++ prints: `ns::func1(int)`, `S::operator()() const`. Lambdas are named by
     /// their caller, which knows the file.
     pub fn display_name(&self) -> String {
@@ -363,16 +379,7 @@ impl FileFacts {
         self.includes.hash(&mut h);
         self.functions.len().hash(&mut h);
         for f in &self.functions {
-            (&f.name, &f.scope, &f.class, &f.params, f.defaulted_params).hash(&mut h);
-            (&f.ret, &f.tparams, &f.spec_args).hash(&mut h);
-            (
-                f.variadic,
-                f.is_const,
-                f.is_definition,
-                f.is_lambda,
-                f.is_template,
-            )
-                .hash(&mut h);
+            f.hash_signature(&mut h);
         }
         self.classes.len().hash(&mut h);
         for c in &self.classes {

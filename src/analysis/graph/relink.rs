@@ -60,16 +60,25 @@ pub fn relink(
     let in_iface: FxHashSet<u32> = iface.iter().map(|&i| i as u32).collect();
     let in_changed: FxHashSet<u32> = changed.iter().map(|&i| i as u32).collect();
 
-    // Old node -> new node, for the nodes whose members are exactly the same functions.
+    // Per changed file, where each old function is now: the next one with the same signature.
+    let moved: rustc_hash::FxHashMap<u32, Vec<Option<usize>>> = iface
+        .iter()
+        .map(|&i| (i as u32, follow(&old_files[i].facts, &files[i].facts)))
+        .collect();
+    let now = |&(f, idx): &(u32, usize)| match moved.get(&f) {
+        Some(m) => m[idx].map(|j| (f, j)),
+        None => Some((f, idx)),
+    };
+    // Old node -> new node, for the nodes whose members are the same functions.
     let old_base = old.base_count;
     let mut map: Vec<Option<NodeId>> = vec![None; old.len()];
     let mut image = vec![false; sk.node_count()];
     for (t, members) in old_sk.members.iter().enumerate() {
-        if members.iter().any(|(f, _)| in_iface.contains(f)) {
+        let Some(members) = members.iter().map(now).collect::<Option<Vec<_>>>() else {
             continue;
-        }
+        };
         if let Some(&t2) = members.first().and_then(|m| sk.node_of.get(m)) {
-            if sk.members[t2] == *members {
+            if sk.members[t2] == members {
                 map[t] = Some(t2);
                 image[t2] = true;
             }
@@ -78,6 +87,7 @@ pub fn relink(
     // Files with a member of a node that is gone, new or regrouped: a call from a file that
     // sees one of them may bind differently now (a declaration that lost its definition takes
     // other arguments), so those files' nodes are collected again.
+    // The changed files themselves: what other files see of them changed.
     let mut touched: FxHashSet<u32> = in_iface.clone();
     for (t, members) in old_sk.members.iter().enumerate() {
         if map[t].is_none() {
@@ -182,6 +192,26 @@ pub fn relink(
         bodies,
         collected,
     })
+}
+
+/// For each function of `old`, its index in `new`: functions are matched in order by their
+/// signature, so one added or removed moves the others' indices but not their identity.
+fn follow(old: &FileFacts, new: &FileFacts) -> Vec<Option<usize>> {
+    use std::hash::Hasher;
+    let sig = |f: &crate::syntax::Function| {
+        let mut h = rustc_hash::FxHasher::default();
+        f.hash_signature(&mut h);
+        h.finish()
+    };
+    let mut queues: rustc_hash::FxHashMap<u64, std::collections::VecDeque<usize>> =
+        rustc_hash::FxHashMap::default();
+    for (j, f) in new.functions.iter().enumerate() {
+        queues.entry(sig(f)).or_default().push_back(j);
+    }
+    old.functions
+        .iter()
+        .map(|f| queues.get_mut(&sig(f)).and_then(|q| q.pop_front()))
+        .collect()
 }
 
 /// Classes whose `get(properties_tag)` declares a functor kernel's aspects: looked up by name
