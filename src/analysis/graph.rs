@@ -226,12 +226,12 @@ pub struct Graph<'a> {
 /// joins the definition its file can see, else the one nearest to it in the directory tree
 /// (what the linker of its program would pick).
 fn group_functions(files: &[SourceFile], visibility: &Visibility) -> Vec<Vec<(u32, usize)>> {
-    let mut by_key: HashMap<String, Vec<(u32, usize)>> = HashMap::default();
-    let mut order: Vec<String> = Vec::new();
+    let mut by_key: HashMap<GroupKey, Vec<(u32, usize)>> = HashMap::default();
+    let mut order: Vec<GroupKey> = Vec::new();
     for (fi, file) in files.iter().enumerate() {
         for (idx, f) in file.facts.functions.iter().enumerate() {
             let key = group_key(fi as u32, idx, f);
-            let slot = by_key.entry(key.clone()).or_default();
+            let slot = by_key.entry(key).or_default();
             if slot.is_empty() {
                 order.push(key);
             }
@@ -269,16 +269,20 @@ fn group_functions(files: &[SourceFile], visibility: &Visibility) -> Vec<Vec<(u3
     nodes
 }
 
-fn group_key(file: u32, idx: usize, f: &Function) -> String {
+/// What makes declarations one function: the qualified name, parameter types and constness
+/// (borrowed from the facts: building a string per function showed in interface edits' time).
+/// Lambdas and host bodies are each their own.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum GroupKey<'a> {
+    Own(u32, usize),
+    Signature(&'a [String], &'a str, &'a [String], bool),
+}
+
+fn group_key(file: u32, idx: usize, f: &Function) -> GroupKey<'_> {
     if f.is_lambda || f.name == "<host>" {
-        format!("#{file}:{idx}")
+        GroupKey::Own(file, idx)
     } else {
-        format!(
-            "{}({}){}",
-            f.qualified_name(),
-            f.params.join(","),
-            if f.is_const { "c" } else { "" }
-        )
+        GroupKey::Signature(&f.scope, &f.name, &f.params, f.is_const)
     }
 }
 
@@ -315,12 +319,19 @@ impl Skeleton {
             if f.is_lambda || f.name == "<host>" {
                 continue;
             }
-            sk.by_name
-                .entry(f.name.as_str().into())
-                .or_default()
-                .push(node);
-            let next = sk.name_ids.len() as u32;
-            let id = *sk.name_ids.entry(f.name.as_str().into()).or_insert(next);
+            // Looked up before inserting: an owned key per function showed in profiles.
+            let id = match sk.by_name.get_mut(f.name.as_str()) {
+                Some(nodes) => {
+                    nodes.push(node);
+                    sk.name_ids[f.name.as_str()]
+                }
+                None => {
+                    sk.by_name.insert(f.name.as_str().into(), vec![node]);
+                    let next = sk.name_ids.len() as u32;
+                    sk.name_ids.insert(f.name.as_str().into(), next);
+                    next
+                }
+            };
             let mut in_files: Vec<u32> = sk.members[node].iter().map(|&(fi, _)| fi).collect();
             in_files.dedup();
             for fi in in_files {
