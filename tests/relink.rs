@@ -149,3 +149,35 @@ fn a_definition_added_elsewhere_joins_the_declaration_called() {
         assert_eq!(fp64(&got).len(), want, "step {step}: {:?}", got.diagnostics);
     }
 }
+
+/// A line added above a tagged alias moves the alias's spans, not what it means: the edit still
+/// relinks (it rebuilt the whole analysis when any alias of the workspace carried aspects), and
+/// the finding through the alias stays.
+#[test]
+fn a_line_above_a_tagged_alias_relinks() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.cpp");
+    let body = "using half_t [[__sycl_detail__::__uses_aspects__(sycl::aspect::fp16)]] = short;\n\
+                void run(sycl::queue &q, half_t *h) {\n\
+                  q.single_task([=]() [[sycl::device_has()]] { half_t x = h[0]; h[1] = x; });\n\
+                }\n";
+    let mut files = vec![file(&path, body)];
+    let settings = Settings {
+        table: DeviceTable::builtin(),
+        targets: None,
+    };
+    let mut analysis = Analysis::new(files.clone());
+    let fp16 = |r: &Report| {
+        r.diagnostics
+            .iter()
+            .filter(|d| d.aspect.as_deref() == Some("fp16"))
+            .count()
+    };
+    assert_eq!(fp16(&analysis.report(&settings)), 1);
+    files[0] = file(&path, &format!("void added(int);\n{body}"));
+    let how = analysis.update(files.clone());
+    assert!(matches!(how, Update::Relinked { .. }), "{how:?}");
+    let got = analysis.report(&settings);
+    assert_eq!(got.diagnostics, analyze(&files, &settings).diagnostics);
+    assert_eq!(fp16(&got), 1, "{:?}", got.diagnostics);
+}

@@ -65,7 +65,11 @@ pub struct Skeleton {
     visibility: Visibility,
     /// Per node, its functions (file, index); the definition, if any, first.
     members: Vec<Vec<(u32, usize)>>,
-    node_of: HashMap<(u32, usize), NodeId>,
+    /// Per file, per function: its node (dense: looked up for every call and launch).
+    node_of: Vec<Box<[NodeId]>>,
+    /// Per file, each function's signature hash ([`signature_hash`]), kept for files whose facts
+    /// did not change, so a rebuild after an edit hashes only the edited files' signatures.
+    sigs: Vec<Arc<[u64]>>,
     by_name: HashMap<Box<str>, Vec<NodeId>>,
     name_ids: HashMap<Box<str>, u32>,
     /// Per (name id, file declaring it): a call looks only in the files it sees, so a name
@@ -225,28 +229,44 @@ pub struct Graph<'a> {
 /// one signature (separate programs in one workspace) are separate nodes; a declaration then
 /// joins the definition its file can see, else the one nearest to it in the directory tree
 /// (what the linker of its program would pick).
-fn group_functions(files: &[SourceFile], visibility: &Visibility) -> Vec<Vec<(u32, usize)>> {
-    let mut by_key: HashMap<GroupKey, Vec<(u32, usize)>> = HashMap::default();
-    let mut order: Vec<GroupKey> = Vec::new();
+fn group_functions(
+    files: &[SourceFile],
+    sigs: &[Arc<[u64]>],
+    visibility: &Visibility,
+) -> Vec<Vec<(u32, usize)>> {
+    let total: usize = files.iter().map(|f| f.facts.functions.len()).sum();
+    let mut by_key: HashMap<GroupKey, u32> = HashMap::default();
+    by_key.reserve(total);
+    // Groups in order of first appearance, so node ids do not depend on hashing.
+    let mut groups: Vec<Vec<(u32, usize)>> = Vec::with_capacity(total);
     for (fi, file) in files.iter().enumerate() {
         for (idx, f) in file.facts.functions.iter().enumerate() {
-            let key = group_key(fi as u32, idx, f);
-            let slot = by_key.entry(key).or_default();
-            if slot.is_empty() {
-                order.push(key);
+            let key = GroupKey {
+                hash: sigs[fi][idx],
+                sig: group_sig(fi as u32, idx, f),
+            };
+            let next = groups.len() as u32;
+            let g = *by_key.entry(key).or_insert(next);
+            if g == next {
+                groups.push(Vec::with_capacity(1));
             }
-            slot.push((fi as u32, idx));
+            groups[g as usize].push((fi as u32, idx));
         }
     }
+    drop(by_key);
     let is_def = |&(fi, idx): &(u32, usize)| files[fi as usize].facts.functions[idx].is_definition;
-    let mut nodes = Vec::new();
-    for key in order {
-        let all = by_key.remove(&key).expect("every key has members");
-        let (defs, decls): (Vec<_>, Vec<_>) = all.into_iter().partition(|m| is_def(m));
-        if defs.len() <= 1 {
-            nodes.push(defs.into_iter().chain(decls).collect());
+    let mut nodes = Vec::with_capacity(groups.len());
+    for mut all in groups {
+        let defs = all.iter().filter(|m| is_def(m)).count();
+        if defs <= 1 {
+            // The definition, if any, first; declarations keep their order.
+            if let Some(d) = all.iter().position(is_def) {
+                all[..=d].rotate_right(1);
+            }
+            nodes.push(all);
             continue;
         }
+        let (defs, decls): (Vec<_>, Vec<_>) = all.into_iter().partition(|m| is_def(m));
         let first = nodes.len();
         nodes.extend(defs.iter().map(|&d| vec![d]));
         for decl in decls {
@@ -270,40 +290,100 @@ fn group_functions(files: &[SourceFile], visibility: &Visibility) -> Vec<Vec<(u3
 }
 
 /// What makes declarations one function: the qualified name, parameter types and constness
-/// (borrowed from the facts: building a string per function showed in interface edits' time).
-/// Lambdas and host bodies are each their own.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-enum GroupKey<'a> {
+/// (borrowed from the facts). Lambdas and host bodies are each their own.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum GroupSig<'a> {
     Own(u32, usize),
     Signature(&'a [String], &'a str, &'a [String], bool),
 }
 
-fn group_key(file: u32, idx: usize, f: &Function) -> GroupKey<'_> {
-    if f.is_lambda || f.name == "<host>" {
-        GroupKey::Own(file, idx)
-    } else {
-        GroupKey::Signature(&f.scope, &f.name, &f.params, f.is_const)
+/// A [`GroupSig`] with its hash computed once per function and kept while the file's facts are
+/// unchanged: hashing every signature's strings was most of an interface edit's skeleton.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct GroupKey<'a> {
+    hash: u64,
+    sig: GroupSig<'a>,
+}
+
+impl std::hash::Hash for GroupKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u64(self.hash);
     }
+}
+
+fn group_sig(file: u32, idx: usize, f: &Function) -> GroupSig<'_> {
+    if f.is_lambda || f.name == "<host>" {
+        GroupSig::Own(file, idx)
+    } else {
+        GroupSig::Signature(&f.scope, &f.name, &f.params, f.is_const)
+    }
+}
+
+/// The hash of a function's [`GroupSig`] (its file and index for the ones that are their own).
+fn signature_hash(file: u32, idx: usize, f: &Function) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = rustc_hash::FxBuildHasher.build_hasher();
+    match group_sig(file, idx, f) {
+        GroupSig::Own(file, idx) => (0u8, file, idx).hash(&mut h),
+        GroupSig::Signature(scope, name, params, c) => (1u8, scope, name, params, c).hash(&mut h),
+    }
+    h.finish()
+}
+
+/// Each file's signature hashes, reusing `prev`'s for files whose facts are the same.
+fn signature_hashes(
+    files: &[SourceFile],
+    prev: Option<(&[SourceFile], &Skeleton)>,
+) -> Vec<Arc<[u64]>> {
+    files
+        .iter()
+        .enumerate()
+        .map(|(fi, file)| {
+            if let Some((old_files, old_sk)) = prev {
+                if let (Some(o), Some(h)) = (old_files.get(fi), old_sk.sigs.get(fi)) {
+                    if Arc::ptr_eq(&o.facts, &file.facts) {
+                        return h.clone();
+                    }
+                }
+            }
+            file.facts
+                .functions
+                .iter()
+                .enumerate()
+                .map(|(idx, f)| signature_hash(fi as u32, idx, f))
+                .collect()
+        })
+        .collect()
 }
 
 impl Skeleton {
     pub fn build(files: &[SourceFile]) -> Self {
-        Self::build_with(files, Visibility::new(files))
+        Self::build_with(files, Visibility::new(files), None)
     }
 
-    /// The same, with the files' visibility already known (their includes did not change).
-    pub fn build_with(files: &[SourceFile], visibility: Visibility) -> Self {
-        let members = group_functions(files, &visibility);
-        let mut node_of = HashMap::default();
+    /// The same, with the files' visibility already known (their includes did not change);
+    /// `prev`, the files and skeleton before an edit, lends what unchanged files had.
+    pub fn build_with(
+        files: &[SourceFile],
+        visibility: Visibility,
+        prev: Option<(&[SourceFile], &Skeleton)>,
+    ) -> Self {
+        let sigs = signature_hashes(files, prev);
+        let members = group_functions(files, &sigs, &visibility);
+        let mut node_of: Vec<Box<[NodeId]>> = files
+            .iter()
+            .map(|f| vec![NodeId::MAX; f.facts.functions.len()].into_boxed_slice())
+            .collect();
         for (node, m) in members.iter().enumerate() {
-            for &member in m {
-                node_of.insert(member, node);
+            for &(fi, idx) in m {
+                node_of[fi as usize][idx] = node;
             }
         }
         let mut sk = Skeleton {
             visibility,
             members,
             node_of,
+            sigs,
             by_name: HashMap::default(),
             name_ids: HashMap::default(),
             by_name_in_file: HashMap::default(),
@@ -367,7 +447,16 @@ impl Skeleton {
 
     /// The nodes with a member among the first `functions` functions of `file`.
     pub fn nodes_in_file(&self, file: u32, functions: usize) -> impl Iterator<Item = NodeId> + '_ {
-        (0..functions).filter_map(move |idx| self.node_of.get(&(file, idx)).copied())
+        (0..functions).filter_map(move |idx| self.node_at(file, idx))
+    }
+
+    /// The node of a function (file, index), if the skeleton has that function.
+    pub fn node_at(&self, file: u32, idx: usize) -> Option<NodeId> {
+        self.node_of
+            .get(file as usize)
+            .and_then(|f| f.get(idx))
+            .copied()
+            .filter(|&n| n != NodeId::MAX)
     }
 
     /// A node's functions with their files; the definition, if any, first.
@@ -497,7 +586,7 @@ impl<'a> Collector<'a> {
     /// The node for a function under a substitution: an instance when the function is a
     /// template bound to concrete arguments, else its own node.
     fn node_for(&self, inst: &Instance) -> Option<NodeId> {
-        let base = *self.sk.node_of.get(&(inst.file, inst.func as usize))?;
+        let base = self.sk.node_at(inst.file, inst.func as usize)?;
         if !inst.is_concrete() {
             return Some(base);
         }
@@ -592,9 +681,7 @@ impl<'a> Collector<'a> {
                     continue;
                 }
                 match &launch.kernel {
-                    KernelRef::Lambda(idx) => info
-                        .launches
-                        .extend(self.sk.node_of.get(&(fi, *idx)).copied()),
+                    KernelRef::Lambda(idx) => info.launches.extend(self.sk.node_at(fi, *idx)),
                     KernelRef::Functor(t) => {
                         let ops = self.sk.functor_operators(self.files, Some(fi), t);
                         info.launches.extend(ops.iter().copied());
@@ -684,13 +771,7 @@ impl<'a> Collector<'a> {
 
     fn resolve(&self, file: u32, caller: &Function, call: &Call) -> Vec<NodeId> {
         match &call.target {
-            CallTarget::Lambda(idx) => self
-                .sk
-                .node_of
-                .get(&(file, *idx))
-                .copied()
-                .into_iter()
-                .collect(),
+            CallTarget::Lambda(idx) => self.sk.node_at(file, *idx).into_iter().collect(),
             CallTarget::Construct { type_name } => self.constructors(file, type_name, call.args),
             CallTarget::Member {
                 name,

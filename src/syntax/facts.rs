@@ -22,6 +22,16 @@ pub enum AspectRef {
     Unknown { text: String, span: Span },
 }
 
+impl AspectRef {
+    /// What is written, without where: the aspect's name, or the unknown text.
+    pub fn text(&self) -> (bool, &str) {
+        match self {
+            AspectRef::Named { name, .. } => (true, name),
+            AspectRef::Unknown { text, .. } => (false, text),
+        }
+    }
+}
+
 /// Which spelling declared the aspects a function may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DeclForm {
@@ -226,6 +236,20 @@ pub struct Alias {
     /// An alias template's own parameters (`template <class T> using v4 = sycl::vec<T, 4>`).
     #[serde(default)]
     pub tparams: Vec<TParam>,
+}
+
+impl Alias {
+    /// Equal but for where its aspects are written.
+    pub fn same_meaning(&self, other: &Alias) -> bool {
+        (&self.name, &self.scope, &self.target, &self.tparams)
+            == (&other.name, &other.scope, &other.target, &other.tparams)
+            && self.uses_aspects.len() == other.uses_aspects.len()
+            && self
+                .uses_aspects
+                .iter()
+                .zip(&other.uses_aspects)
+                .all(|(a, b)| a.text() == b.text())
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

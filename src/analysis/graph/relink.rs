@@ -42,9 +42,11 @@ pub fn relink(
         }
     }
     let types = TypeIndex::new(files);
-    let aliases_moved = iface
-        .iter()
-        .any(|&i| old_files[i].facts.aliases != files[i].facts.aliases);
+    // Positions aside: a line added above an alias moves its spans, not what it means.
+    let aliases_moved = iface.iter().any(|&i| {
+        let (o, n) = (&old_files[i].facts.aliases, &files[i].facts.aliases);
+        o.len() != n.len() || o.iter().zip(n).any(|(a, b)| !a.same_meaning(b))
+    });
     let tags_before = iface.iter().any(|&i| {
         old_files[i]
             .facts
@@ -56,7 +58,7 @@ pub fn relink(
         return None;
     }
 
-    let sk = Skeleton::build_with(files, old_sk.visibility.clone());
+    let sk = Skeleton::build_with(files, old_sk.visibility.clone(), Some((old_files, old_sk)));
     let in_iface: FxHashSet<u32> = iface.iter().map(|&i| i as u32).collect();
     let in_changed: FxHashSet<u32> = changed.iter().map(|&i| i as u32).collect();
 
@@ -77,7 +79,7 @@ pub fn relink(
         let Some(members) = members.iter().map(now).collect::<Option<Vec<_>>>() else {
             continue;
         };
-        if let Some(&t2) = members.first().and_then(|m| sk.node_of.get(m)) {
+        if let Some(t2) = members.first().and_then(|&(f, i)| sk.node_at(f, i)) {
             if sk.members[t2] == members {
                 map[t] = Some(t2);
                 image[t2] = true;
