@@ -412,10 +412,12 @@ impl Skeleton {
                     next
                 }
             };
-            let mut in_files: Vec<u32> = sk.members[node].iter().map(|&(fi, _)| fi).collect();
-            in_files.dedup();
-            for fi in in_files {
-                sk.by_name_in_file.entry((id, fi)).or_default().push(node);
+            let mut last = None;
+            for &(fi, _) in &sk.members[node] {
+                if last != Some(fi) {
+                    sk.by_name_in_file.entry((id, fi)).or_default().push(node);
+                    last = Some(fi);
+                }
             }
         }
         // A functor with `get(properties_tag)` declares its kernel's aspects even when it is
