@@ -179,6 +179,68 @@ pub fn char_range_at(text: &str, offset: usize) -> TextRange {
     }
 }
 
+/// Line and column positions of a text without the text: line starts and where multi-byte
+/// characters are, so facts of a closed file can say where their spans are (a `LineCol` per
+/// span was a seventh of the facts' memory).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lines {
+    starts: Vec<u32>,
+    /// Each multi-byte character: its offset and its bytes beyond the first.
+    wide: Vec<(u32, u8)>,
+    len: u32,
+}
+
+impl Lines {
+    /// Lines end as [`LineIndex`] says. Offsets past 4 GiB are clamped (no source file is).
+    pub fn new(text: &str) -> Self {
+        let clamp = |i: usize| i.min(u32::MAX as usize) as u32;
+        let index = LineIndex::new(text);
+        let starts = index.line_starts.iter().map(|&s| clamp(s)).collect();
+        let wide = if index.ascii {
+            Vec::new()
+        } else {
+            text.char_indices()
+                .filter(|(_, c)| c.len_utf8() > 1)
+                .map(|(i, c)| (clamp(i), (c.len_utf8() - 1) as u8))
+                .collect()
+        };
+        Self {
+            starts,
+            wide,
+            len: clamp(text.len()),
+        }
+    }
+
+    /// 0-based line and 0-based column in chars, as [`LineIndex::position`].
+    pub fn position(&self, offset: usize) -> (u32, u32) {
+        let mut offset = offset.min(self.len as usize) as u32;
+        // Inside a multi-byte character: back to its start.
+        let at = self.wide.partition_point(|&(o, _)| o < offset);
+        if let Some(&(o, extra)) = at.checked_sub(1).map(|i| &self.wide[i]) {
+            if offset <= o + extra as u32 {
+                offset = o;
+            }
+        }
+        let line = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
+        let start = self.starts.get(line).copied().unwrap_or(0);
+        let from = self.wide.partition_point(|&(o, _)| o < start);
+        let to = self.wide.partition_point(|&(o, _)| o < offset);
+        let extra: u32 = self.wide[from..to].iter().map(|&(_, e)| e as u32).sum();
+        (line as u32, offset - start - extra)
+    }
+
+    pub fn line_col(&self, range: TextRange) -> LineCol {
+        let (l0, c0) = self.position(range.start);
+        let (l1, c1) = self.position(range.end);
+        LineCol {
+            line: l0 + 1,
+            column: c0 + 1,
+            end_line: l1 + 1,
+            end_column: c1 + 1,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -262,5 +324,28 @@ mod tests {
         assert_eq!(char_range_at("aé\n", 1), TextRange::new(1, 3));
         assert_eq!(char_range_at("a\n", 1), TextRange::empty(1));
         assert_eq!(char_range_at("a", 5), TextRange::empty(1));
+    }
+
+    /// Without the text, the same positions as the text's own index, in ASCII and not, line
+    /// breaks of every kind, offsets inside a character and past the end.
+    #[test]
+    fn lines_agree_with_the_line_index() {
+        for text in [
+            "",
+            "int x;\nint y;\n",
+            "a\r\nb\rc\n",
+            "// é\ndouble ü = 1.0; // 😀 x\r\n  ßß\n",
+            "😀😀\n\n€",
+        ] {
+            let index = LineIndex::new(text);
+            let lines = Lines::new(text);
+            for offset in 0..=text.len() + 2 {
+                assert_eq!(
+                    lines.position(offset),
+                    index.position(text, offset),
+                    "{text:?} at {offset}"
+                );
+            }
+        }
     }
 }

@@ -26,7 +26,7 @@ use super::SourceFile;
 use crate::devices::{AspectId, AspectSet};
 use crate::semantic::features::features;
 use crate::semantic::{self, Instance, Ty};
-use crate::syntax::{Call, CallTarget, DeviceHas, Function, KernelRef, Span};
+use crate::syntax::{Call, CallTarget, DeviceHas, Function, KernelRef, Located, Span};
 
 pub type NodeId = usize;
 
@@ -738,7 +738,7 @@ impl<'a> Collector<'a> {
                 }
             }
         }
-        uses.sort_by_key(|u| (u.file, u.span.range.start));
+        uses.sort_by_key(|u| (u.file, u.span.range().start));
         (uses, edges, info)
     }
 
@@ -1114,14 +1114,20 @@ impl<'a> Graph<'a> {
 
     /// Where a finding about this function goes: its name, or a lambda's introducer. For a
     /// declaration carrying `device_has` whose definition is elsewhere, the definition.
-    pub fn name_span(&self, node: NodeId) -> (u32, Span) {
-        (self.node_file(node), self.function(node).name_span)
+    pub fn name_span(&self, node: NodeId) -> (u32, Located) {
+        let file = self.node_file(node);
+        (file, self.locate(file, self.function(node).name_span))
+    }
+
+    /// A span of a file with its line and column.
+    pub fn locate(&self, file: u32, span: Span) -> Located {
+        self.files[file as usize].facts.locate(span)
     }
 
     pub fn display_name(&self, node: NodeId) -> String {
         let f = self.function(node);
         if f.is_lambda {
-            let pos = f.name_span.pos;
+            let pos = self.locate(self.node_file(node), f.name_span).pos;
             format!(
                 "lambda at {}:{}:{}",
                 self.path(self.node_file(node)),

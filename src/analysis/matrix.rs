@@ -10,7 +10,7 @@ use super::graph::{Graph, NodeId};
 use super::{chain_steps, Settings};
 use crate::devices::{registry, AspectSet};
 use crate::diagnostics::ChainStep;
-use crate::syntax::{AspectRef, Span};
+use crate::syntax::{AspectRef, Located};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -77,7 +77,7 @@ impl Cell {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Row {
     pub file: Arc<str>,
-    pub name_span: Span,
+    pub name_span: Located,
     pub name: String,
     pub kernel: bool,
     /// Its `device_has` list, as written.
@@ -311,7 +311,7 @@ mod tests {
     fn row(targets: &[(&str, Status, &str)]) -> Row {
         Row {
             file: Arc::from("k.cpp"),
-            name_span: Span::default(),
+            name_span: Located::default(),
             name: "lambda".into(),
             kernel: true,
             declared: None,

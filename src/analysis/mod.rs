@@ -20,7 +20,7 @@ use types::TypeIndex;
 
 use crate::devices::{registry, AspectId, AspectSet, DeviceTable, ResolvedTarget};
 use crate::diagnostics::{suggest, with_did_you_mean, ChainStep, Code, Diagnostic, Severity};
-use crate::syntax::{AspectRef, DeclForm, FileFacts, Span};
+use crate::syntax::{AspectRef, DeclForm, FileFacts, Located};
 
 /// One analysed file.
 #[derive(Clone, Debug)]
@@ -62,7 +62,7 @@ pub struct Report {
 pub struct FunctionSummary {
     pub file: Arc<str>,
     /// Where its name (or a lambda's introducer) is.
-    pub name_span: Span,
+    pub name_span: Located,
     pub name: String,
     pub kernel: bool,
     /// `None` when it declares nothing; names as written (unknown ones included).
@@ -455,15 +455,15 @@ fn sort_findings(diagnostics: &mut [Diagnostic]) {
 fn diagnostic(
     graph: &Graph,
     file: u32,
-    span: Span,
+    at: Located,
     severity: Severity,
     code: Code,
     message: String,
 ) -> Diagnostic {
     Diagnostic::new(
         graph.path(file).clone(),
-        span.range,
-        span.pos,
+        at.range,
+        at.pos,
         severity,
         code,
         message,
@@ -480,10 +480,11 @@ fn unknown_aspects(file: &SourceFile) -> Vec<Diagnostic> {
             if let AspectRef::Named { name, span } = r {
                 if reg.by_name(name).is_none() {
                     let suggestions = suggest(name, reg.names(), 3);
+                    let at = file.facts.locate(*span);
                     let mut d = Diagnostic::new(
                         file.path.clone(),
-                        span.range,
-                        span.pos,
+                        at.range,
+                        at.pos,
                         Severity::Error,
                         Code::UnknownAspect,
                         with_did_you_mean(format!("unknown aspect '{name}'"), &suggestions),
@@ -513,23 +514,25 @@ fn chain_steps(
         .map(|(caller, edge)| {
             let callee = graph.display_name(edge.to);
             let file = graph.node_file(caller);
+            let at = graph.locate(file, edge.span);
             ChainStep {
                 function: Some(callee.clone()),
                 use_: None,
                 file: graph.path(file).clone(),
-                range: edge.span.range,
-                pos: edge.span.pos,
+                range: at.range,
+                pos: at.pos,
                 message: format!("propagated from call to function '{callee}'"),
             }
         })
         .collect();
+    let at = graph.locate(found.file, found.span);
     steps.push(ChainStep {
         function: None,
         use_: Some(found.what.clone()),
         file: graph.path(found.file).clone(),
-        range: found.span.range,
-        pos: found.span.pos,
-        message: match graph.macro_at(found.file, found.span.range) {
+        range: at.range,
+        pos: at.pos,
+        message: match graph.macro_at(found.file, at.range) {
             Some(m) if m.starts_with("#include") => {
                 format!("uses '{}' here, in the text of {m}", found.what)
             }
@@ -659,10 +662,11 @@ fn check_target(
                     continue;
                 }
                 let sizes: Vec<String> = info.sub_group_sizes.iter().map(u32::to_string).collect();
+                let file = graph.node_file(node);
                 let mut d = diagnostic(
                     graph,
-                    graph.node_file(node),
-                    span,
+                    file,
+                    graph.locate(file, span),
                     Severity::Warning,
                     Code::TargetUnsupportedSubGroupSize,
                     format!(
@@ -703,10 +707,11 @@ fn target_unsupported_message(
 /// `if_architecture_is` in device code when a target is not AOT-compiled.
 fn check_arch(graph: &Graph, node: NodeId, plain: &ResolvedTarget, out: &mut Vec<Diagnostic>) {
     for span in graph.arch_checks(node) {
+        let file = graph.node_file(node);
         out.push(diagnostic(
             graph,
-            graph.node_file(node),
-            *span,
+            file,
+            graph.locate(file, *span),
             Severity::Error,
             Code::IfArchitectureNotAot,
             format!(

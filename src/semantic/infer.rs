@@ -771,7 +771,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         let arg_tys: Vec<Ty> = args.iter().map(|a| self.ty(*a)).collect();
         let at = self
             .body
-            .map_or(0, |b| b.spans[callee as usize].range.start);
+            .map_or(0, |b| b.spans[callee as usize].range().start);
         let t = self.call_to(at, callee, &arg_tys);
         // A closure handed to code outside the workspace (`q.submit(cgf)`, `std::for_each`) is
         // called by it: the call reaches the closure, with the instance's arguments.
@@ -1356,7 +1356,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             for (id, l) in body.locals.iter().enumerate() {
                 if l.param {
                     let t = self.local(id as u32);
-                    add(self.aspects(&t), &|| t.to_string(), l.span.range, l.span);
+                    add(self.aspects(&t), &|| t.to_string(), l.span.range(), l.span);
                 }
             }
             if let Some(ret) = &self.func.ret {
@@ -1365,7 +1365,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                     add(
                         self.aspects(&t),
                         &|| t.to_string(),
-                        self.func.name_span.range,
+                        self.func.name_span.range(),
                         self.func.name_span,
                     );
                 }
@@ -1380,7 +1380,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                         Stmt::IfConstexpr { cond, .. } => body.spans.get(*cond as usize),
                     };
                     if let Some(sp) = span {
-                        dead.push(sp.range);
+                        dead.push(sp.range());
                     }
                     continue;
                 }
@@ -1389,7 +1389,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                     Stmt::Local(id) => {
                         let l = &body.locals[*id as usize];
                         let t = self.local(*id);
-                        add(self.aspects(&t), &|| t.to_string(), l.span.range, l.span);
+                        add(self.aspects(&t), &|| t.to_string(), l.span.range(), l.span);
                     }
                     Stmt::IfConstexpr { .. } => {}
                 }
@@ -1401,7 +1401,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 add(
                     self.aspects(&t),
                     &|| t.to_string(),
-                    self.func.name_span.range,
+                    self.func.name_span.range(),
                     self.func.name_span,
                 );
             }
@@ -1413,21 +1413,21 @@ impl<'i, 'a> Cx<'i, 'a> {
                     add(
                         set,
                         &|| format!("__uses_aspects__({name})"),
-                        span.range,
+                        span.range(),
                         *span,
                     );
                 }
             }
         }
         let mut uses: Vec<SemUse> = found.into_values().map(|(_, u)| u).collect();
-        uses.sort_by_key(|u| (u.span.range.start, u.aspect));
+        uses.sort_by_key(|u| (u.span.range().start, u.aspect));
         let targets = self.targets.borrow();
         let calls = self
             .func
             .calls
             .iter()
             .map(|c| {
-                let at = c.span.range.start;
+                let at = c.span.range().start;
                 if dead.iter().any(|d| d.start <= at && at < d.end) {
                     return Some(Vec::new());
                 }
@@ -1486,7 +1486,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                             .literals
                             .iter()
                             .chain(self.func.calls.iter().flat_map(|c| &c.literal_args))
-                            .find(|d| d.span.range.start == span.range.start)
+                            .find(|d| d.span.range().start == span.range().start)
                             .map(|d| d.text.clone());
                         add(
                             set,
@@ -1494,7 +1494,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                                 Some(t) => format!("double literal {t}"),
                                 None => "double literal".to_string(),
                             },
-                            body.spans[e as usize].range,
+                            body.spans[e as usize].range(),
                             span,
                         );
                     }
@@ -1528,19 +1528,19 @@ impl<'i, 'a> Cx<'i, 'a> {
                                     .calls
                                     .iter()
                                     .flat_map(|c| &c.literal_args)
-                                    .find(|d| d.span.range.start == span.range.start)
+                                    .find(|d| d.span.range().start == span.range().start)
                                     .map_or("".to_string(), |d| format!(" {}", d.text));
                                 add(
                                     set,
                                     &|| format!("double literal{text} passed to {name}"),
-                                    body.spans[e as usize].range,
+                                    body.spans[e as usize].range(),
                                     span,
                                 );
                             }
                             None => add(
                                 set,
                                 &|| t.to_string(),
-                                body.spans[e as usize].range,
+                                body.spans[e as usize].range(),
                                 body.spans[e as usize],
                             ),
                         }

@@ -4,11 +4,34 @@
 use serde::{Deserialize, Serialize};
 
 use super::ir::{Body, Field, Global, TParam};
-use crate::text::{LineCol, TextRange};
+use crate::text::{LineCol, Lines, TextRange};
 
-/// A located piece of source: byte range plus its resolved 1-based position.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// A piece of its file: a byte range in 8 bytes. Its line and column come from the file's
+/// [`Lines`] ([`FileFacts::locate`]) when a diagnostic or an answer needs them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    /// Offsets past 4 GiB are clamped (no source file is).
+    pub fn new(range: TextRange) -> Self {
+        let clamp = |i: usize| i.min(u32::MAX as usize) as u32;
+        Self {
+            start: clamp(range.start),
+            end: clamp(range.end),
+        }
+    }
+
+    pub fn range(self) -> TextRange {
+        TextRange::new(self.start as usize, self.end as usize)
+    }
+}
+
+/// A span with its resolved 1-based position: what leaves the analysis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Located {
     pub range: TextRange,
     pub pos: LineCol,
 }
@@ -254,6 +277,9 @@ impl Alias {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileFacts {
+    /// Where the lines of the file's text are, for the positions of its spans.
+    #[serde(default)]
+    pub lines: Lines,
     pub functions: Vec<Function>,
     pub classes: Vec<Class>,
     pub aliases: Vec<Alias>,
@@ -321,6 +347,14 @@ fn intersect(a: &[TextRange], b: &[TextRange]) -> Vec<TextRange> {
 }
 
 impl FileFacts {
+    /// A span of this file with its line and column.
+    pub fn locate(&self, span: Span) -> Located {
+        Located {
+            range: span.range(),
+            pos: self.lines.line_col(span.range()),
+        }
+    }
+
     /// Code the compiler skips, as byte ranges of the file's text: skipped in the device
     /// compile of every target (a group only some targets compile is active code).
     pub fn inactive_regions(&self) -> Vec<TextRange> {

@@ -59,19 +59,13 @@ impl NodeExt for tree_sitter::Node<'_> {
 
 /// Where positions of the parsed (preprocessed) text are in the file.
 pub struct Positions<'a> {
-    file: &'a str,
-    index: crate::text::LineIndex,
     map: &'a pp::SourceMap,
 }
 
 impl Positions<'_> {
     /// The file span a range of the parsed text comes from.
     pub fn span(&self, range: crate::text::TextRange) -> Span {
-        let range = self.map.to_source(range);
-        Span {
-            range,
-            pos: self.index.line_col(self.file, range),
-        }
+        Span::new(self.map.to_source(range))
     }
 }
 
@@ -233,11 +227,7 @@ pub fn extract_preprocessed_with(
     trees: Option<(&Trees, &Arc<str>)>,
 ) -> Result<FileFacts, String> {
     let prepared = prepare::prepare(&pre.text);
-    let positions = Positions {
-        file: text,
-        index: crate::text::LineIndex::new(text),
-        map: &pre.map,
-    };
+    let positions = Positions { map: &pre.map };
     let start = Instant::now();
     let bytes = prepared.text.as_bytes();
     let kept = trees.and_then(|(t, path)| t.take(path));
@@ -285,6 +275,7 @@ pub fn extract_preprocessed_with(
                     directives: pre.directives,
                     ..PpFacts::default()
                 };
+                facts.lines = crate::text::Lines::new(text);
                 facts.shrink_to_fit();
                 Ok(facts)
             }
