@@ -110,16 +110,14 @@ fn main() {
             expr_heap += b.exprs.capacity() * size_of::<Expr>();
             for e in &b.exprs {
                 expr_heap += match e {
-                    Expr::Name(n) | Expr::Member { name: n, .. } => n.capacity(),
-                    Expr::Cast { ty, args } | Expr::New { ty, args } => {
-                        ty.capacity() + args.capacity() * 4
-                    }
+                    Expr::Name(n) | Expr::Member { name: n, .. } => n.len(),
+                    Expr::Cast { ty, args } | Expr::New { ty, args } => ty.len() + args.len() * 4,
                     Expr::Call { args, .. } | Expr::InitList(args) | Expr::Unknown(args) => {
-                        args.capacity() * 4
+                        args.len() * 4
                     }
                     Expr::TemplateName { name, targs }
                     | Expr::MemberTemplate { name, targs, .. } => {
-                        name.capacity() + targs.iter().map(|t| t.capacity() + 24).sum::<usize>()
+                        name.len() + targs.iter().map(|t| t.capacity() + 24).sum::<usize>()
                     }
                     _ => 0,
                 };

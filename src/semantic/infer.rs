@@ -836,7 +836,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     /// `T<A>(x)` / `T(x)` where `T` names a class and no function: a construction.
-    fn construction(&self, name: &str, targs: Option<&Vec<String>>) -> Option<Ty> {
+    fn construction(&self, name: &str, targs: Option<&[String]>) -> Option<Ty> {
         let l = last(name);
         let ix = self.ix;
         if ix.visible(&ix.functions, self.file, l).next().is_some() {

@@ -178,12 +178,12 @@ pub enum Expr {
     Lit(Lit),
     Local(LocalId),
     /// A name no local declares: a global, an enumerator, a function, a member of `this`.
-    Name(String),
+    Name(Box<str>),
     This,
     Member {
         base: ExprId,
         arrow: bool,
-        name: String,
+        name: Box<str>,
     },
     Index {
         base: ExprId,
@@ -212,40 +212,40 @@ pub enum Expr {
     /// The callee is a `Name`, `Member`, `TemplateName`, a local, or any expression.
     Call {
         callee: ExprId,
-        args: Vec<ExprId>,
+        args: Box<[ExprId]>,
     },
     /// `f<A, B>` as written (names and template arguments as text).
     TemplateName {
-        name: String,
-        targs: Vec<String>,
+        name: Box<str>,
+        targs: Box<[String]>,
     },
     /// `obj.template f<A>` / `obj.f<A>`.
     MemberTemplate {
         base: ExprId,
         arrow: bool,
-        name: String,
-        targs: Vec<String>,
+        name: Box<str>,
+        targs: Box<[String]>,
     },
     /// Every explicit conversion: `static_cast<T>(e)`, `(T)e`, `T(e)`, `T{e}`, `T{}`; the
     /// construction of a class by name.
     Cast {
-        ty: String,
-        args: Vec<ExprId>,
+        ty: Box<str>,
+        args: Box<[ExprId]>,
     },
     New {
-        ty: String,
-        args: Vec<ExprId>,
+        ty: Box<str>,
+        args: Box<[ExprId]>,
     },
     /// A lambda: its function's index in `FileFacts::functions`.
     Lambda(u32),
     /// `{a, b}` without a type.
-    InitList(Vec<ExprId>),
+    InitList(Box<[ExprId]>),
     /// `sizeof(T)` / `sizeof e`: no code, but a constant in `if constexpr`.
-    SizeOf(Option<String>),
+    SizeOf(Option<Box<str>>),
     /// `sizeof(x)` of an expression: unevaluated, but its type gives a constant.
     SizeOfExpr(ExprId),
     /// Evaluated children whose own type is unknown.
-    Unknown(Vec<ExprId>),
+    Unknown(Box<[ExprId]>),
 }
 
 impl Expr {
@@ -257,11 +257,13 @@ impl Expr {
             Expr::Unary { arg, .. } => vec![*arg],
             Expr::Binary { lhs, rhs, .. } | Expr::Assign { lhs, rhs, .. } => vec![*lhs, *rhs],
             Expr::Cond { cond, then, els } => vec![*cond, *then, *els],
-            Expr::Call { callee, args } => std::iter::once(*callee).chain(args.clone()).collect(),
+            Expr::Call { callee, args } => std::iter::once(*callee)
+                .chain(args.iter().copied())
+                .collect(),
             Expr::Cast { args, .. }
             | Expr::New { args, .. }
             | Expr::InitList(args)
-            | Expr::Unknown(args) => args.clone(),
+            | Expr::Unknown(args) => args.to_vec(),
             _ => Vec::new(),
         }
     }

@@ -190,7 +190,7 @@ impl<'a> Lowerer<'a, '_> {
     /// is taken as a type.
     fn sizeof(&mut self, n: Node) -> Expr {
         if let Some(t) = field(n, "type") {
-            return Expr::SizeOf(Some(normalize(self.text(t))));
+            return Expr::SizeOf(Some(normalize(self.text(t)).into()));
         }
         let Some(mut v) = field(n, "value") else {
             return Expr::SizeOf(None);
@@ -211,7 +211,7 @@ impl<'a> Lowerer<'a, '_> {
             _ => false,
         };
         if is_type_name || self.stack.is_empty() {
-            return Expr::SizeOf(Some(normalize(self.text(v))));
+            return Expr::SizeOf(Some(normalize(self.text(v)).into()));
         }
         Expr::SizeOfExpr(self.expr(v))
     }
@@ -860,7 +860,7 @@ impl<'a> Lowerer<'a, '_> {
 
     fn expr(&mut self, n: Node) -> ExprId {
         if self.depth > MAX_DEPTH {
-            return self.push_expr(Expr::Unknown(Vec::new()), n);
+            return self.push_expr(Expr::Unknown(Box::default()), n);
         }
         self.depth += 1;
         let e = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expr_node(n));
@@ -887,7 +887,7 @@ impl<'a> Lowerer<'a, '_> {
             "parenthesized_expression" => {
                 return match named_children(n).into_iter().next() {
                     Some(inner) => self.expr(inner),
-                    None => self.push_expr(Expr::Unknown(Vec::new()), n),
+                    None => self.push_expr(Expr::Unknown(Box::default()), n),
                 };
             }
             "number_literal" => Expr::Lit(number_literal(self.text(n))),
@@ -902,7 +902,7 @@ impl<'a> Lowerer<'a, '_> {
                 let level = self.stack.len() - 1;
                 match self.lookup(level, name) {
                     Some(id) => Expr::Local(id),
-                    None => Expr::Name(name.to_string()),
+                    None => Expr::Name(name.into()),
                 }
             }
             "qualified_identifier" | "template_function" => self.name_expr(n),
@@ -911,7 +911,7 @@ impl<'a> Lowerer<'a, '_> {
                 let arrow = field(n, "operator").is_some_and(|o| self.text(o) == "->");
                 let fld = field(n, "field");
                 let Some(base) = base else {
-                    return self.push_expr(Expr::Unknown(Vec::new()), n);
+                    return self.push_expr(Expr::Unknown(Box::default()), n);
                 };
                 let tm = fld.and_then(|f| {
                     if f.k() == "template_method" {
@@ -928,13 +928,14 @@ impl<'a> Lowerer<'a, '_> {
                     Some(t) => Expr::MemberTemplate {
                         base,
                         arrow,
-                        name: field(t, "name").map_or(String::new(), |x| self.text(x).into()),
-                        targs: field(t, "arguments").map_or(Vec::new(), |a| self.targ_texts(a)),
+                        name: field(t, "name").map_or_else(Box::default, |x| self.text(x).into()),
+                        targs: field(t, "arguments")
+                            .map_or_else(Box::default, |a| self.targ_texts(a).into()),
                     },
                     None => Expr::Member {
                         base,
                         arrow,
-                        name: fld.map_or(String::new(), |f| normalize(self.text(f))),
+                        name: fld.map_or_else(Box::default, |f| normalize(self.text(f)).into()),
                     },
                 }
             }
@@ -953,17 +954,23 @@ impl<'a> Lowerer<'a, '_> {
             "compound_literal_expression" => {
                 let ty = field(n, "type").map_or(String::new(), |t| normalize(self.text(t)));
                 let args = self.args_of(field(n, "value"));
-                Expr::Cast { ty, args }
+                Expr::Cast {
+                    ty: ty.into(),
+                    args: args.into(),
+                }
             }
             "cast_expression" => {
                 let ty = field(n, "type").map_or(String::new(), |t| normalize(self.text(t)));
                 let args = self.args_of(field(n, "value"));
-                Expr::Cast { ty, args }
+                Expr::Cast {
+                    ty: ty.into(),
+                    args: args.into(),
+                }
             }
             "unary_expression" | "pointer_expression" | "update_expression" => {
                 let op = field(n, "operator").map_or("", |o| self.text(o));
                 let Some(a) = field(n, "argument") else {
-                    return self.push_expr(Expr::Unknown(Vec::new()), n);
+                    return self.push_expr(Expr::Unknown(Box::default()), n);
                 };
                 let arg = self.expr(a);
                 let op = match op {
@@ -975,7 +982,7 @@ impl<'a> Lowerer<'a, '_> {
                     "&" => UnOp::Addr,
                     "++" => UnOp::Inc,
                     "--" => UnOp::Dec,
-                    _ => return self.push_expr(Expr::Unknown(vec![arg]), n),
+                    _ => return self.push_expr(Expr::Unknown(Box::new([arg])), n),
                 };
                 Expr::Unary { op, arg }
             }
@@ -1017,16 +1024,19 @@ impl<'a> Lowerer<'a, '_> {
             }
             "lambda_expression" => match self.lambda(n) {
                 Some(fi) => Expr::Lambda(fi as u32),
-                None => Expr::Unknown(Vec::new()),
+                None => Expr::Unknown(Box::default()),
             },
             "new_expression" => {
                 let ty = field(n, "type").map_or(String::new(), |t| normalize(self.text(t)));
                 let args = self.args_of(field(n, "arguments"));
-                Expr::New { ty, args }
+                Expr::New {
+                    ty: ty.into(),
+                    args: args.into(),
+                }
             }
             "initializer_list" => {
                 let args = self.exprs(named_children(n));
-                Expr::InitList(args)
+                Expr::InitList(args.into())
             }
             "sizeof_expression" => self.sizeof(n),
             "alignof_expression" | "noexcept" | "decltype" | "requires_expression" => {
@@ -1034,7 +1044,7 @@ impl<'a> Lowerer<'a, '_> {
             }
             _ => {
                 let kids = named_children(n);
-                Expr::Unknown(self.exprs(kids))
+                Expr::Unknown(self.exprs(kids).into())
             }
         };
         self.push_expr(e, n)
@@ -1052,9 +1062,12 @@ impl<'a> Lowerer<'a, '_> {
             let targs = field(last, "arguments").map_or(Vec::new(), |a| self.targ_texts(a));
             let end = field(last, "name").map_or(last.end_byte(), |x| x.end_byte());
             let name = normalize(&self.src[n.start_byte()..end]);
-            Expr::TemplateName { name, targs }
+            Expr::TemplateName {
+                name: name.into(),
+                targs: targs.into(),
+            }
         } else {
-            Expr::Name(normalize(self.text(n)))
+            Expr::Name(normalize(self.text(n)).into())
         }
     }
 
@@ -1062,13 +1075,16 @@ impl<'a> Lowerer<'a, '_> {
         let args_node = field(n, "arguments");
         let Some(f) = field(n, "function") else {
             let args = self.args_of(args_node);
-            return Expr::Unknown(args);
+            return Expr::Unknown(args.into());
         };
         match f.k() {
             "primitive_type" | "sized_type_specifier" | "type_identifier" | "template_type" => {
                 let ty = normalize(self.text(f));
                 let args = self.args_of(args_node);
-                return Expr::Cast { ty, args };
+                return Expr::Cast {
+                    ty: ty.into(),
+                    args: args.into(),
+                };
             }
             "template_function" => {
                 let name = field(f, "name").map_or("", |x| self.text(x));
@@ -1080,14 +1096,20 @@ impl<'a> Lowerer<'a, '_> {
                         .and_then(|a| named_children(a).into_iter().next())
                         .map_or(String::new(), |t| normalize(self.text(t)));
                     let args = self.args_of(args_node);
-                    return Expr::Cast { ty, args };
+                    return Expr::Cast {
+                        ty: ty.into(),
+                        args: args.into(),
+                    };
                 }
             }
             _ => {}
         }
         let callee = self.expr(f);
         let args = self.args_of(args_node);
-        Expr::Call { callee, args }
+        Expr::Call {
+            callee,
+            args: args.into(),
+        }
     }
 
     /// Lowers a lambda's body; returns its function index.
