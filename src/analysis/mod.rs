@@ -82,6 +82,8 @@ pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
 pub(crate) struct OneCompile {
     files: Vec<SourceFile>,
     interfaces: Vec<u64>,
+    /// Declarations by name, for the semantic layer's lookups.
+    decls: crate::semantic::Decls,
     skeleton: Skeleton,
     bodies: Bodies,
     derived: Derived,
@@ -185,9 +187,11 @@ impl OneCompile {
         };
         let skeleton = Skeleton::build(&files);
         let types = TypeIndex::new(&files);
+        let decls = crate::semantic::Decls::new(files.iter().map(|f| &*f.facts));
         let sem = crate::semantic::Index::new(
             files.iter().map(|f| &*f.facts).collect(),
             skeleton.visibility().lists(),
+            &decls,
         );
         let bodies = Collector::new(&files, &skeleton, &types, &sem).collect_all();
         drop(sem);
@@ -197,6 +201,7 @@ impl OneCompile {
         Self {
             files,
             interfaces,
+            decls,
             skeleton,
             bodies,
             derived,
@@ -234,9 +239,20 @@ impl OneCompile {
             .collect();
         if !hashes.is_empty() {
             let iface: Vec<usize> = hashes.iter().map(|&(i, _)| i).collect();
+            for &i in &iface {
+                self.decls
+                    .replace(i as u32, &self.files[i].facts, &files[i].facts);
+            }
             let old = std::mem::take(&mut self.bodies);
-            let Some(r) = graph::relink(&self.files, &files, &self.skeleton, old, &changed, &iface)
-            else {
+            let Some(r) = graph::relink(
+                &self.files,
+                &files,
+                &self.skeleton,
+                old,
+                &changed,
+                &iface,
+                &self.decls,
+            ) else {
                 self.rebuild(files);
                 return Update::Full;
             };
@@ -264,9 +280,11 @@ impl OneCompile {
             self.unknown_aspects[i] = unknown_aspects(&self.files[i]);
         }
         let types = TypeIndex::new(&self.files);
+        // The interfaces are the same: so are the declarations by name.
         let sem = crate::semantic::Index::new(
             self.files.iter().map(|f| &*f.facts).collect(),
             self.skeleton.visibility().lists(),
+            &self.decls,
         );
         let collector =
             Collector::new(&self.files, &self.skeleton, &types, &sem).with_instances(&self.bodies);

@@ -166,9 +166,9 @@ impl super::ty::NameResolver for Resolver<'_, '_, '_> {
         }
         let ix = self.ix;
         let decls: Vec<(u32, u32)> = ix
-            .visible(&ix.aliases, self.from, name)
+            .visible(ix.aliases, self.from, name)
             .chain(
-                ix.visible(&ix.classes, self.from, name)
+                ix.visible(ix.classes, self.from, name)
                     .map(|(f, i)| (f | 1 << 31, i)),
             )
             .collect();
@@ -192,7 +192,7 @@ impl Resolver<'_, '_, '_> {
         // Aliases: all visible declarations must agree.
         let mut alias: Option<Ty> = None;
         let mut disagree = false;
-        for (f, i) in ix.visible(&ix.aliases, self.from, name) {
+        for (f, i) in ix.visible(ix.aliases, self.from, name) {
             let a = &ix.files[f as usize].aliases[i as usize];
             if !scope_ends_with(&a.scope, q) || a.target == name {
                 continue;
@@ -220,7 +220,7 @@ impl Resolver<'_, '_, '_> {
             return t;
         }
         let classes: Vec<(u32, u32)> = ix
-            .visible(&ix.classes, self.from, name)
+            .visible(ix.classes, self.from, name)
             .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].classes[i as usize].scope, q))
             .collect();
         if let Some(&(f, i)) = pick_class(ix, &classes, &args, self.depth) {
@@ -465,7 +465,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         }
         let (f, i) = self
             .ix
-            .visible(&self.ix.classes, self.file, class)
+            .visible(self.ix.classes, self.file, class)
             .find(|&(f, i)| {
                 let c = &self.ix.files[f as usize].classes[i as usize];
                 c.spec_args.is_none() && scope_ends_with(&c.scope, &scope)
@@ -752,7 +752,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         let l = last(n);
         let ix = self.ix;
         let found: Vec<Ty> = ix
-            .visible(&ix.globals, self.file, l)
+            .visible(ix.globals, self.file, l)
             .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, &q))
             .map(|(f, i)| {
                 let g = &ix.files[f as usize].globals[i as usize];
@@ -839,7 +839,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     fn construction(&self, name: &str, targs: Option<&[String]>) -> Option<Ty> {
         let l = last(name);
         let ix = self.ix;
-        if ix.visible(&ix.functions, self.file, l).next().is_some() {
+        if ix.visible(ix.functions, self.file, l).next().is_some() {
             return None;
         }
         let f = features();
@@ -850,7 +850,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 return Some(t);
             }
         }
-        let known = ix.visible(&ix.classes, self.file, l).next().is_some()
+        let known = ix.visible(ix.classes, self.file, l).next().is_some()
             || f.is_atomic_template(name)
             || f.is_element_template(l)
             || f.is_by_value_template(l);
@@ -887,7 +887,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         let ix = self.ix;
         // A local closure or functor called by name is handled as a local; here: functions.
         let mut cands: Vec<(u32, u32)> = ix
-            .visible(&ix.functions, self.file, l)
+            .visible(ix.functions, self.file, l)
             .filter(|&(f, i)| scope_ends_with(&ix.function(f, i).scope, &q))
             .collect();
         if cands.is_empty() {
@@ -955,7 +955,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         for class in classes {
             let Ty::Class(cc) = &class else { continue };
             let cands: Vec<(u32, u32)> = ix
-                .visible(&ix.functions, self.file, name)
+                .visible(ix.functions, self.file, name)
                 .filter(|&(f, i)| ix.function(f, i).class.as_deref() == Some(cc.last()))
                 .collect();
             if !cands.is_empty() {
@@ -1615,7 +1615,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                         let cl = &self.ix.files[cf as usize].classes[ci as usize];
                         let ix = self.ix;
                         let ops: Vec<Instance> = ix
-                            .visible(&ix.functions, self.file, "operator()")
+                            .visible(ix.functions, self.file, "operator()")
                             .filter(|&(f, i)| {
                                 let func = ix.function(f, i);
                                 func.class.as_deref() == Some(cl.name.as_str())

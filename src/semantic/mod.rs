@@ -79,13 +79,83 @@ pub struct Typed {
     pub reads: Vec<u32>,
 }
 
+/// Declarations by name: (file, index in the file's list), sorted.
+pub(crate) type ByName = HashMap<Box<str>, Vec<(u32, u32)>>;
+
+/// The workspace's declarations by name: classes, aliases, namespace globals and functions
+/// (not lambdas). Only interfaces decide it, so the analysis keeps it across body edits and
+/// updates the files whose interface changed (building it was most of a body edit's time).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Decls {
+    classes: ByName,
+    aliases: ByName,
+    globals: ByName,
+    functions: ByName,
+}
+
+impl Decls {
+    pub fn new<'f>(files: impl IntoIterator<Item = &'f FileFacts>) -> Self {
+        let mut d = Decls::default();
+        for (fi, f) in files.into_iter().enumerate() {
+            d.add(fi as u32, f);
+        }
+        d
+    }
+
+    /// File `file`'s declarations were `old` and are `new`.
+    pub fn replace(&mut self, file: u32, old: &FileFacts, new: &FileFacts) {
+        self.each(old, |map, name, _| {
+            if let Some(list) = map.get_mut(name) {
+                list.retain(|d| d.0 != file);
+                if list.is_empty() {
+                    map.remove(name);
+                }
+            }
+        });
+        self.add(file, new);
+    }
+
+    /// Adds a file's declarations, each list kept sorted (lookups search it by file).
+    fn add(&mut self, file: u32, f: &FileFacts) {
+        self.each(f, |map, name, i| {
+            let at = (file, i);
+            match map.get_mut(name) {
+                Some(list) => {
+                    let pos = list.partition_point(|&d| d < at);
+                    list.insert(pos, at);
+                }
+                None => {
+                    map.insert(name.into(), vec![at]);
+                }
+            }
+        });
+    }
+
+    fn each(&mut self, f: &FileFacts, mut visit: impl FnMut(&mut ByName, &str, u32)) {
+        for (i, c) in f.classes.iter().enumerate() {
+            visit(&mut self.classes, &c.name, i as u32);
+        }
+        for (i, a) in f.aliases.iter().enumerate() {
+            visit(&mut self.aliases, &a.name, i as u32);
+        }
+        for (i, g) in f.globals.iter().enumerate() {
+            visit(&mut self.globals, &g.name, i as u32);
+        }
+        for (i, func) in f.functions.iter().enumerate() {
+            if !func.is_lambda && func.name != "<host>" {
+                visit(&mut self.functions, &func.name, i as u32);
+            }
+        }
+    }
+}
+
 /// The workspace's declarations by name, and which files see which.
 pub struct Index<'a> {
     pub(crate) files: Vec<&'a FileFacts>,
-    classes: HashMap<&'a str, Vec<(u32, u32)>>,
-    aliases: HashMap<&'a str, Vec<(u32, u32)>>,
-    globals: HashMap<&'a str, Vec<(u32, u32)>>,
-    functions: HashMap<&'a str, Vec<(u32, u32)>>,
+    classes: &'a ByName,
+    aliases: &'a ByName,
+    globals: &'a ByName,
+    functions: &'a ByName,
     /// Per file, the files it sees (itself included), sorted.
     sees: &'a [Vec<u32>],
     /// Memo of name lookups by (path, template arguments, the declarations of the name that are
@@ -108,49 +178,19 @@ pub(crate) type Deduced = (Ty, Box<[u32]>);
 pub(crate) type NameKey = (Box<str>, Vec<Ty>, Vec<(u32, u32)>);
 
 impl<'a> Index<'a> {
-    pub fn new(files: Vec<&'a FileFacts>, sees: &'a [Vec<u32>]) -> Self {
-        let mut ix = Index {
+    pub fn new(files: Vec<&'a FileFacts>, sees: &'a [Vec<u32>], decls: &'a Decls) -> Self {
+        Index {
             names: RefCell::default(),
             returns: RefCell::default(),
             reads: RefCell::default(),
             class_aspects: RefCell::default(),
             files,
-            classes: HashMap::default(),
-            aliases: HashMap::default(),
-            globals: HashMap::default(),
-            functions: HashMap::default(),
+            classes: &decls.classes,
+            aliases: &decls.aliases,
+            globals: &decls.globals,
+            functions: &decls.functions,
             sees,
-        };
-        for (fi, f) in ix.files.iter().enumerate() {
-            let fi = fi as u32;
-            for (i, c) in f.classes.iter().enumerate() {
-                ix.classes
-                    .entry(c.name.as_str())
-                    .or_default()
-                    .push((fi, i as u32));
-            }
-            for (i, a) in f.aliases.iter().enumerate() {
-                ix.aliases
-                    .entry(a.name.as_str())
-                    .or_default()
-                    .push((fi, i as u32));
-            }
-            for (i, g) in f.globals.iter().enumerate() {
-                ix.globals
-                    .entry(g.name.as_str())
-                    .or_default()
-                    .push((fi, i as u32));
-            }
-            for (i, func) in f.functions.iter().enumerate() {
-                if !func.is_lambda && func.name != "<host>" {
-                    ix.functions
-                        .entry(func.name.as_str())
-                        .or_default()
-                        .push((fi, i as u32));
-                }
-            }
         }
-        ix
     }
 
     /// Notes that the typing in progress depends on a body in `file`.
@@ -179,7 +219,7 @@ impl<'a> Index<'a> {
     /// of a workspace is seen from few of them).
     fn visible<'s>(
         &'s self,
-        map: &'s HashMap<&'a str, Vec<(u32, u32)>>,
+        map: &'s ByName,
         from: u32,
         name: &str,
     ) -> impl Iterator<Item = (u32, u32)> + 's {
@@ -201,5 +241,28 @@ impl<'a> Index<'a> {
             .into_iter()
             .flatten()
             .chain(by_file.into_iter().flatten())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Decls;
+    use crate::syntax::extract;
+
+    /// Replacing one file's declarations gives what building from scratch gives: same lists,
+    /// in file order, names gone when their last declaration is.
+    #[test]
+    fn replacing_a_file_equals_building_anew() {
+        let a = extract("struct S {}; void f(); using T = int; int g;");
+        let b = extract("void f(); void f(int); struct S {};");
+        let c = extract("struct S {}; void f() {} void h() { auto l = [] {}; }");
+        let c2 = extract("struct U {}; int g; void f(double);");
+        let mut d = Decls::new([&a, &b, &c]);
+        d.replace(2, &c, &c2);
+        assert_eq!(d, Decls::new([&a, &b, &c2]));
+        d.replace(0, &a, &c2);
+        assert_eq!(d, Decls::new([&c2, &b, &c2]));
+        assert!(d.aliases.is_empty());
+        assert_eq!(d.functions["f"], [(0, 0), (1, 0), (1, 1), (2, 0)]);
     }
 }

@@ -26,7 +26,8 @@ pub struct Relinked {
 }
 
 /// The new skeleton and bodies after `changed` files got new facts, `iface` of them with a new
-/// interface; `None` when this edit needs a full rebuild.
+/// interface (`decls` already holds their declarations); `None` when this edit needs a full
+/// rebuild.
 pub fn relink(
     old_files: &[SourceFile],
     files: &[SourceFile],
@@ -34,6 +35,7 @@ pub fn relink(
     mut old: Bodies,
     changed: &[usize],
     iface: &[usize],
+    decls: &semantic::Decls,
 ) -> Option<Relinked> {
     for &i in iface {
         let (o, n) = (&*old_files[i].facts, &*files[i].facts);
@@ -163,6 +165,7 @@ pub fn relink(
     let sem = semantic::Index::new(
         files.iter().map(|f| &*f.facts).collect(),
         sk.visibility.lists(),
+        decls,
     );
     let collector = Collector::new(files, &sk, &types, &sem).with_instances(&seed);
     let mut bodies = Bodies {
