@@ -117,6 +117,15 @@ pub struct Bodies {
     /// Template instantiations, nodes `base_count..`: the pattern's node and the arguments.
     instances: Vec<(NodeId, Arc<[Ty]>)>,
     base_count: usize,
+    /// The instances' lookup tables, when the last update left them: the next one takes them
+    /// instead of hashing every instance's arguments again.
+    lookup: Option<Lookup>,
+}
+
+#[derive(Clone, Default)]
+struct Lookup {
+    by_key: HashMap<(NodeId, Arc<[Ty]>), NodeId>,
+    per_base: HashMap<NodeId, usize>,
 }
 
 /// Bounds on instantiation: the work per workspace stays linear whatever the templates do.
@@ -138,8 +147,14 @@ impl Bodies {
         (0..self.info.len()).filter(move |&n| self.info[n].reads.iter().any(|f| files.contains(f)))
     }
 
-    pub fn set_instances(&mut self, list: Vec<(NodeId, Arc<[Ty]>)>) {
-        self.instances = list;
+    /// The instances a collector ended with, and its lookup tables.
+    pub fn set_instances(&mut self, collector: Collector) {
+        let ins = collector.instances.into_inner();
+        self.instances = ins.list;
+        self.lookup = Some(Lookup {
+            by_key: ins.by_key,
+            per_base: ins.per_base,
+        });
     }
 
     /// Every instance is the target of some call or launch.
@@ -541,15 +556,24 @@ impl<'a> Collector<'a> {
         }
     }
 
-    /// The instances already made (for an update that must not make new ones).
-    pub fn with_instances(self, bodies: &Bodies) -> Self {
+    /// The instances already made (for an update that must not make new ones), with the lookup
+    /// tables `bodies` keeps, if they are for the same nodes.
+    pub fn with_instances(self, bodies: &mut Bodies) -> Self {
         {
             let mut ins = self.instances.borrow_mut();
-            for (k, (base, args)) in bodies.instances.iter().enumerate() {
-                ins.by_key
-                    .insert((*base, args.clone()), bodies.base_count + k);
-                ins.list.push((*base, args.clone()));
-                *ins.per_base.entry(*base).or_default() += 1;
+            ins.list = bodies.instances.clone();
+            match bodies.lookup.take() {
+                Some(l) if bodies.base_count == ins.base_count => {
+                    ins.by_key = l.by_key;
+                    ins.per_base = l.per_base;
+                }
+                _ => {
+                    for (k, (base, args)) in bodies.instances.iter().enumerate() {
+                        ins.by_key
+                            .insert((*base, args.clone()), bodies.base_count + k);
+                        *ins.per_base.entry(*base).or_default() += 1;
+                    }
+                }
             }
         }
         self
@@ -557,10 +581,6 @@ impl<'a> Collector<'a> {
 
     pub fn instance_count(&self) -> usize {
         self.instances.borrow().list.len()
-    }
-
-    pub fn instances(&self) -> Vec<(NodeId, Arc<[Ty]>)> {
-        self.instances.borrow().list.clone()
     }
 
     /// Every node, then every instance the kernels' reach needs, as they are found.
@@ -808,7 +828,7 @@ impl<'a> Collector<'a> {
                 }
                 if all.is_empty() {
                     // `S(...)` constructs when S is a class.
-                    return if self.types.classes_named(name).is_empty() {
+                    return if !self.types.has_class(name) {
                         Vec::new()
                     } else {
                         self.constructors(file, name, call.args)

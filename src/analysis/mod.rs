@@ -186,8 +186,8 @@ impl OneCompile {
             files.par_iter().map(|f| f.facts.interface_hash()).collect()
         };
         let skeleton = Skeleton::build(&files);
-        let types = TypeIndex::new(&files);
         let decls = crate::semantic::Decls::new(files.iter().map(|f| &*f.facts));
+        let types = TypeIndex::new(&files, &decls);
         let sem = crate::semantic::Index::new(
             files.iter().map(|f| &*f.facts).collect(),
             skeleton.visibility().lists(),
@@ -279,15 +279,15 @@ impl OneCompile {
         for &i in &changed {
             self.unknown_aspects[i] = unknown_aspects(&self.files[i]);
         }
-        let types = TypeIndex::new(&self.files);
+        let types = TypeIndex::new(&self.files, &self.decls);
         // The interfaces are the same: so are the declarations by name.
         let sem = crate::semantic::Index::new(
             self.files.iter().map(|f| &*f.facts).collect(),
             self.skeleton.visibility().lists(),
             &self.decls,
         );
-        let collector =
-            Collector::new(&self.files, &self.skeleton, &types, &sem).with_instances(&self.bodies);
+        let collector = Collector::new(&self.files, &self.skeleton, &types, &sem)
+            .with_instances(&mut self.bodies);
         let mut nodes: Vec<NodeId> = changed
             .iter()
             .flat_map(|&i| {
@@ -318,12 +318,12 @@ impl OneCompile {
                 nodes.extend(self.bodies.len()..total);
             }
         }
-        self.bodies.set_instances(collector.instances());
-        drop(collector);
+        self.bodies.set_instances(collector);
         drop(sem);
         drop(types);
-        // An instance nothing binds any more would be checked though no code makes it.
-        if !self.bodies.instances_all_referenced() {
+        // An instance nothing binds any more would be checked though no code makes it. Only a
+        // body whose calls or launches changed can have dropped the last binding of one.
+        if derived && !self.bodies.instances_all_referenced() {
             let files = std::mem::take(&mut self.files);
             self.rebuild(files);
             return Update::Full;

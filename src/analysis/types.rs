@@ -12,20 +12,15 @@ use std::cell::RefCell;
 use super::SourceFile;
 use crate::devices::AspectSet;
 pub use crate::semantic::known_aspects;
-use crate::syntax::Class;
+use crate::semantic::Decls;
 
 /// How deep alias chains are followed to a builtin type.
 const MAX_DEPTH: usize = 16;
 
-struct AliasDecl<'a> {
-    scope: &'a [String],
-    target: &'a str,
-    uses: AspectSet,
-}
-
 pub struct TypeIndex<'a> {
-    aliases: HashMap<&'a str, Vec<AliasDecl<'a>>>,
-    classes: HashMap<&'a str, Vec<&'a Class>>,
+    files: &'a [SourceFile],
+    /// Aliases and classes by name (the semantic layer's, kept across edits).
+    decls: &'a Decls,
     /// Whether any alias carries `uses_aspects` (most workspaces: none, so nothing to follow).
     any_tags: bool,
     /// Memo per type text: chains fan out over every same-named alias in the workspace.
@@ -50,25 +45,16 @@ fn scope_matches(scope: &[String], qualifier: &[&str]) -> bool {
 }
 
 impl<'a> TypeIndex<'a> {
-    pub fn new(files: &'a [SourceFile]) -> Self {
-        let mut aliases: HashMap<&str, Vec<AliasDecl>> = HashMap::default();
-        let mut classes: HashMap<&str, Vec<&Class>> = HashMap::default();
-        for f in files {
-            for a in &f.facts.aliases {
-                aliases.entry(a.name.as_str()).or_default().push(AliasDecl {
-                    scope: &a.scope,
-                    target: &a.target,
-                    uses: known_aspects(&a.uses_aspects),
-                });
-            }
-            for c in &f.facts.classes {
-                classes.entry(c.name.as_str()).or_default().push(c);
-            }
-        }
-        let any_tags = aliases.values().flatten().any(|d| !d.uses.is_empty());
+    pub fn new(files: &'a [SourceFile], decls: &'a Decls) -> Self {
+        let any_tags = files.iter().any(|f| {
+            f.facts
+                .aliases
+                .iter()
+                .any(|a| !known_aspects(&a.uses_aspects).is_empty())
+        });
         Self {
-            aliases,
-            classes,
+            files,
+            decls,
             any_tags,
             tags: RefCell::default(),
         }
@@ -91,14 +77,18 @@ impl<'a> TypeIndex<'a> {
             return set;
         }
         let (qualifier, name) = split(text);
-        let Some(decls) = self.aliases.get(name) else {
+        let decls = self.decls.aliases_named(name);
+        if decls.is_empty() {
             return AspectSet::EMPTY;
-        };
+        }
         let set = agreed(
             decls
                 .iter()
-                .filter(|d| scope_matches(d.scope, &qualifier) && d.target != text)
-                .map(|d| d.uses.union(self.alias_tags_at(d.target, depth + 1))),
+                .map(|&(f, i)| &self.files[f as usize].facts.aliases[i as usize])
+                .filter(|a| scope_matches(&a.scope, &qualifier) && a.target != text)
+                .map(|a| {
+                    known_aspects(&a.uses_aspects).union(self.alias_tags_at(&a.target, depth + 1))
+                }),
         );
         self.tags.borrow_mut().insert(text.into(), set);
         set
@@ -109,9 +99,10 @@ impl<'a> TypeIndex<'a> {
         self.any_tags
     }
 
-    pub fn classes_named(&self, name: &str) -> &[&'a Class] {
+    /// Whether some class of the workspace has the last component of `name` as its name.
+    pub fn has_class(&self, name: &str) -> bool {
         let (_, last) = split(name);
-        self.classes.get(last).map_or(&[], Vec::as_slice)
+        !self.decls.classes_named(last).is_empty()
     }
 }
 
@@ -137,7 +128,8 @@ mod tests {
                  namespace b { using h = int; }\n",
             )),
         }];
-        let ix = TypeIndex::new(&files);
+        let decls = Decls::new(files.iter().map(|f| &*f.facts));
+        let ix = TypeIndex::new(&files, &decls);
         assert_eq!(registry().sorted_names(ix.alias_tags("T2")), ["cpu"]);
         assert_eq!(registry().sorted_names(ix.alias_tags("a::h")), ["gpu"]);
         // Unqualified and ambiguous: the declarations disagree, nothing is claimed.

@@ -102,6 +102,16 @@ impl Decls {
         d
     }
 
+    /// Aliases named `name` (the last component), as (file, index).
+    pub fn aliases_named(&self, name: &str) -> &[(u32, u32)] {
+        self.aliases.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Classes named `name` (the last component), as (file, index).
+    pub fn classes_named(&self, name: &str) -> &[(u32, u32)] {
+        self.classes.get(name).map_or(&[], Vec::as_slice)
+    }
+
     /// File `file`'s declarations were `old` and are `new`.
     pub fn replace(&mut self, file: u32, old: &FileFacts, new: &FileFacts) {
         self.each(old, |map, name, _| {

@@ -43,7 +43,7 @@ pub fn relink(
             return None;
         }
     }
-    let types = TypeIndex::new(files);
+    let types = TypeIndex::new(files, decls);
     // Positions aside: a line added above an alias moves its spans, not what it means.
     let aliases_moved = iface.iter().any(|&i| {
         let (o, n) = (&old_files[i].facts.aliases, &files[i].facts.aliases);
@@ -157,7 +157,7 @@ pub fn relink(
     }
     drop(old);
 
-    let seed = Bodies {
+    let mut seed = Bodies {
         instances: kept,
         base_count: new_base,
         ..Bodies::default()
@@ -167,7 +167,7 @@ pub fn relink(
         sk.visibility.lists(),
         decls,
     );
-    let collector = Collector::new(files, &sk, &types, &sem).with_instances(&seed);
+    let collector = Collector::new(files, &sk, &types, &sem).with_instances(&mut seed);
     let mut bodies = Bodies {
         base_count: new_base,
         ..Bodies::default()
@@ -186,8 +186,7 @@ pub fn relink(
         collected += 1;
         bodies.push(collector.collect(n));
     }
-    bodies.set_instances(collector.instances());
-    drop(collector);
+    bodies.set_instances(collector);
     // An instance nothing binds any more would be checked though no code makes it.
     if !bodies.instances_all_referenced() {
         return None;
