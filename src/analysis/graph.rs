@@ -1139,6 +1139,11 @@ impl<'a> Graph<'a> {
         (file, self.locate(file, self.function(node).name_span))
     }
 
+    /// The file and byte offset of [`Graph::name_span`], without its line and column.
+    pub fn name_start(&self, node: NodeId) -> (u32, u32) {
+        (self.node_file(node), self.function(node).name_span.start)
+    }
+
     /// A span of a file with its line and column.
     pub fn locate(&self, file: u32, span: Span) -> Located {
         self.files[file as usize].facts.locate(span)

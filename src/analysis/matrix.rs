@@ -163,7 +163,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
     graph
         .entry_points()
         .iter()
-        .filter(|&&node| wanted(graph.path(graph.name_span(node).0)))
+        .filter(|&&node| wanted(graph.path(graph.node_file(node))))
         .map(|&node| {
             let decl = graph.device_has(node);
             let declared: AspectSet = decl

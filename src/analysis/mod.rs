@@ -413,9 +413,9 @@ impl OneCompile {
         // Instances are numbered as they are found, which differs between a fresh build and
         // an updated one: they go after their pattern, ordered by what they use.
         summarized.sort_by_cached_key(|&n| {
-            let (file, span) = graph.name_span(n);
+            let (file, start) = graph.name_start(n);
             let instance = graph.is_instance(n);
-            (file, span.range.start, instance, graph.used(n), n)
+            (file, start, instance, graph.used(n), n)
         });
         let summaries = summarized
             .into_iter()

@@ -387,7 +387,23 @@ impl State {
         }
         // Every source's current text, for the preprocessor to read headers from.
         let mut paths: Vec<Arc<str>> = self.files.iter().map(|f| f.path.clone()).collect();
-        let mut texts: Vec<Option<Arc<str>>> = paths.iter().map(|p| self.current_text(p)).collect();
+        // Open documents by path, once: a URL per workspace file per edit showed in profiles.
+        let open_texts: HashMap<String, Arc<str>> = self
+            .docs
+            .iter()
+            .filter_map(|(uri, d)| Some((State::path_of(uri)?, Arc::from(d.text.as_str()))))
+            .collect();
+        let mut texts: Vec<Option<Arc<str>>> = paths
+            .iter()
+            .map(|p| {
+                let p: &str = p;
+                self.dirty
+                    .get(p)
+                    .or_else(|| open_texts.get(p))
+                    .or_else(|| self.texts.get(p))
+                    .cloned()
+            })
+            .collect();
         for (p, t) in &self.dirty {
             if !self.index_of.contains_key(p) {
                 paths.push(Arc::from(p.as_str()));
@@ -527,67 +543,80 @@ impl State {
     /// Publishes what changed since the last run: a file whose findings are the same is not
     /// sent again, unless it is an open document edited since (each version gets an answer).
     fn publish(&mut self, report: &Report) {
-        let mut next: HashMap<Url, (Option<i32>, Vec<crate::diagnostics::Diagnostic>)> =
-            HashMap::new();
-        let mut by_file: HashMap<&str, Vec<crate::diagnostics::Diagnostic>> = HashMap::new();
+        use crate::diagnostics::Diagnostic;
+        // By reference: cloning every finding of the workspace per edit showed in profiles;
+        // only files whose findings changed are copied into `published`.
+        let mut by_file: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();
         for d in &report.diagnostics {
-            by_file.entry(&d.file).or_default().push(d.clone());
+            by_file.entry(&d.file).or_default().push(d);
         }
+        let mut next: Vec<(Url, Option<i32>, Vec<&Diagnostic>)> = Vec::new();
         for (uri, doc) in &self.docs {
             if let Some(path) = Self::path_of(uri) {
                 let diags = by_file.remove(path.as_str()).unwrap_or_default();
-                next.insert(uri.clone(), (Some(doc.version), diags));
+                next.push((uri.clone(), Some(doc.version), diags));
             }
         }
         for (file, diags) in by_file {
             if let Ok(uri) = Url::from_file_path(file) {
-                next.insert(uri, (None, diags));
+                next.push((uri, None, diags));
             }
         }
         // Texts and line indexes, built once per file per run.
         let mut indexes: HashMap<String, Option<(Arc<str>, crate::text::LineIndex)>> =
             HashMap::new();
         let encoding = self.encoding;
-        for (uri, entry) in &next {
-            if self.published.get(uri) == Some(entry) {
-                continue;
-            }
-            let diagnostics = entry
-                .1
-                .iter()
-                .filter_map(|d| {
-                    convert::diagnostic(d, |file, range| {
-                        // A note on a whole file (skipped: huge, binary) needs no text read.
-                        if range.end == 0 {
-                            return Some(lsp::Range::default());
-                        }
-                        let (text, index) = indexes
-                            .entry(file.to_string())
-                            .or_insert_with(|| {
-                                let text = self.text_of(file)?;
-                                let index = crate::text::LineIndex::new(&text);
-                                Some((text, index))
-                            })
-                            .as_ref()?;
-                        Some(convert::range(text, index, range, encoding))
-                    })
-                })
-                .collect();
-            let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
-                uri: uri.clone(),
-                diagnostics,
-                version: entry.0,
+        let mut published = HashMap::with_capacity(next.len());
+        for (uri, version, diags) in next {
+            let same = self.published.get(&uri).is_some_and(|(v, old)| {
+                *v == version
+                    && old.len() == diags.len()
+                    && old.iter().zip(&diags).all(|(a, b)| a == *b)
             });
+            if !same {
+                let diagnostics = diags
+                    .iter()
+                    .filter_map(|d| {
+                        convert::diagnostic(d, |file, range| {
+                            // A note on a whole file (skipped: huge, binary) needs no text read.
+                            if range.end == 0 {
+                                return Some(lsp::Range::default());
+                            }
+                            let (text, index) = indexes
+                                .entry(file.to_string())
+                                .or_insert_with(|| {
+                                    let text = self.text_of(file)?;
+                                    let index = crate::text::LineIndex::new(&text);
+                                    Some((text, index))
+                                })
+                                .as_ref()?;
+                            Some(convert::range(text, index, range, encoding))
+                        })
+                    })
+                    .collect();
+                let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
+                    uri: uri.clone(),
+                    diagnostics,
+                    version,
+                });
+            }
+            let entry = match self.published.remove(&uri) {
+                Some(kept) if same => kept,
+                _ => (version, diags.into_iter().cloned().collect()),
+            };
+            if entry.0.is_some() || !entry.1.is_empty() {
+                published.insert(uri, entry);
+            }
         }
-        for uri in self.published.keys().filter(|u| !next.contains_key(*u)) {
+        // Files with findings before and none now.
+        for uri in std::mem::take(&mut self.published).into_keys() {
             let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
-                uri: uri.clone(),
+                uri,
                 diagnostics: Vec::new(),
                 version: None,
             });
         }
-        next.retain(|_, (version, diags)| version.is_some() || !diags.is_empty());
-        self.published = next;
+        self.published = published;
     }
 }
 
