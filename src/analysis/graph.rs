@@ -25,7 +25,7 @@ use super::visibility::Visibility;
 use super::SourceFile;
 use crate::devices::{AspectId, AspectSet};
 use crate::semantic::features::features;
-use crate::semantic::{self, Instance, Ty};
+use crate::semantic::{self, Decls, Instance, Ty};
 use crate::syntax::{Call, CallTarget, DeviceHas, Function, KernelRef, Located, Span};
 
 pub type NodeId = usize;
@@ -70,11 +70,6 @@ pub struct Skeleton {
     /// Per file, each function's signature hash ([`signature_hash`]), kept for files whose facts
     /// did not change, so a rebuild after an edit hashes only the edited files' signatures.
     sigs: Vec<Arc<[u64]>>,
-    by_name: HashMap<Box<str>, Vec<NodeId>>,
-    name_ids: HashMap<Box<str>, u32>,
-    /// Per (name id, file declaring it): a call looks only in the files it sees, so a name
-    /// defined in every file of a large workspace costs a call nothing extra.
-    by_name_in_file: HashMap<(u32, u32), Vec<NodeId>>,
     /// Classes with `get(properties_tag)`, by name, in file order.
     prop_classes: HashMap<Box<str>, Vec<(u32, usize)>>,
     /// Their `operator()`s, wherever launched: (operator, class).
@@ -372,8 +367,8 @@ fn signature_hashes(
 }
 
 impl Skeleton {
-    pub fn build(files: &[SourceFile]) -> Self {
-        Self::build_with(files, Visibility::new(files), None)
+    pub fn build(files: &[SourceFile], decls: &Decls) -> Self {
+        Self::build_with(files, Visibility::new(files), None, decls)
     }
 
     /// The same, with the files' visibility already known (their includes did not change);
@@ -382,6 +377,7 @@ impl Skeleton {
         files: &[SourceFile],
         visibility: Visibility,
         prev: Option<(&[SourceFile], &Skeleton)>,
+        decls: &Decls,
     ) -> Self {
         let sigs = signature_hashes(files, prev);
         let members = group_functions(files, &sigs, &visibility);
@@ -399,42 +395,20 @@ impl Skeleton {
             members,
             node_of,
             sigs,
-            by_name: HashMap::default(),
-            name_ids: HashMap::default(),
-            by_name_in_file: HashMap::default(),
             prop_classes: HashMap::default(),
             class_kernels: Vec::new(),
             function_count: 0,
         };
-        for node in 0..sk.members.len() {
-            let f = sk.function(files, node);
-            if f.name != "<host>" {
-                sk.function_count += 1;
-            }
-            if f.is_lambda || f.name == "<host>" {
-                continue;
-            }
-            // Looked up before inserting: an owned key per function showed in profiles.
-            let id = match sk.by_name.get_mut(f.name.as_str()) {
-                Some(nodes) => {
-                    nodes.push(node);
-                    sk.name_ids[f.name.as_str()]
-                }
-                None => {
-                    sk.by_name.insert(f.name.as_str().into(), vec![node]);
-                    let next = sk.name_ids.len() as u32;
-                    sk.name_ids.insert(f.name.as_str().into(), next);
-                    next
-                }
-            };
-            let mut last = None;
-            for &(fi, _) in &sk.members[node] {
-                if last != Some(fi) {
-                    sk.by_name_in_file.entry((id, fi)).or_default().push(node);
-                    last = Some(fi);
-                }
-            }
-        }
+        // Functions by name are the semantic layer's `Decls`, kept across edits: the skeleton
+        // builds no name index of its own.
+        sk.function_count = sk
+            .members
+            .iter()
+            .filter(|m| {
+                let (fi, idx) = m[0];
+                files[fi as usize].facts.functions[idx].name != "<host>"
+            })
+            .count();
         // A functor with `get(properties_tag)` declares its kernel's aspects even when it is
         // launched from a file the analysis does not see.
         for (fi, file) in files.iter().enumerate() {
@@ -445,7 +419,7 @@ impl Skeleton {
                         .entry(c.name.as_str().into())
                         .or_default()
                         .push(at);
-                    for o in sk.functor_operators(files, None, &c.name) {
+                    for o in sk.functor_operators(files, decls, None, &c.name) {
                         sk.class_kernels.push((o, at));
                     }
                 }
@@ -496,27 +470,28 @@ impl Skeleton {
     fn functor_operators(
         &self,
         files: &[SourceFile],
+        decls: &Decls,
         from: Option<u32>,
         type_name: &str,
     ) -> Vec<NodeId> {
         let base = type_name.split('<').next().unwrap_or(type_name);
         let class = base.rsplit("::").next().unwrap_or(base);
-        self.by_name
-            .get("operator()")
-            .map(|v| {
-                v.iter()
-                    .copied()
-                    .filter(|&n| self.function(files, n).class.as_deref() == Some(class))
-                    .filter(|&n| {
-                        from.is_none_or(|f| {
-                            self.members[n]
-                                .iter()
-                                .any(|&(g, _)| self.visibility.sees(f, g))
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
+        let mut nodes: Vec<NodeId> = decls
+            .functions_named("operator()")
+            .iter()
+            .filter_map(|&(f, i)| self.node_at(f, i as usize))
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes.retain(|&n| {
+            self.function(files, n).class.as_deref() == Some(class)
+                && from.is_none_or(|f| {
+                    self.members[n]
+                        .iter()
+                        .any(|&(g, _)| self.visibility.sees(f, g))
+                })
+        });
+        nodes
     }
 }
 
@@ -705,7 +680,9 @@ impl<'a> Collector<'a> {
                 match &launch.kernel {
                     KernelRef::Lambda(idx) => info.launches.extend(self.sk.node_at(fi, *idx)),
                     KernelRef::Functor(t) => {
-                        let ops = self.sk.functor_operators(self.files, Some(fi), t);
+                        let ops =
+                            self.sk
+                                .functor_operators(self.files, self.sem.decls(), Some(fi), t);
                         info.launches.extend(ops.iter().copied());
                         let (_, last) = super::types::split(t);
                         for &c in self.sk.prop_classes.get(last).into_iter().flatten() {
@@ -764,17 +741,23 @@ impl<'a> Collector<'a> {
 
     /// Functions of that name declared where `from` can see them, taking `args` arguments.
     fn candidates(&self, from: u32, name: &str, args: usize) -> impl Iterator<Item = NodeId> + '_ {
-        let mut nodes: Vec<NodeId> = match self.sk.name_ids.get(name) {
-            Some(&id) => self
-                .sk
-                .visibility
-                .visible_from(from)
+        let decls = self.sem.decls().functions_named(name);
+        let seen = self.sk.visibility.visible_from(from);
+        // Both sorted by file: walk the shorter one.
+        let mut nodes: Vec<NodeId> = if decls.len() <= seen.len() {
+            decls
                 .iter()
-                .filter_map(|&f| self.sk.by_name_in_file.get(&(id, f)))
-                .flatten()
-                .copied()
-                .collect(),
-            None => Vec::new(),
+                .filter(|d| seen.binary_search(&d.0).is_ok())
+                .filter_map(|&(f, i)| self.sk.node_at(f, i as usize))
+                .collect()
+        } else {
+            seen.iter()
+                .flat_map(|&f| {
+                    let at = decls.partition_point(|d| d.0 < f);
+                    decls[at..].iter().take_while(move |d| d.0 == f)
+                })
+                .filter_map(|&(f, i)| self.sk.node_at(f, i as usize))
+                .collect()
         };
         nodes.sort_unstable();
         nodes.dedup();

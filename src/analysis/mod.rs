@@ -185,8 +185,8 @@ impl OneCompile {
             use rayon::prelude::*;
             files.par_iter().map(|f| f.facts.interface_hash()).collect()
         };
-        let skeleton = Skeleton::build(&files);
         let decls = crate::semantic::Decls::new(files.iter().map(|f| &*f.facts));
+        let skeleton = Skeleton::build(&files, &decls);
         let types = TypeIndex::new(&files, &decls);
         let sem = crate::semantic::Index::new(
             files.iter().map(|f| &*f.facts).collect(),

@@ -107,6 +107,11 @@ impl Decls {
         self.aliases.get(name).map_or(&[], Vec::as_slice)
     }
 
+    /// Functions (not lambdas) named `name`, as (file, index).
+    pub fn functions_named(&self, name: &str) -> &[(u32, u32)] {
+        self.functions.get(name).map_or(&[], Vec::as_slice)
+    }
+
     /// Classes named `name` (the last component), as (file, index).
     pub fn classes_named(&self, name: &str) -> &[(u32, u32)] {
         self.classes.get(name).map_or(&[], Vec::as_slice)
@@ -162,6 +167,7 @@ impl Decls {
 /// The workspace's declarations by name, and which files see which.
 pub struct Index<'a> {
     pub(crate) files: Vec<&'a FileFacts>,
+    decls: &'a Decls,
     classes: &'a ByName,
     aliases: &'a ByName,
     globals: &'a ByName,
@@ -195,12 +201,17 @@ impl<'a> Index<'a> {
             reads: RefCell::default(),
             class_aspects: RefCell::default(),
             files,
+            decls,
             classes: &decls.classes,
             aliases: &decls.aliases,
             globals: &decls.globals,
             functions: &decls.functions,
             sees,
         }
+    }
+
+    pub fn decls(&self) -> &'a Decls {
+        self.decls
     }
 
     /// Notes that the typing in progress depends on a body in `file`.

@@ -60,7 +60,12 @@ pub fn relink(
         return None;
     }
 
-    let sk = Skeleton::build_with(files, old_sk.visibility.clone(), Some((old_files, old_sk)));
+    let sk = Skeleton::build_with(
+        files,
+        old_sk.visibility.clone(),
+        Some((old_files, old_sk)),
+        decls,
+    );
     let in_iface: FxHashSet<u32> = iface.iter().map(|&i| i as u32).collect();
     let in_changed: FxHashSet<u32> = changed.iter().map(|&i| i as u32).collect();
 
