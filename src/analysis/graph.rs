@@ -558,7 +558,8 @@ impl<'a> Collector<'a> {
         self.instances.borrow().list.len()
     }
 
-    /// Every node, then every instance the kernels' reach needs, as they are found.
+    /// Every node, then every instance the kernels' reach needs, as they are found; the
+    /// collector is spent.
     pub fn collect_all(&self) -> Bodies {
         let mut b = Bodies {
             base_count: self.sk.node_count(),
@@ -576,7 +577,13 @@ impl<'a> Collector<'a> {
             b.info.push(info);
             n += 1;
         }
-        b.instances = self.instances.borrow().list.clone();
+        // The lookup tables go with the bodies, for the first update.
+        let ins = std::mem::take(&mut *self.instances.borrow_mut());
+        b.instances = ins.list;
+        b.lookup = Some(Lookup {
+            by_key: ins.by_key,
+            per_base: ins.per_base,
+        });
         b
     }
 

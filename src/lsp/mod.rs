@@ -139,6 +139,10 @@ struct State {
     texts: HashMap<String, Arc<str>>,
     docs: HashMap<Url, Doc>,
     generation: u64,
+    /// The newest generation scheduled, for runs on the pool to see that they are stale: one
+    /// overtaken before it starts or while it waits for the analysis gives way (runs queued
+    /// behind a long one, every didOpen at start-up, delayed the first edit by their work).
+    latest: Arc<std::sync::atomic::AtomicU64>,
     /// What each file was last sent, to skip sending it again unchanged.
     /// Per file, with the document version it answered.
     published: HashMap<Url, (Option<i32>, Vec<crate::diagnostics::Diagnostic>)>,
@@ -350,6 +354,12 @@ impl State {
     fn schedule(&mut self) {
         self.generation += 1;
         let generation = self.generation;
+        self.latest
+            .store(generation, std::sync::atomic::Ordering::Relaxed);
+        let latest = self.latest.clone();
+        // A newer run covers this one's files: the state's dirty set is cleared only by the
+        // answer of the newest generation.
+        let stale = move || latest.load(std::sync::atomic::Ordering::Relaxed) != generation;
         let base = self.files.clone();
         let index_of = self.index_of.clone();
         let mut dirty: Vec<(String, Arc<str>)> = self
@@ -423,6 +433,9 @@ impl State {
         let trees = self.trees.clone();
         tokio::task::spawn_blocking(move || {
             use rayon::prelude::*;
+            if stale() {
+                return;
+            }
             let started = std::time::Instant::now();
             let budget = syntax::parse_budget();
             let sources = workspace::Sources::new(&env, paths, texts, None).with_trees(trees);
@@ -476,9 +489,13 @@ impl State {
                 *g = None;
                 g
             });
+            if stale() {
+                return;
+            }
             let analysis = match kept.as_mut() {
                 Some(a) => {
-                    a.update(files);
+                    let how = a.update(files);
+                    tracing::debug!(generation, ?how, "update");
                     a
                 }
                 None => kept.insert(analysis::Analysis::new(files)),
@@ -1163,6 +1180,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 texts: HashMap::new(),
                 docs: HashMap::new(),
                 generation: 0,
+                latest: Arc::default(),
                 published: HashMap::new(),
                 progress: false,
                 config_paths: Vec::new(),
