@@ -166,8 +166,10 @@ pub(crate) fn load(
         },
         |i| mine.as_ref().is_none_or(|m| m[i]),
     );
-    // A shard's files alone would replace the whole workspace's index.
-    if let (Some(p), None) = (&index_path, args.shard) {
+    // A shard's files alone would replace the whole workspace's index; facts merged from
+    // shards are not in the index on disk yet.
+    let unchanged = args.facts.is_empty() && loaded.same_as(&index);
+    if let (Some(p), None, false) = (&index_path, args.shard, unchanged) {
         let _ = loaded.save_index(p);
     }
     if let Some(b) = bar {
@@ -262,6 +264,9 @@ pub fn run(
         .diagnostics
         .iter()
         .any(|d| matches!(d.severity, Severity::Error | Severity::Warning));
+    // The process ends here: freeing every file's facts one block at a time was a quarter of
+    // a warm `check`, for memory the exit gives back at once.
+    std::mem::forget(loaded.files);
     Ok(if flagged { EXIT_INVALID } else { EXIT_OK })
 }
 

@@ -881,7 +881,7 @@ fn start_indexing(st: &mut State) {
             .map(crate::cache::Index::load)
             .unwrap_or_default();
         let loaded = workspace::load_indexed(&paths, &index, true, &env, || {});
-        if let Some(p) = &index_path {
+        if let Some(p) = index_path.as_ref().filter(|_| !loaded.same_as(&index)) {
             let _ = loaded.save_index(p);
         }
         let _ = client.emit(Indexed {
