@@ -773,3 +773,72 @@ fn report_shows_guarded_uses_as_such() {
         "not_in_image"
     );
 }
+
+/// A warm `check` whose files all come from the persisted index leaves the index file as it
+/// is (writing it again was a third of a warm run); an edited file makes it written again, and
+/// both runs give the findings of a cold one.
+#[test]
+fn a_warm_check_writes_the_index_only_when_a_file_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let kernel = src.join("k.cpp");
+    let text = "void run(sycl::queue &q, double *d) {\n\
+                q.single_task([=]() [[sycl::device_has()]] { d[0] = 1.0; });\n}\n";
+    std::fs::write(&kernel, text).unwrap();
+    std::fs::write(src.join("other.cpp"), "int other() { return 1; }\n").unwrap();
+    let cache = dir.path().join("cache");
+    let run = || {
+        let out = bin()
+            .args(["check", src.to_str().unwrap(), "--format", "json"])
+            .env("XDG_CACHE_HOME", &cache)
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        v["diagnostics"].as_array().unwrap().len()
+    };
+    let index = || {
+        let mut files: Vec<_> = walkdir(&cache);
+        assert_eq!(files.len(), 1, "{files:?}");
+        let f = files.remove(0);
+        (
+            f.clone(),
+            std::fs::metadata(&f).unwrap().modified().unwrap(),
+        )
+    };
+    assert_eq!(run(), 1);
+    let (path, written) = index();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(run(), 1);
+    assert_eq!(
+        index(),
+        (path.clone(), written),
+        "an unchanged workspace rewrote the index"
+    );
+    std::fs::write(
+        &kernel,
+        format!("{text}void more(float *f) {{ f[0] = 2.0f; }}\n"),
+    )
+    .unwrap();
+    assert_eq!(run(), 1);
+    assert!(
+        index().1 > written,
+        "an edited file did not reach the index"
+    );
+}
+
+fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walkdir(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
