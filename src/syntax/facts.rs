@@ -426,10 +426,7 @@ impl FileFacts {
         use std::hash::{Hash, Hasher};
         fn aspect_names(refs: &[AspectRef], h: &mut impl Hasher) {
             for r in refs {
-                match r {
-                    AspectRef::Named { name, .. } => (0u8, name).hash(h),
-                    AspectRef::Unknown { text, .. } => (1u8, text).hash(h),
-                }
+                r.text().hash(h);
             }
             refs.len().hash(h);
         }
