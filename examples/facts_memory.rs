@@ -132,6 +132,25 @@ fn main() {
         mib(local_bytes),
         mib(stmt_bytes)
     );
+    // What the preprocessor's record of each file holds: macro uses (a range and a name each),
+    // skipped regions, the files read.
+    let (mut expansions, mut pp_bytes) = (0usize, 0usize);
+    for f in &loaded.files {
+        let pp = &f.facts.preprocessor;
+        expansions += pp.expansions.len();
+        pp_bytes += pp.expansions.capacity()
+            * size_of::<(sycl_analyzer::text::TextRange, String)>()
+            + pp.expansions
+                .iter()
+                .map(|(_, n)| n.capacity())
+                .sum::<usize>()
+            + pp.inactive.capacity() * size_of::<sycl_analyzer::text::TextRange>()
+            + pp.deps.iter().map(|d| d.capacity() + 24).sum::<usize>();
+    }
+    println!(
+        "preprocessor records: {expansions} macro uses, {:.1} MiB with skipped regions and deps",
+        mib(pp_bytes)
+    );
     let base = LIVE.load(Relaxed);
     let analysis = sycl_analyzer::analysis::Analysis::new(loaded.files.clone());
     println!(
