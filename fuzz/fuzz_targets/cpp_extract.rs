@@ -10,7 +10,7 @@ use sycl_analyzer::syntax::{extract, Span};
 
 fn inside(s: &Span, len: usize) {
     assert!(
-        s.range.start <= s.range.end && s.range.end as usize <= len,
+        s.start <= s.end && s.end as usize <= len,
         "{s:?} past {len}"
     );
 }
