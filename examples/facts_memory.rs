@@ -105,23 +105,12 @@ fn main() {
             exprs += b.exprs.len();
             span_bytes += b.spans.capacity() * size_of::<Span>();
             stmt_bytes += b.stmts.capacity() * size_of::<Stmt>();
-            local_bytes += b.locals.capacity() * size_of::<LocalVar>()
-                + b.locals.iter().map(|l| l.name.capacity()).sum::<usize>();
-            expr_heap += b.exprs.capacity() * size_of::<Expr>();
-            for e in &b.exprs {
-                expr_heap += match e {
-                    Expr::Name(n) | Expr::Member { name: n, .. } => n.len(),
-                    Expr::Cast { ty, args } | Expr::New { ty, args } => ty.len() + args.len() * 4,
-                    Expr::Call { args, .. } | Expr::InitList(args) | Expr::Unknown(args) => {
-                        args.len() * 4
-                    }
-                    Expr::TemplateName { name, targs }
-                    | Expr::MemberTemplate { name, targs, .. } => {
-                        name.len() + targs.iter().map(|t| t.capacity() + 24).sum::<usize>()
-                    }
-                    _ => 0,
-                };
-            }
+            local_bytes += b.locals.capacity() * size_of::<LocalVar>();
+            // Names are interned (counted once, below); operand and template-argument lists
+            // are runs of two side tables per body.
+            expr_heap += b.exprs.capacity() * size_of::<Expr>()
+                + b.lists.capacity() * 4
+                + b.targs.capacity() * size_of::<ustr::Ustr>();
         }
     }
     println!(
@@ -131,6 +120,11 @@ fn main() {
         mib(span_bytes),
         mib(local_bytes),
         mib(stmt_bytes)
+    );
+    println!(
+        "interned names: {} strings, {:.1} MiB allocated",
+        ustr::num_entries(),
+        mib(ustr::total_allocated())
     );
     // What the preprocessor's record of each file holds: macro uses (a range and a name each),
     // skipped regions, the files read.

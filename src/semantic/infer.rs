@@ -7,14 +7,15 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
+use ustr::Ustr;
 
 use super::features::features;
 use super::ty::*;
 use super::{Index, Instance, SemUse, Typed};
 use crate::devices::{registry, AspectSet};
 use crate::syntax::{
-    AspectRef, BinOp, Body, Class, Expr, ExprId, FloatLit, Function, KernelRef, Lit, LocalTy, Span,
-    Stmt, TParam, UnOp,
+    AspectRef, BinOp, Body, Class, Expr, ExprId, FloatLit, Function, IntValue, KernelRef, List,
+    Lit, LocalTy, Span, Stmt, TParam, UnOp,
 };
 use crate::text::TextRange;
 
@@ -529,7 +530,9 @@ impl<'i, 'a> Cx<'i, 'a> {
             LocalTy::Decltype(e) => self.ty(*e),
             LocalTy::Deduced(text, e) => {
                 let first = match self.expr(*e) {
-                    Some(Expr::InitList(a) | Expr::Unknown(a)) => a.first().map(|x| self.ty(*x)),
+                    Some(Expr::InitList(a) | Expr::Unknown(a)) => {
+                        self.list(*a).first().map(|x| self.ty(*x))
+                    }
                     _ => Some(self.ty(*e)),
                 };
                 self.deduce_class_args(self.resolve(text), first)
@@ -606,6 +609,16 @@ impl<'i, 'a> Cx<'i, 'a> {
 
     fn expr(&self, e: ExprId) -> Option<&'a Expr> {
         self.body.and_then(|b| b.exprs.get(e as usize))
+    }
+
+    /// An operand list of this body.
+    fn list(&self, l: List) -> &'a [ExprId] {
+        self.body.map_or(&[], |b| b.list(l))
+    }
+
+    /// A template argument list of this body.
+    fn targ_list(&self, l: List) -> &'a [Ustr] {
+        self.body.map_or(&[], |b| b.targs(l))
     }
 
     fn compute(&self, e: ExprId) -> Ty {
@@ -690,7 +703,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                     e.strip_ref().clone()
                 }
             }
-            Expr::Call { callee, args } => self.call(*callee, args),
+            Expr::Call { callee, args } => self.call(*callee, self.list(*args)),
             Expr::TemplateName { .. } => {
                 if self.const_eval(e).is_some() {
                     Ty::Bool
@@ -701,7 +714,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             Expr::MemberTemplate { .. } => Ty::Unknown,
             Expr::Cast { ty, args } => {
                 let t = self.resolve(ty);
-                let first = args.first().map(|a| self.ty(*a));
+                let first = self.list(*args).first().map(|a| self.ty(*a));
                 self.deduce_class_args(t, first)
             }
             Expr::New { ty, .. } => Ty::Ptr(Arc::new(self.resolve(ty))),
@@ -806,10 +819,14 @@ impl<'i, 'a> Cx<'i, 'a> {
                 self.named_call(at, n, &[], arg_tys)
             }
             Expr::TemplateName { name, targs } => {
-                if let Some(t) = self.construction(name, Some(targs)) {
+                if let Some(t) = self.construction(name, Some(self.targ_list(*targs))) {
                     return t;
                 }
-                let explicit: Vec<Ty> = targs.iter().map(|t| self.template_arg(t)).collect();
+                let explicit: Vec<Ty> = self
+                    .targ_list(*targs)
+                    .iter()
+                    .map(|t| self.template_arg(t))
+                    .collect();
                 self.named_call(at, name, &explicit, arg_tys)
             }
             Expr::Member { base, arrow, name } => {
@@ -825,7 +842,11 @@ impl<'i, 'a> Cx<'i, 'a> {
             } => {
                 let rt = self.ty(*base);
                 let rt = if *arrow { pointee(&rt) } else { rt };
-                let explicit: Vec<Ty> = targs.iter().map(|t| self.template_arg(t)).collect();
+                let explicit: Vec<Ty> = self
+                    .targ_list(*targs)
+                    .iter()
+                    .map(|t| self.template_arg(t))
+                    .collect();
                 self.member_call(at, &rt, name, &explicit, arg_tys)
             }
             _ => {
@@ -836,7 +857,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     /// `T<A>(x)` / `T(x)` where `T` names a class and no function: a construction.
-    fn construction(&self, name: &str, targs: Option<&[String]>) -> Option<Ty> {
+    fn construction(&self, name: &str, targs: Option<&[Ustr]>) -> Option<Ty> {
         let l = last(name);
         let ix = self.ix;
         if ix.visible(ix.functions, self.file, l).next().is_some() {
@@ -858,7 +879,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             return None;
         }
         let text = match targs {
-            Some(a) => format!("{name}<{}>", a.join(",")),
+            Some(a) => format!("{name}<{}>", joined(a)),
             None => name.to_string(),
         };
         Some(self.resolve(&text))
@@ -1258,9 +1279,9 @@ impl<'i, 'a> Cx<'i, 'a> {
     fn const_eval(&self, e: ExprId) -> Option<i64> {
         match self.expr(e)? {
             Expr::Lit(Lit::Bool(b)) => Some(*b as i64),
-            Expr::Lit(Lit::Int { value, .. }) => *value,
+            Expr::Lit(Lit::Int { value, .. }) => value.map(IntValue::get),
             Expr::TemplateName { name, targs } => {
-                self.trait_of(&format!("{name}<{}>", targs.join(",")))
+                self.trait_of(&format!("{name}<{}>", joined(self.targ_list(*targs))))
             }
             // A value template parameter of this instance (`if constexpr (N > 1)`).
             Expr::Name(n) => match self.subst.get(&**n) {
@@ -1316,7 +1337,10 @@ impl<'i, 'a> Cx<'i, 'a> {
                 self.is_constant(*arg)
             }
             Some(Expr::Binary { lhs, rhs, .. }) => self.is_constant(*lhs) && self.is_constant(*rhs),
-            Some(Expr::Cast { args, .. }) => args.len() == 1 && self.is_constant(args[0]),
+            Some(Expr::Cast { args, .. }) => {
+                let a = self.list(*args);
+                a.len() == 1 && self.is_constant(a[0])
+            }
             Some(Expr::Cond { cond, then, els }) => {
                 self.is_constant(*cond) && self.is_constant(*then) && self.is_constant(*els)
             }
@@ -1508,7 +1532,8 @@ impl<'i, 'a> Cx<'i, 'a> {
                                     _ => None,
                                 };
                                 name.filter(|n| features().is_math(n)).and_then(|n| {
-                                    args.iter()
+                                    self.list(*args)
+                                        .iter()
                                         .find(|&&a| {
                                             matches!(
                                                 self.expr(a),
@@ -1548,7 +1573,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 }
             }
         }
-        for c in x.children() {
+        for c in body.children(x) {
             self.visit(c, add);
         }
     }
@@ -1601,7 +1626,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 // A local or parameter named as the kernel: its type; else a type name.
                 let ty = self
                     .body
-                    .and_then(|b| b.locals.iter().rposition(|l| &l.name == t))
+                    .and_then(|b| b.locals.iter().rposition(|l| l.name == *t))
                     .map(|id| self.local(id as u32))
                     .unwrap_or_else(|| self.resolve(t));
                 match ty.strip_ref() {
@@ -1998,4 +2023,9 @@ fn literal_value(text: &str) -> Option<i64> {
         return i64::from_str_radix(hex, 16).ok();
     }
     digits.parse().ok()
+}
+
+/// Template argument texts as written between `<` and `>`.
+fn joined(args: &[Ustr]) -> String {
+    args.iter().map(Ustr::as_str).collect::<Vec<_>>().join(",")
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use tree_sitter::Node;
+use ustr::Ustr;
 
 use super::NodeExt;
 
@@ -474,7 +475,7 @@ impl<'a> Lowerer<'a, '_> {
                 continue;
             }
             let is_auto = ty.k() == "placeholder_type_specifier";
-            let id = self.add_local(name, LocalTy::Declared(text), self.span(p), true);
+            let id = self.add_local(name, LocalTy::Declared(text.into()), self.span(p), true);
             if is_auto {
                 self.cx().body.auto_params.push(id);
             }
@@ -551,7 +552,7 @@ impl<'a> Lowerer<'a, '_> {
         let cx = self.cx();
         let id = cx.body.locals.len() as LocalId;
         cx.body.locals.push(LocalVar {
-            name: name.clone(),
+            name: name.as_str().into(),
             ty,
             span,
             param,
@@ -581,13 +582,24 @@ impl<'a> Lowerer<'a, '_> {
         let cx = &mut self.stack[level];
         let id = cx.body.locals.len() as LocalId;
         cx.body.locals.push(LocalVar {
-            name: name.to_string(),
+            name: name.into(),
             ty: LocalTy::Outer(outer),
             span,
             param: false,
         });
         cx.scopes[0].push((name.to_string(), id));
         Some(id)
+    }
+
+    /// An operand list of the current body.
+    fn list(&mut self, ids: impl IntoIterator<Item = ExprId>) -> List {
+        self.cx().body.push_list(ids)
+    }
+
+    fn targ_list(&mut self, texts: Vec<String>) -> List {
+        self.cx()
+            .body
+            .push_targs(texts.iter().map(|t| Ustr::from(t.as_str())))
     }
 
     fn push_expr(&mut self, e: Expr, n: Node) -> ExprId {
@@ -670,9 +682,9 @@ impl<'a> Lowerer<'a, '_> {
                     let name = decl.and_then(|d| s.declared_name(d)).unwrap_or_default();
                     let text = s.declared_type(ty, decl);
                     let lt = if ty.k() == "placeholder_type_specifier" {
-                        LocalTy::RangeElem(text, r)
+                        LocalTy::RangeElem(text.into(), r)
                     } else {
-                        LocalTy::Declared(text)
+                        LocalTy::Declared(text.into())
                     };
                     let id = s.add_local(name, lt, s.span(ty), false);
                     s.push_stmt(Stmt::Local(id));
@@ -838,7 +850,7 @@ impl<'a> Lowerer<'a, '_> {
             };
             let text = self.declared_type(ty, Some(inner));
             let lt = match (ty.k(), init, decltype_expr) {
-                ("placeholder_type_specifier", Some(e), _) => LocalTy::Auto(text, e),
+                ("placeholder_type_specifier", Some(e), _) => LocalTy::Auto(text.into(), e),
                 ("decltype", _, Some(x)) => {
                     let e = self.expr(x);
                     LocalTy::Decltype(e)
@@ -846,9 +858,9 @@ impl<'a> Lowerer<'a, '_> {
                 ("type_identifier" | "qualified_identifier" | "template_type", Some(e), _)
                     if !text.contains('<') && !text.contains('*') && !text.contains('&') =>
                 {
-                    LocalTy::Deduced(text, e)
+                    LocalTy::Deduced(text.into(), e)
                 }
-                _ => LocalTy::Declared(text),
+                _ => LocalTy::Declared(text.into()),
             };
             let span = self.span(inner);
             let id = self.add_local(name, lt, span, false);
@@ -860,7 +872,7 @@ impl<'a> Lowerer<'a, '_> {
 
     fn expr(&mut self, n: Node) -> ExprId {
         if self.depth > MAX_DEPTH {
-            return self.push_expr(Expr::Unknown(Box::default()), n);
+            return self.push_expr(Expr::Unknown(List::default()), n);
         }
         self.depth += 1;
         let e = stacker::maybe_grow(64 * 1024, 2 * 1024 * 1024, || self.expr_node(n));
@@ -887,7 +899,7 @@ impl<'a> Lowerer<'a, '_> {
             "parenthesized_expression" => {
                 return match named_children(n).into_iter().next() {
                     Some(inner) => self.expr(inner),
-                    None => self.push_expr(Expr::Unknown(Box::default()), n),
+                    None => self.push_expr(Expr::Unknown(List::default()), n),
                 };
             }
             "number_literal" => Expr::Lit(number_literal(self.text(n))),
@@ -911,7 +923,7 @@ impl<'a> Lowerer<'a, '_> {
                 let arrow = field(n, "operator").is_some_and(|o| self.text(o) == "->");
                 let fld = field(n, "field");
                 let Some(base) = base else {
-                    return self.push_expr(Expr::Unknown(Box::default()), n);
+                    return self.push_expr(Expr::Unknown(List::default()), n);
                 };
                 let tm = fld.and_then(|f| {
                     if f.k() == "template_method" {
@@ -928,14 +940,19 @@ impl<'a> Lowerer<'a, '_> {
                     Some(t) => Expr::MemberTemplate {
                         base,
                         arrow,
-                        name: field(t, "name").map_or_else(Box::default, |x| self.text(x).into()),
-                        targs: field(t, "arguments")
-                            .map_or_else(Box::default, |a| self.targ_texts(a).into()),
+                        name: field(t, "name").map_or_else(Ustr::default, |x| self.text(x).into()),
+                        targs: match field(t, "arguments") {
+                            Some(a) => {
+                                let texts = self.targ_texts(a);
+                                self.targ_list(texts)
+                            }
+                            None => List::default(),
+                        },
                     },
                     None => Expr::Member {
                         base,
                         arrow,
-                        name: fld.map_or_else(Box::default, |f| normalize(self.text(f)).into()),
+                        name: fld.map_or_else(Ustr::default, |f| normalize(self.text(f)).into()),
                     },
                 }
             }
@@ -947,7 +964,7 @@ impl<'a> Lowerer<'a, '_> {
                     .map(|i| self.expr(i));
                 match (base, idx) {
                     (Some(base), Some(index)) => Expr::Index { base, index },
-                    (b, i) => Expr::Unknown(b.into_iter().chain(i).collect()),
+                    (b, i) => Expr::Unknown(self.list(b.into_iter().chain(i))),
                 }
             }
             "call_expression" => self.call(n),
@@ -956,7 +973,7 @@ impl<'a> Lowerer<'a, '_> {
                 let args = self.args_of(field(n, "value"));
                 Expr::Cast {
                     ty: ty.into(),
-                    args: args.into(),
+                    args: self.list(args),
                 }
             }
             "cast_expression" => {
@@ -964,13 +981,13 @@ impl<'a> Lowerer<'a, '_> {
                 let args = self.args_of(field(n, "value"));
                 Expr::Cast {
                     ty: ty.into(),
-                    args: args.into(),
+                    args: self.list(args),
                 }
             }
             "unary_expression" | "pointer_expression" | "update_expression" => {
                 let op = field(n, "operator").map_or("", |o| self.text(o));
                 let Some(a) = field(n, "argument") else {
-                    return self.push_expr(Expr::Unknown(Box::default()), n);
+                    return self.push_expr(Expr::Unknown(List::default()), n);
                 };
                 let arg = self.expr(a);
                 let op = match op {
@@ -982,7 +999,10 @@ impl<'a> Lowerer<'a, '_> {
                     "&" => UnOp::Addr,
                     "++" => UnOp::Inc,
                     "--" => UnOp::Dec,
-                    _ => return self.push_expr(Expr::Unknown(Box::new([arg])), n),
+                    _ => {
+                        let args = self.list([arg]);
+                        return self.push_expr(Expr::Unknown(args), n);
+                    }
                 };
                 Expr::Unary { op, arg }
             }
@@ -996,7 +1016,7 @@ impl<'a> Lowerer<'a, '_> {
                 let rhs = field(n, "right").map(|x| self.expr(x));
                 match (op, lhs, rhs) {
                     (Some(op), Some(lhs), Some(rhs)) => Expr::Binary { op, lhs, rhs },
-                    (_, l, r) => Expr::Unknown(l.into_iter().chain(r).collect()),
+                    (_, l, r) => Expr::Unknown(self.list(l.into_iter().chain(r))),
                 }
             }
             "assignment_expression" => {
@@ -1010,7 +1030,7 @@ impl<'a> Lowerer<'a, '_> {
                 let rhs = field(n, "right").map(|x| self.expr(x));
                 match (lhs, rhs) {
                     (Some(lhs), Some(rhs)) => Expr::Assign { op, lhs, rhs },
-                    (l, r) => Expr::Unknown(l.into_iter().chain(r).collect()),
+                    (l, r) => Expr::Unknown(self.list(l.into_iter().chain(r))),
                 }
             }
             "conditional_expression" => {
@@ -1019,24 +1039,24 @@ impl<'a> Lowerer<'a, '_> {
                 let e = field(n, "alternative").map(|x| self.expr(x));
                 match (c, t, e) {
                     (Some(cond), Some(then), Some(els)) => Expr::Cond { cond, then, els },
-                    (c, t, e) => Expr::Unknown(c.into_iter().chain(t).chain(e).collect()),
+                    (c, t, e) => Expr::Unknown(self.list(c.into_iter().chain(t).chain(e))),
                 }
             }
             "lambda_expression" => match self.lambda(n) {
                 Some(fi) => Expr::Lambda(fi as u32),
-                None => Expr::Unknown(Box::default()),
+                None => Expr::Unknown(List::default()),
             },
             "new_expression" => {
                 let ty = field(n, "type").map_or(String::new(), |t| normalize(self.text(t)));
                 let args = self.args_of(field(n, "arguments"));
                 Expr::New {
                     ty: ty.into(),
-                    args: args.into(),
+                    args: self.list(args),
                 }
             }
             "initializer_list" => {
                 let args = self.exprs(named_children(n));
-                Expr::InitList(args.into())
+                Expr::InitList(self.list(args))
             }
             "sizeof_expression" => self.sizeof(n),
             "alignof_expression" | "noexcept" | "decltype" | "requires_expression" => {
@@ -1044,7 +1064,8 @@ impl<'a> Lowerer<'a, '_> {
             }
             _ => {
                 let kids = named_children(n);
-                Expr::Unknown(self.exprs(kids).into())
+                let args = self.exprs(kids);
+                Expr::Unknown(self.list(args))
             }
         };
         self.push_expr(e, n)
@@ -1064,7 +1085,7 @@ impl<'a> Lowerer<'a, '_> {
             let name = normalize(&self.src[n.start_byte()..end]);
             Expr::TemplateName {
                 name: name.into(),
-                targs: targs.into(),
+                targs: self.targ_list(targs),
             }
         } else {
             Expr::Name(normalize(self.text(n)).into())
@@ -1075,7 +1096,7 @@ impl<'a> Lowerer<'a, '_> {
         let args_node = field(n, "arguments");
         let Some(f) = field(n, "function") else {
             let args = self.args_of(args_node);
-            return Expr::Unknown(args.into());
+            return Expr::Unknown(self.list(args));
         };
         match f.k() {
             "primitive_type" | "sized_type_specifier" | "type_identifier" | "template_type" => {
@@ -1083,7 +1104,7 @@ impl<'a> Lowerer<'a, '_> {
                 let args = self.args_of(args_node);
                 return Expr::Cast {
                     ty: ty.into(),
-                    args: args.into(),
+                    args: self.list(args),
                 };
             }
             "template_function" => {
@@ -1098,7 +1119,7 @@ impl<'a> Lowerer<'a, '_> {
                     let args = self.args_of(args_node);
                     return Expr::Cast {
                         ty: ty.into(),
-                        args: args.into(),
+                        args: self.list(args),
                     };
                 }
             }
@@ -1108,7 +1129,7 @@ impl<'a> Lowerer<'a, '_> {
         let args = self.args_of(args_node);
         Expr::Call {
             callee,
-            args: args.into(),
+            args: self.list(args),
         }
     }
 
@@ -1137,7 +1158,7 @@ impl<'a> Lowerer<'a, '_> {
                             let e = self.expr(r);
                             self.add_local(
                                 name,
-                                LocalTy::Auto(String::new(), e),
+                                LocalTy::Auto(Ustr::default(), e),
                                 self.span(c),
                                 false,
                             );
@@ -1208,6 +1229,6 @@ pub fn number_literal(text: &str) -> Lit {
     Lit::Int {
         longs: suffix.matches('l').count().min(2) as u8,
         unsigned: suffix.contains('u'),
-        value,
+        value: value.map(IntValue::from),
     }
 }
