@@ -77,7 +77,6 @@ fn main() {
             type_bytes += func.types.capacity() * size_of::<TypeMention>();
             slack += (func.calls.capacity() - func.calls.len()) * size_of::<Call>();
             slack += (func.types.capacity() - func.types.len()) * size_of::<TypeMention>();
-            slack += func.name.capacity() - func.name.len();
         }
     }
     println!(

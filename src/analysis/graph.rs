@@ -16,6 +16,7 @@ pub use relink::relink;
 // Fx: the maps are keyed by names and small ids, hashed in hot loops; no untrusted keys.
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
+use ustr::Ustr;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -304,7 +305,7 @@ fn group_functions(
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum GroupSig<'a> {
     Own(u32, usize),
-    Signature(&'a [String], &'a str, &'a [String], bool),
+    Signature(&'a [String], &'a str, &'a [Ustr], bool),
 }
 
 /// A [`GroupSig`] with its hash computed once per function and kept while the file's facts are
@@ -665,7 +666,7 @@ impl<'a> Collector<'a> {
             }
             for m in &func.types {
                 for a in self.types.alias_tags(&m.text).iter() {
-                    uses.push(Use::new(a, m.text.clone(), fi, m.span));
+                    uses.push(Use::new(a, m.text.to_string(), fi, m.span));
                 }
             }
             for (li, launch) in func.launches.iter().enumerate() {
@@ -784,13 +785,15 @@ impl<'a> Collector<'a> {
     fn resolve(&self, file: u32, caller: &Function, call: &Call) -> Vec<NodeId> {
         match &call.target {
             CallTarget::Lambda(idx) => self.sk.node_at(file, *idx).into_iter().collect(),
-            CallTarget::Construct { type_name } => self.constructors(file, type_name, call.args),
+            CallTarget::Construct { type_name } => {
+                self.constructors(file, type_name, call.args as usize)
+            }
             CallTarget::Member {
                 name,
                 receiver_type,
             } => {
                 let methods = self
-                    .candidates(file, name, call.args)
+                    .candidates(file, name, call.args as usize)
                     .filter(|&n| self.function(n).class.is_some());
                 match receiver_type {
                     Some(t) => {
@@ -808,9 +811,9 @@ impl<'a> Collector<'a> {
                 }
             }
             CallTarget::Named { name, qualifier } => {
-                let all: Vec<NodeId> = self.candidates(file, name, call.args).collect();
+                let all: Vec<NodeId> = self.candidates(file, name, call.args as usize).collect();
                 if !qualifier.is_empty() {
-                    let q: Vec<&str> = qualifier.iter().map(String::as_str).collect();
+                    let q: Vec<&str> = qualifier.iter().map(Ustr::as_str).collect();
                     return all
                         .into_iter()
                         .filter(|&n| scope_ends_with(&self.function(n).scope, &q))
@@ -821,7 +824,7 @@ impl<'a> Collector<'a> {
                     return if !self.types.has_class(name) {
                         Vec::new()
                     } else {
-                        self.constructors(file, name, call.args)
+                        self.constructors(file, name, call.args as usize)
                     };
                 }
                 // `S(...)` names the constructors of S.
@@ -1194,7 +1197,7 @@ fn instance_name(f: &Function, args: &[Ty]) -> String {
     let name = match (&f.class, scope.last_mut()) {
         (Some(c), Some(last)) if last == c => {
             last.push_str(&format!("<{list}>"));
-            f.name.clone()
+            f.name.to_string()
         }
         _ => format!("{}<{list}>", f.name),
     };

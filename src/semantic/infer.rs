@@ -1511,7 +1511,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                             .iter()
                             .chain(self.func.calls.iter().flat_map(|c| &c.literal_args))
                             .find(|d| d.span.range().start == span.range().start)
-                            .map(|d| d.text.clone());
+                            .map(|d| d.text);
                         add(
                             set,
                             &|| match &text {

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 use std::num::NonZeroU16 as FieldId;
 
 use tree_sitter::Node;
+use ustr::Ustr;
 
 use super::NodeExt;
 
@@ -234,7 +235,9 @@ impl<'a> Extractor<'a> {
                     let type_name = normalize(self.text(t));
                     self.push_call(
                         c,
-                        CallTarget::Construct { type_name },
+                        CallTarget::Construct {
+                            type_name: type_name.into(),
+                        },
                         args,
                         t,
                         Vec::new(),
@@ -542,7 +545,9 @@ impl<'a> Extractor<'a> {
                                 .map_or(0, |a| a.named_child_count());
                             self.push_call(
                                 c,
-                                CallTarget::Construct { type_name: tn },
+                                CallTarget::Construct {
+                                    type_name: tn.into(),
+                                },
                                 args,
                                 t,
                                 Vec::new(),
@@ -607,10 +612,10 @@ impl<'a> Extractor<'a> {
         let idx = self.facts.functions.len();
         self.starts.functions.push(n.start_byte());
         self.facts.functions.push(Function {
-            name,
+            name: name.into(),
             scope,
-            class,
-            params,
+            class: class.as_deref().map(Ustr::from),
+            params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
             defaulted_params: defaulted,
             variadic,
             is_const,
@@ -743,7 +748,7 @@ impl<'a> Extractor<'a> {
             name: "<lambda>".into(),
             scope: self.scope.clone(),
             class: None,
-            params,
+            params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
             defaulted_params: defaulted,
             variadic,
             is_const: true,
@@ -788,10 +793,10 @@ impl<'a> Extractor<'a> {
         let span = self.span(at);
         self.facts.functions[cur].calls.push(Call {
             target,
-            args,
+            args: args.min(u32::MAX as usize) as u32,
             span,
-            guarded,
-            literal_args,
+            guarded: guarded.into(),
+            literal_args: literal_args.into(),
         });
     }
 
@@ -838,7 +843,7 @@ impl<'a> Extractor<'a> {
                     let span = self.span(func);
                     self.facts.functions[c].launches.push(KernelLaunch {
                         kernel,
-                        via: name,
+                        via: name.into(),
                         span,
                     });
                     if let Some(r) = receiver {
@@ -867,8 +872,8 @@ impl<'a> Extractor<'a> {
             .collect();
         let target = match receiver {
             Some(r) if r.k() == "this" => CallTarget::Member {
-                name: name.clone(),
-                receiver_type: self.facts.functions[c].class.clone(),
+                name: name.as_str().into(),
+                receiver_type: self.facts.functions[c].class.as_deref().map(Ustr::from),
             },
             Some(r) => {
                 let receiver_type = (r.k() == "identifier")
@@ -878,21 +883,21 @@ impl<'a> Extractor<'a> {
                     })
                     .flatten();
                 CallTarget::Member {
-                    name: name.clone(),
-                    receiver_type,
+                    name: name.as_str().into(),
+                    receiver_type: receiver_type.as_deref().map(Ustr::from),
                 }
             }
             None => match self.local(&name).cloned() {
                 Some(Local::Lambda(idx)) => CallTarget::Lambda(idx),
                 Some(Local::Type(t)) => CallTarget::Member {
                     name: "operator()".into(),
-                    receiver_type: Some(t),
+                    receiver_type: Some(t.into()),
                 },
                 None => {
                     let (qualifier, _) = split_name(self.src, func);
                     CallTarget::Named {
-                        name: name.clone(),
-                        qualifier,
+                        name: name.as_str().into(),
+                        qualifier: qualifier.iter().map(|q| Ustr::from(q.as_str())).collect(),
                     }
                 }
             },
@@ -941,7 +946,7 @@ impl<'a> Extractor<'a> {
                     let host = self.host_function();
                     self.facts.functions[host].launches.push(KernelLaunch {
                         kernel,
-                        via: name.to_string(),
+                        via: name.into(),
                         span,
                     });
                     self.visit(func, None);
@@ -972,19 +977,19 @@ impl<'a> Extractor<'a> {
             "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg))),
             "identifier" => match self.local(self.text(arg)).cloned() {
                 Some(Local::Lambda(idx)) => Some(KernelRef::Lambda(idx)),
-                Some(Local::Type(t)) => Some(KernelRef::Functor(t)),
+                Some(Local::Type(t)) => Some(KernelRef::Functor(t.into())),
                 None => None,
             },
             "compound_literal_expression" => arg
                 .child_by_field_id(FIELDS.r#type.get())
-                .map(|t| KernelRef::Functor(normalize(self.text(t)))),
+                .map(|t| KernelRef::Functor(normalize(self.text(t)).into())),
             "call_expression" => {
                 let f = arg.child_by_field_id(FIELDS.function.get())?;
                 matches!(
                     f.k(),
                     "identifier" | "qualified_identifier" | "template_function"
                 )
-                .then(|| KernelRef::Functor(last_component(self.text(f))))
+                .then(|| KernelRef::Functor(last_component(self.text(f)).into()))
             }
             _ => None,
         }
@@ -1017,7 +1022,7 @@ impl<'a> Extractor<'a> {
 
     fn double_literal(&self, n: Node) -> Option<DoubleLiteral> {
         (n.k() == "number_literal" && is_double_literal(self.text(n))).then(|| DoubleLiteral {
-            text: self.text(n).to_string(),
+            text: self.text(n).into(),
             span: self.span(n),
         })
     }
@@ -1046,9 +1051,9 @@ impl<'a> Extractor<'a> {
                     let span = self.span(t);
                     let template_of = self.template_of.clone();
                     self.facts.functions[cur].types.push(TypeMention {
-                        text,
+                        text: text.into(),
                         first_arg: None,
-                        template_of,
+                        template_of: template_of.as_deref().map(Ustr::from),
                         span,
                     });
                 }
@@ -1116,9 +1121,9 @@ impl<'a> Extractor<'a> {
         let span = self.span(whole);
         let template_of = self.template_of.clone();
         self.facts.functions[cur].types.push(TypeMention {
-            text: text.clone(),
-            first_arg,
-            template_of,
+            text: text.as_str().into(),
+            first_arg: first_arg.as_deref().map(Ustr::from),
+            template_of: template_of.as_deref().map(Ustr::from),
             span,
         });
         if let Some(a) = args {

@@ -2,6 +2,7 @@
 //! closed files cost only these records (and they can be cached).
 
 use serde::{Deserialize, Serialize};
+use ustr::Ustr;
 
 use super::ir::{Body, Field, Global, TParam};
 use crate::text::{LineCol, Lines, TextRange};
@@ -76,37 +77,34 @@ pub struct DeviceHas {
 pub struct TypeMention {
     /// As written, whitespace-normalised, without cv-qualifiers: `double`, `sycl::half`,
     /// `long double`, `my_real`, `ns::Struct1`.
-    pub text: String,
+    pub text: Ustr,
     /// For `atomic_ref<T, ...>`-like templates: the first template argument, normalised.
-    pub first_arg: Option<String>,
+    pub first_arg: Option<Ustr>,
     /// When the type is a template argument: the template's name (`is_same_v`, `f`), so that
     /// compile-time-only uses (type traits) can be told apart.
-    pub template_of: Option<String>,
+    pub template_of: Option<Ustr>,
     pub span: Span,
 }
 
 /// An unsuffixed floating literal (`2.0`, `1e-3`) in an expression that computes in double.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DoubleLiteral {
-    pub text: String,
+    pub text: Ustr,
     pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CallTarget {
     /// `f(...)`, `ns::f(...)`, `S::f(...)`: the name and the qualifier components written.
-    Named {
-        name: String,
-        qualifier: Vec<String>,
-    },
+    Named { name: Ustr, qualifier: Box<[Ustr]> },
     /// `obj.f(...)`, `p->f(...)`, `this->f(...)`; `receiver_type` when the object's declared type
     /// is known locally.
     Member {
-        name: String,
-        receiver_type: Option<String>,
+        name: Ustr,
+        receiver_type: Option<Ustr>,
     },
     /// Construction of a class: `S s;`, `S{}`, `S(...)`, `new S`.
-    Construct { type_name: String },
+    Construct { type_name: Ustr },
     /// A lambda of this file, by index into `FileFacts::functions`.
     Lambda(usize),
 }
@@ -114,40 +112,40 @@ pub enum CallTarget {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub target: CallTarget,
-    pub args: usize,
+    pub args: u32,
     pub span: Span,
     /// Aspects whose use beyond this call does not count (`if_device_has<A...>(f)`).
-    pub guarded: Vec<AspectRef>,
+    pub guarded: Box<[AspectRef]>,
     /// Literal arguments by position, for calls of math functions that then run in double.
-    pub literal_args: Vec<DoubleLiteral>,
+    pub literal_args: Box<[DoubleLiteral]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum KernelRef {
     Lambda(usize),
     /// A functor given by its type name (`MyKernel{...}` or a local variable of that type).
-    Functor(String),
+    Functor(Ustr),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelLaunch {
     pub kernel: KernelRef,
     /// `parallel_for`, `single_task`, ...
-    pub via: String,
+    pub via: Ustr,
     pub span: Span,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Function {
     /// Unqualified name: `func1`, `operator()`, `S` for a constructor, `<lambda>`.
-    pub name: String,
+    pub name: Ustr,
     /// Enclosing namespaces and classes, outermost first, plus any qualifier written in the
     /// declarator (`S::f` defined out of class).
     pub scope: Vec<String>,
     /// The class this function is a member of, if any (last class of `scope`).
-    pub class: Option<String>,
+    pub class: Option<Ustr>,
     /// Parameter types as written (`int`, `const float&`).
-    pub params: Vec<String>,
+    pub params: Vec<Ustr>,
     /// Parameters with a default value (so calls may pass fewer arguments).
     pub defaulted_params: usize,
     pub variadic: bool,
@@ -172,7 +170,7 @@ pub struct Function {
     pub arch_checks: Vec<Span>,
     /// Return type as written with declarator modifiers; `None` for `void`, constructors and
     /// lambdas without a trailing return type.
-    pub ret: Option<String>,
+    pub ret: Option<Ustr>,
     /// Template parameters in scope (enclosing class templates first, then its own).
     pub tparams: Vec<TParam>,
     /// Template arguments of an explicit specialisation (`template <> void f<half>(...)`).
@@ -185,7 +183,7 @@ impl Function {
     /// `ns::S::f`.
     pub fn qualified_name(&self) -> String {
         let mut parts = self.scope.clone();
-        parts.push(self.name.clone());
+        parts.push(self.name.to_string());
         parts.join("::")
     }
 
@@ -211,7 +209,11 @@ impl Function {
         format!(
             "{}({}){}",
             self.qualified_name(),
-            self.params.join(", "),
+            self.params
+                .iter()
+                .map(Ustr::as_str)
+                .collect::<Vec<_>>()
+                .join(", "),
             if self.is_const { " const" } else { "" }
         )
     }
@@ -369,10 +371,6 @@ impl FileFacts {
     /// every file, and the spare capacity was over a quarter of them on oneAPI-samples.
     pub fn shrink_to_fit(&mut self) {
         for f in &mut self.functions {
-            for c in &mut f.calls {
-                c.guarded.shrink_to_fit();
-                c.literal_args.shrink_to_fit();
-            }
             f.scope.shrink_to_fit();
             f.params.shrink_to_fit();
             f.uses_aspects.shrink_to_fit();

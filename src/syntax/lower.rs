@@ -387,7 +387,7 @@ impl<'a> Lowerer<'a, '_> {
         let ret = self.return_type(n, fd);
         let spec = field(fd, "declarator").and_then(|d| self.template_args_of_name(d));
         let f = &mut self.facts.functions[fi];
-        f.ret = ret;
+        f.ret = ret.as_deref().map(Ustr::from);
         f.tparams = self.tparams.clone();
         f.spec_args = spec;
     }
@@ -1177,7 +1177,7 @@ impl<'a> Lowerer<'a, '_> {
                 .find(|c| c.k() == "trailing_return_type")
             {
                 let t = normalize(self.text(tr).trim_start_matches("->"));
-                self.facts.functions[fi].ret = Some(t);
+                self.facts.functions[fi].ret = Some(t.into());
             }
         }
         self.facts.functions[fi].tparams = self.tparams.clone();

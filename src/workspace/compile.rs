@@ -567,8 +567,9 @@ mod tests {
         assert_eq!(pp.targets, ["intel_gpu_pvc", "intel_gpu_dg1"]);
         assert_eq!(pp.variants.len(), 1);
         assert_eq!(pp.variants[0].targets, ["nvidia_gpu_sm_80"]);
-        let names =
-            |f: &FileFacts| -> Vec<String> { f.functions.iter().map(|f| f.name.clone()).collect() };
+        let names = |f: &FileFacts| -> Vec<String> {
+            f.functions.iter().map(|f| f.name.to_string()).collect()
+        };
         assert_eq!(names(&f), ["other", "all"]);
         assert_eq!(names(&pp.variants[0].facts), ["cuda", "all"]);
         // Inactive: only what no compile compiles.
