@@ -113,6 +113,8 @@ pub struct Extractor<'a> {
     /// The template whose arguments are being mentioned.
     template_of: Option<String>,
     depth: usize,
+    /// For the ancestors of a node: `Node::parent` walks down from the root each time.
+    root: Node<'a>,
 }
 
 /// Syntax-tree depth the extractor descends to (real code stays far below: a 1000-term sum is
@@ -120,7 +122,11 @@ pub struct Extractor<'a> {
 const MAX_DEPTH: usize = 1500;
 
 impl<'a> Extractor<'a> {
-    pub fn run(prepared: &'a Prepared, pos: &'a Positions<'a>, root: Node) -> (FileFacts, Starts) {
+    pub fn run(
+        prepared: &'a Prepared,
+        pos: &'a Positions<'a>,
+        root: Node<'a>,
+    ) -> (FileFacts, Starts) {
         let mut ex = Extractor {
             src: &prepared.text,
             pos,
@@ -133,6 +139,7 @@ impl<'a> Extractor<'a> {
             template_depth: 0,
             template_of: None,
             depth: 0,
+            root,
         };
         ex.visit(root, None);
         ex.attach(prepared);
@@ -281,7 +288,7 @@ impl<'a> Extractor<'a> {
             "number_literal" => {
                 if let Some(c) = cur {
                     if let Some(lit) = self.double_literal(n) {
-                        if literal_computes_in_double(n, self.src) {
+                        if literal_computes_in_double(n, self.src, &ancestors(self.root, n)) {
                             self.facts.functions[c].literals.push(lit);
                         }
                     }
@@ -1285,20 +1292,37 @@ fn unwrap_sign(n: Node) -> Node {
     n
 }
 
-/// Whether the double literal at `n` makes the surrounding expression compute in double
-/// (`x * 2.0`, `x < 1e-3`, `x += 0.5`) rather than being converted at compile time.
-fn literal_computes_in_double(n: Node, src: &str) -> bool {
-    let mut child = n;
-    let mut parent = n.parent();
-    while let Some(p) = parent {
-        if matches!(p.k(), "parenthesized_expression" | "unary_expression") {
-            child = p;
-            parent = p.parent();
-        } else {
-            break;
+/// The nodes above `n`, outermost first, in one walk down from `root` (each `Node::parent` call
+/// is such a walk: they were a twentieth of an edit's extraction on a file of literals).
+fn ancestors<'t>(root: Node<'t>, n: Node<'t>) -> Vec<Node<'t>> {
+    let mut chain = Vec::new();
+    let mut cur = root;
+    while cur.id() != n.id() {
+        chain.push(cur);
+        match cur.child_with_descendant(n) {
+            Some(c) => cur = c,
+            None => break,
         }
     }
-    let Some(p) = parent else {
+    chain
+}
+
+/// Whether the double literal at `n` (below `above`, its ancestors) makes the surrounding
+/// expression compute in double (`x * 2.0`, `x < 1e-3`, `x += 0.5`) rather than being
+/// converted at compile time.
+fn literal_computes_in_double(n: Node, src: &str, above: &[Node]) -> bool {
+    let mut child = n;
+    let mut k = above.len();
+    while k > 0
+        && matches!(
+            above[k - 1].k(),
+            "parenthesized_expression" | "unary_expression"
+        )
+    {
+        child = above[k - 1];
+        k -= 1;
+    }
+    let Some(&p) = above[..k].last() else {
         return false;
     };
     let computes = match p.k() {
@@ -1326,12 +1350,12 @@ fn literal_computes_in_double(n: Node, src: &str) -> bool {
         }
         _ => false,
     };
-    computes && !in_constant_context(p, src)
+    computes && !in_constant_context(&above[..k], src)
 }
 
-fn in_constant_context(n: Node, src: &str) -> bool {
-    let mut cur = Some(n);
-    while let Some(c) = cur {
+/// Whether the last of `chain` (and the rest its ancestors) is in a constant context.
+fn in_constant_context(chain: &[Node], src: &str) -> bool {
+    for &c in chain.iter().rev() {
         match c.k() {
             "template_argument_list"
             | "array_declarator"
@@ -1343,7 +1367,6 @@ fn in_constant_context(n: Node, src: &str) -> bool {
             "compound_statement" | "function_definition" | "lambda_expression" => return false,
             _ => {}
         }
-        cur = c.parent();
     }
     false
 }
