@@ -1,7 +1,8 @@
 //! Times the phases of `check` on a directory: `cargo run --release --example time_phases DIR`.
 //! With TIME_PHASES_REPEAT=N the analysis runs N more times (for profiling it alone); with
 //! TIME_PHASES_EDITS=N, N body-only edits (a file re-extracted) go through the incremental path;
-//! with TIME_PHASES_INTERFACE=1 each edit also declares a new function at the top of the file.
+//! with TIME_PHASES_INTERFACE=1 each edit also declares a new function at the top of the file;
+//! with TIME_PHASES_FILE=SUFFIX every edit adds a space to a line of that one file.
 use std::time::Instant;
 
 use sycl_analyzer::analysis::{analyze, Settings};
@@ -70,11 +71,24 @@ fn main() {
             .map(|f| f.path.to_string())
             .collect();
         let mut per: Vec<[std::time::Duration; 3]> = Vec::new();
+        // TIME_PHASES_FILE=SUFFIX: every edit is in that file, a space added on a line of it.
+        let only = std::env::var("TIME_PHASES_FILE").ok().map(|s| {
+            files
+                .iter()
+                .position(|f| f.path.ends_with(&s))
+                .expect("TIME_PHASES_FILE names no file")
+        });
         for e in 0..edits {
-            let i = e * 7919 % files.len();
+            let i = only.unwrap_or(e * 7919 % files.len());
             let mut text =
                 String::from_utf8_lossy(&std::fs::read(&*files[i].path).unwrap_or_default())
                     .into_owned();
+            if only.is_some() {
+                let lines: Vec<usize> = text.match_indices('\n').map(|(k, _)| k).collect();
+                if let Some(&at) = lines.get(e * 7919 % lines.len().max(1)) {
+                    text.insert(at, ' ');
+                }
+            }
             if interface {
                 text.insert_str(0, &format!("void time_phases_added_{e}(int);\n"));
             }

@@ -620,7 +620,7 @@ impl<'a> Extractor<'a> {
         self.starts.functions.push(n.start_byte());
         self.facts.functions.push(Function {
             name: name.into(),
-            scope,
+            scope: scope.into(),
             class: class.as_deref().map(Ustr::from),
             params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
             defaulted_params: defaulted,
@@ -753,7 +753,7 @@ impl<'a> Extractor<'a> {
         self.starts.functions.push(n.start_byte());
         self.facts.functions.push(Function {
             name: "<lambda>".into(),
-            scope: self.scope.clone(),
+            scope: self.scope.iter().cloned().collect(),
             class: None,
             params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
             defaulted_params: defaulted,

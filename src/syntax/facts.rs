@@ -2,6 +2,7 @@
 //! closed files cost only these records (and they can be cached).
 
 use serde::{Deserialize, Serialize};
+use thin_vec::ThinVec;
 use ustr::Ustr;
 
 use super::ir::{Body, Field, Global, TParam};
@@ -141,11 +142,11 @@ pub struct Function {
     pub name: Ustr,
     /// Enclosing namespaces and classes, outermost first, plus any qualifier written in the
     /// declarator (`S::f` defined out of class).
-    pub scope: Vec<String>,
+    pub scope: ThinVec<String>,
     /// The class this function is a member of, if any (last class of `scope`).
     pub class: Option<Ustr>,
     /// Parameter types as written (`int`, `const float&`).
-    pub params: Vec<Ustr>,
+    pub params: ThinVec<Ustr>,
     /// Parameters with a default value (so calls may pass fewer arguments).
     pub defaulted_params: usize,
     pub variadic: bool,
@@ -160,19 +161,19 @@ pub struct Function {
     /// The whole definition or declaration.
     pub span: Span,
     pub device_has: Option<DeviceHas>,
-    pub uses_aspects: Vec<AspectRef>,
+    pub uses_aspects: ThinVec<AspectRef>,
     pub reqd_sub_group_size: Option<(i64, Span)>,
-    pub types: Vec<TypeMention>,
-    pub literals: Vec<DoubleLiteral>,
-    pub calls: Vec<Call>,
-    pub launches: Vec<KernelLaunch>,
+    pub types: ThinVec<TypeMention>,
+    pub literals: ThinVec<DoubleLiteral>,
+    pub calls: ThinVec<Call>,
+    pub launches: ThinVec<KernelLaunch>,
     /// `if_architecture_is...` calls.
-    pub arch_checks: Vec<Span>,
+    pub arch_checks: ThinVec<Span>,
     /// Return type as written with declarator modifiers; `None` for `void`, constructors and
     /// lambdas without a trailing return type.
     pub ret: Option<Ustr>,
     /// Template parameters in scope (enclosing class templates first, then its own).
-    pub tparams: Vec<TParam>,
+    pub tparams: ThinVec<TParam>,
     /// Template arguments of an explicit specialisation (`template <> void f<half>(...)`).
     pub spec_args: Option<Vec<String>>,
     /// The lowered body of a definition.
@@ -399,22 +400,22 @@ impl FileFacts {
     }
 
     /// Every aspect list written in the file: `device_has`, `uses_aspects`, kernel properties.
-    pub fn aspect_refs(&self) -> impl Iterator<Item = &Vec<AspectRef>> {
+    pub fn aspect_refs(&self) -> impl Iterator<Item = &[AspectRef]> {
         let functions = self.functions.iter().flat_map(|f| {
             f.device_has
                 .iter()
-                .map(|d| &d.aspects)
-                .chain(std::iter::once(&f.uses_aspects))
+                .map(|d| d.aspects.as_slice())
+                .chain(std::iter::once(f.uses_aspects.as_slice()))
         });
         let classes = self.classes.iter().flat_map(|c| {
             c.kernel_properties
                 .iter()
-                .map(|d| &d.aspects)
-                .chain(std::iter::once(&c.uses_aspects))
+                .map(|d| d.aspects.as_slice())
+                .chain(std::iter::once(c.uses_aspects.as_slice()))
         });
         functions
             .chain(classes)
-            .chain(self.aliases.iter().map(|a| &a.uses_aspects))
+            .chain(self.aliases.iter().map(|a| a.uses_aspects.as_slice()))
     }
 
     /// A fingerprint of what other files' analysis depends on: includes, function signatures

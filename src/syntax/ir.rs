@@ -5,6 +5,7 @@
 //! normalised text (`double*`, `sycl::accessor<T,1>`) and parsed there.
 
 use serde::{Deserialize, Serialize};
+use thin_vec::ThinVec;
 use ustr::Ustr;
 
 use super::facts::Span;
@@ -14,24 +15,24 @@ pub type LocalId = u32;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Body {
-    pub locals: Vec<LocalVar>,
-    pub exprs: Vec<Expr>,
+    pub locals: ThinVec<LocalVar>,
+    pub exprs: ThinVec<Expr>,
     /// One per expression.
-    pub spans: Vec<Span>,
+    pub spans: ThinVec<Span>,
     /// Evaluated code in source order.
-    pub stmts: Vec<Stmt>,
+    pub stmts: ThinVec<Stmt>,
     /// For a lambda: the enclosing function (index in `FileFacts::functions`).
     pub parent: Option<u32>,
     /// Generic lambda or abbreviated template: `auto` parameters, by local id.
-    pub auto_params: Vec<LocalId>,
+    pub auto_params: ThinVec<LocalId>,
     /// Type aliases declared in the body (`using U = ...;`, `typedef ... U;`): name, target.
     #[serde(default)]
-    pub aliases: Vec<(String, String)>,
+    pub aliases: ThinVec<(String, String)>,
     /// The expressions' operand lists ([`List`] runs): one array per body, not one allocation
     /// per call.
-    pub lists: Vec<ExprId>,
+    pub lists: ThinVec<ExprId>,
     /// The expressions' template arguments, as text ([`List`] runs).
-    pub targs: Vec<Ustr>,
+    pub targs: ThinVec<Ustr>,
 }
 
 /// A run of one of a body's side tables: the arguments of a call, the template arguments of
@@ -375,6 +376,7 @@ mod tests {
     fn expressions_and_locals_stay_small() {
         assert_eq!(std::mem::size_of::<Expr>(), 24);
         assert_eq!(std::mem::size_of::<LocalVar>(), 40);
+        assert_eq!(std::mem::size_of::<Body>(), 72);
     }
 
     #[test]

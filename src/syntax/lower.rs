@@ -388,7 +388,7 @@ impl<'a> Lowerer<'a, '_> {
         let spec = field(fd, "declarator").and_then(|d| self.template_args_of_name(d));
         let f = &mut self.facts.functions[fi];
         f.ret = ret.as_deref().map(Ustr::from);
-        f.tparams = self.tparams.clone();
+        f.tparams = self.tparams.iter().cloned().collect();
         f.spec_args = spec;
     }
 
@@ -1180,7 +1180,7 @@ impl<'a> Lowerer<'a, '_> {
                 self.facts.functions[fi].ret = Some(t.into());
             }
         }
-        self.facts.functions[fi].tparams = self.tparams.clone();
+        self.facts.functions[fi].tparams = self.tparams.iter().cloned().collect();
         if let Some(b) = field(n, "body") {
             self.stmt(b);
         }
