@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::syntax::FileFacts;
 
 /// Changes whenever the facts' shape or meaning may change.
-const FORMAT: &str = concat!("sycl-analyzer-index-3-", env!("CARGO_PKG_VERSION"));
+const FORMAT: &str = concat!("sycl-analyzer-index-4-", env!("CARGO_PKG_VERSION"));
 
 /// The format plus the identity of the running build (size and time of the executable): a
 /// rebuilt binary never reads facts written by another build, whose layout may differ.
