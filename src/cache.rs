@@ -184,4 +184,39 @@ mod tests {
             .get("a.cpp", h)
             .is_none());
     }
+
+    /// Interned names, side-table runs and packed literals come back as they were written:
+    /// a real example plus the expression forms that use them.
+    #[test]
+    fn round_trip_of_every_expression_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("i.idx");
+        let extra = "template <class T> void g(T t) { auto l = [&](int k) { return t * k; };
+            h<int, 3>(t, l(2)); t.template m<T>(); double d = (double)t + 1ULL << 40;
+            long big = 0x7fffffffffffffff; int a[4] = {1, 2}; new S(t, d); sizeof(T); }";
+        let texts = [
+            include_str!("../examples/vector-math/src/main.cpp").to_string(),
+            extra.to_string(),
+        ];
+        let entries: Vec<(String, u64, Arc<FileFacts>)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                (
+                    format!("{i}.cpp"),
+                    content_hash(t),
+                    Arc::new(crate::syntax::extract(t)),
+                )
+            })
+            .collect();
+        assert!(entries[1].2.functions.iter().any(|f| f
+            .body
+            .as_ref()
+            .is_some_and(|b| !b.lists.is_empty() && !b.targs.is_empty())));
+        Index::save(&path, &entries).unwrap();
+        let idx = Index::load(&path);
+        for (p, h, facts) in &entries {
+            assert_eq!(idx.get(p, *h).as_deref(), Some(&**facts), "{p}");
+        }
+    }
 }
