@@ -8,6 +8,7 @@ pub mod ir;
 mod lower;
 pub mod pp;
 pub mod prepare;
+mod splice;
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
@@ -141,7 +142,14 @@ pub struct Trees {
 struct TreesInner {
     /// The documents whose trees are kept (the open ones); others are parsed from scratch.
     open: FxHashSet<Arc<str>>,
-    trees: FxHashMap<Arc<str>, (String, tree_sitter::Tree)>,
+    trees: FxHashMap<Arc<str>, Kept>,
+}
+
+/// An open document's last parse: the parsed text, its tree, and what its extraction left.
+struct Kept {
+    text: String,
+    tree: tree_sitter::Tree,
+    last: Option<splice::Last>,
 }
 
 impl Trees {
@@ -154,15 +162,15 @@ impl Trees {
     }
 
     /// The kept tree of `path`, taken out (a parse that fails leaves none), if it is open.
-    fn take(&self, path: &str) -> Option<Option<(String, tree_sitter::Tree)>> {
+    fn take(&self, path: &str) -> Option<Option<Kept>> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         inner.open.contains(path).then(|| inner.trees.remove(path))
     }
 
-    fn put(&self, path: &Arc<str>, text: String, tree: tree_sitter::Tree) {
+    fn put(&self, path: &Arc<str>, kept: Kept) {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if inner.open.contains(path) {
-            inner.trees.insert(path.clone(), (text, tree));
+            inner.trees.insert(path.clone(), kept);
         }
     }
 
@@ -230,10 +238,15 @@ pub fn extract_preprocessed_with(
     let positions = Positions { map: &pre.map };
     let start = Instant::now();
     let bytes = prepared.text.as_bytes();
-    let kept = trees.and_then(|(t, path)| t.take(path));
-    let old_tree = kept.flatten().map(|(old_text, mut tree)| {
-        if old_text != prepared.text {
-            tree.edit(&input_edit(&old_text, &prepared.text));
+    let kept = trees.and_then(|(t, path)| t.take(path)).flatten();
+    // The edit, and the document as it was before it, for re-extracting one function.
+    let mut before = None;
+    let old_tree = kept.map(|k| {
+        let mut tree = k.tree.clone();
+        if k.text != prepared.text {
+            let edit = input_edit(&k.text, &prepared.text);
+            tree.edit(&edit);
+            before = Some((k, edit));
         }
         tree
     });
@@ -250,18 +263,38 @@ pub fn extract_preprocessed_with(
         let options = tree_sitter::ParseOptions::new().progress_callback(&mut over);
         match parser.parse_with_options(&mut input, old_tree.as_ref(), Some(options)) {
             Some(tree) => {
+                let spliced = before.as_ref().and_then(|(k, edit)| {
+                    let last = k.last.as_ref()?;
+                    splice::splice(last, (&k.text, &k.tree), edit, &tree, &prepared, &pre.map)
+                });
+                let (mut facts, starts) = spliced.unwrap_or_else(|| {
+                    let (mut facts, starts) =
+                        extract::Extractor::run(&prepared, &positions, tree.root_node());
+                    lower::attach(
+                        &prepared.text,
+                        &positions,
+                        &starts,
+                        tree.root_node(),
+                        &mut facts,
+                    );
+                    (facts, starts)
+                });
                 if let Some((t, path)) = trees {
-                    t.put(path, prepared.text.clone(), tree.clone());
+                    facts.shrink_to_fit();
+                    let last = splice::Last {
+                        facts: facts.clone(),
+                        starts,
+                        map: pre.map.clone(),
+                    };
+                    t.put(
+                        path,
+                        Kept {
+                            text: prepared.text.clone(),
+                            tree: tree.clone(),
+                            last: Some(last),
+                        },
+                    );
                 }
-                let (mut facts, starts) =
-                    extract::Extractor::run(&prepared, &positions, tree.root_node());
-                lower::attach(
-                    &prepared.text,
-                    &positions,
-                    &starts,
-                    tree.root_node(),
-                    &mut facts,
-                );
                 facts.preprocessor = PpFacts {
                     inactive: pre.inactive,
                     expansions: pre
@@ -359,6 +392,77 @@ mod tests {
         }
         trees.set_open([]);
         assert!(trees.is_empty(), "a closed document's tree is dropped");
+    }
+
+    /// Edits inside one function re-extract that function alone and splice it in: the facts
+    /// equal a fresh extraction's edit after edit (spans after it moved, lambda indices
+    /// renumbered, attributes and macros kept), and most edits take that path.
+    #[test]
+    fn spliced_extraction_equals_a_fresh_one() {
+        let trees = Trees::default();
+        let path: Arc<str> = Arc::from("/w/splice.cpp");
+        trees.set_open([path.clone()]);
+        let mut text = String::from(
+            "#include <sycl/sycl.hpp>\n#define TWICE(x) ((x) * 2.0)\nusing real = double;\n",
+        );
+        text += include_str!("../../examples/vector-math/src/main.cpp");
+        for k in 0..12 {
+            text += &format!(
+                "[[sycl::device_has(sycl::aspect::fp64)]] double f{k}(double x, sycl::half h) {{\n  \
+                 auto l = [&](int i) {{ return x * i + TWICE(h); }};\n  real r = l({k});\n  \
+                 if (x > 1.5) r += 0.5;\n  return r;\n}}\n"
+            );
+        }
+        // Edits that keep the syntax: a statement, a literal, a lambda, a macro use, spaces,
+        // and removals of what was added.
+        let snippets = [
+            " ",
+            "double q = x * 3.0; ",
+            "r = TWICE(r); ",
+            "auto m = [=](float y) { return y * 2.0f; }; ",
+            "float w = 1.0f; ",
+            "\n\n",
+        ];
+        let mut seed: u64 = 0x5911ce;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n.max(1)
+        };
+        facts_with(&text, Some((&trees, &path)));
+        let before = splice::SPLICED.load(std::sync::atomic::Ordering::Relaxed);
+        let mut added: Vec<(usize, usize)> = Vec::new();
+        for step in 0..120 {
+            // Insert after a `;` inside a function body, or take back an earlier insertion.
+            if step % 4 == 3 && !added.is_empty() {
+                let (at, len) = added.remove(next(added.len()));
+                text.replace_range(at..at + len, "");
+                for a in &mut added {
+                    if a.0 > at {
+                        a.0 -= len;
+                    }
+                }
+            } else {
+                let semis: Vec<usize> = text.match_indices("; ").map(|(i, _)| i + 2).collect();
+                let at = semis[next(semis.len())];
+                let snippet = snippets[next(snippets.len())];
+                text.insert_str(at, snippet);
+                for a in &mut added {
+                    if a.0 >= at {
+                        a.0 += snippet.len();
+                    }
+                }
+                added.push((at, snippet.len()));
+            }
+            let incremental = facts_with(&text, Some((&trees, &path)));
+            assert!(
+                incremental == facts_with(&text, None),
+                "step {step}:\n{text}"
+            );
+        }
+        let spliced = splice::SPLICED.load(std::sync::atomic::Ordering::Relaxed) - before;
+        assert!(spliced >= 40, "only {spliced} of 120 edits were spliced");
     }
 
     #[test]

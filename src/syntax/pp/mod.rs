@@ -561,6 +561,32 @@ impl SourceMap {
         }
     }
 
+    /// Whether `new`, the map of an output edited in `[from, old_to)` (now `[from, new_to)`),
+    /// is this one with the expansions after the edit moved by its length, in the output and in
+    /// the file alike, and none touching it: every position outside the edit then moves by the
+    /// edit's length or not at all.
+    pub fn same_outside(&self, new: &SourceMap, from: usize, old_to: usize, new_to: usize) -> bool {
+        let delta = new_to as i64 - old_to as i64;
+        let before = |m: &SourceMap| m.spans.partition_point(|(o, _)| o.end <= from);
+        let after = |m: &SourceMap, to: usize| m.spans.partition_point(|(o, _)| o.start < to);
+        let (b_old, b_new) = (before(self), before(new));
+        let (a_old, a_new) = (after(self, old_to), after(new, new_to));
+        let moved = |r: TextRange| {
+            TextRange::new(
+                (r.start as i64 + delta) as usize,
+                (r.end as i64 + delta) as usize,
+            )
+        };
+        b_old == a_old
+            && b_new == a_new
+            && self.spans[..b_old] == new.spans[..b_new]
+            && self.spans.len() - a_old == new.spans.len() - a_new
+            && self.spans[a_old..]
+                .iter()
+                .zip(&new.spans[a_new..])
+                .all(|(&(o, s), &(no, ns))| moved(o) == no && moved(s) == ns)
+    }
+
     /// The file range an output range comes from.
     pub fn to_source(&self, r: TextRange) -> TextRange {
         if self.spans.is_empty() {
