@@ -1122,3 +1122,54 @@ fn log_events_go_to_the_editors_output_channel() {
     assert!(run("messages"), "an info event under 'messages'");
     assert!(!run("off"), "no info event under 'off'");
 }
+
+/// Edits inside one function of an open document re-extract that function alone: after a run
+/// of them (lines added above later findings, a new use of `double`, a lambda), what is
+/// published equals what a fresh extraction of the same text gives (the document closed and
+/// opened again).
+#[test]
+fn edits_inside_functions_publish_what_a_fresh_extraction_does() {
+    let mut text = String::from("#include <sycl/sycl.hpp>\n");
+    for k in 0..6 {
+        text += &format!(
+            "void helper{k}(float *p) {{\n  float f = p[0];\n  p[0] = f;\n}}\n\
+             void run{k}(sycl::queue &q, float *p) {{\n  \
+             q.single_task([=]() [[sycl::device_has(sycl::aspect::fp16)]] {{ helper{k}(p); }});\n}}\n"
+        );
+    }
+    let (_dir, mut c, uri) = opened(&text, "intel_gpu_pvc");
+    // Line of `float f = p[0];` in helper0..helper5: 2 + 7k (0-based).
+    let edits = [
+        (2, "  double extra = 1.0;\n"),
+        (9 + 1, "\n\n"),
+        (16 + 3, "  int n = 0;\n"),
+        (2, "  auto l = [](double x) { return x * 2.0; };\n"),
+        (30 + 4, "  float g = f * 2.0f;\n"),
+    ];
+    let mut version = 1;
+    for (line, insert) in edits {
+        version += 1;
+        c.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": uri, "version": version }, "contentChanges": [
+                { "range": { "start": { "line": line, "character": 0 }, "end": { "line": line, "character": 0 } }, "text": insert }
+            ] }),
+        );
+        let mut lines: Vec<&str> = text.split_inclusive('\n').collect();
+        lines.insert(line, insert);
+        text = lines.concat();
+    }
+    let edited = c.diagnostics_for(&uri, |p| p["version"] == version)["diagnostics"].clone();
+    assert!(
+        edited.as_array().is_some_and(|d| !d.is_empty()),
+        "the double added to helper0 is found: {edited}"
+    );
+    c.notify(
+        "textDocument/didClose",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    c.notify("textDocument/didOpen", json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 100, "text": text } }));
+    let fresh = c.diagnostics_for(&uri, |p| p["version"] == 100)["diagnostics"].clone();
+    assert_eq!(edited, fresh);
+    shutdown(c);
+}
