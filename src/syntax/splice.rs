@@ -155,7 +155,14 @@ pub fn splice(
         }
     };
     let shift = one.functions.len() as i64 - count as i64;
-    for f in facts.functions.iter_mut().skip(f1) {
+    // By position and by index, not by order: nothing outside the function is assumed to
+    // come after it in both.
+    for (_, f) in facts
+        .functions
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| !(f0..f1).contains(i))
+    {
         each_span(f, &mut |s| moved(s));
         each_index(f, &mut |i| {
             if *i >= f1 {
