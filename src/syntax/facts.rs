@@ -136,6 +136,8 @@ pub struct KernelLaunch {
     pub span: Span,
 }
 
+/// A new field holding a `Span` or an index into the file's functions must be visited by
+/// `splice::each_span` / `splice::each_index`, which move them when an edit is spliced.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Function {
     /// Unqualified name: `func1`, `operator()`, `S` for a constructor, `<lambda>`.
