@@ -407,8 +407,14 @@ mod tests {
         );
         text += include_str!("../../examples/vector-math/src/main.cpp");
         for k in 0..12 {
+            // Every other function holds a local union (a class of the function).
+            let local = if k % 2 == 0 {
+                "union { double d; long l; } v; "
+            } else {
+                ""
+            };
             text += &format!(
-                "[[sycl::device_has(sycl::aspect::fp64)]] double f{k}(double x, sycl::half h) {{\n  \
+                "[[sycl::device_has(sycl::aspect::fp64)]] double f{k}(double x, sycl::half h) {{\n  {local}\
                  auto l = [&](int i) {{ return x * i + TWICE(h); }};\n  real r = l({k});\n  \
                  if (x > 1.5) r += 0.5;\n  return r;\n}}\n"
             );
@@ -417,6 +423,8 @@ mod tests {
         // and removals of what was added.
         let snippets = [
             " ",
+            "union { double d; long l; } u; ",
+            "struct P { float a; }; P p{1.0f}; ",
             "double q = x * 3.0; ",
             "r = TWICE(r); ",
             "auto m = [=](float y) { return y * 2.0f; }; ",

@@ -42,11 +42,10 @@ fn extract_one(prepared: &Prepared, pos: &Positions, d: Node) -> (FileFacts, Sta
     (facts, starts)
 }
 
-/// Whether a function's facts hold only what splicing moves: functions, no classes, aliases,
-/// globals, includes or host code.
-fn functions_only(f: &FileFacts) -> bool {
-    f.classes.is_empty()
-        && f.aliases.is_empty()
+/// Whether a function's facts hold only what splicing moves: functions and classes (a local
+/// `union`), no aliases, globals, includes or host code.
+fn movable(f: &FileFacts) -> bool {
+    f.aliases.is_empty()
         && f.globals.is_empty()
         && f.includes.is_empty()
         && f.functions.iter().all(|x| x.name != "<host>")
@@ -72,24 +71,22 @@ pub fn splice(
         return None;
     }
     let (d_start, d_end) = (old_d.start_byte(), old_d.end_byte());
-    let range = last
-        .starts
-        .functions
-        .iter()
-        .position(|&s| (d_start..d_end).contains(&s))?;
-    let count = last.starts.functions[range..]
-        .iter()
-        .take_while(|&&s| (d_start..d_end).contains(&s))
-        .count();
-    if last.starts.functions[range + count..]
-        .iter()
-        .any(|&s| (d_start..d_end).contains(&s))
-        || last
-            .starts
-            .classes
+    // The function's functions and classes: one run of each, by where they start.
+    let run = |starts: &[usize]| -> Option<(usize, usize)> {
+        let first = starts
             .iter()
-            .any(|&s| (d_start..d_end).contains(&s))
-    {
+            .position(|&s| s >= d_start)
+            .unwrap_or(starts.len());
+        let n = starts[first..].iter().take_while(|&&s| s < d_end).count();
+        starts[first + n..]
+            .iter()
+            .all(|&s| s >= d_end)
+            .then_some((first, first + n))
+    };
+    let (range, end) = run(&last.starts.functions)?;
+    let count = end - range;
+    let (c0, c1) = run(&last.starts.classes)?;
+    if count == 0 {
         return None;
     }
     let pos = Positions { map };
@@ -103,9 +100,10 @@ pub fn splice(
     };
     let old_pos = Positions { map: &last.map };
     let (old_one, _) = extract_one(&old_prepared, &old_pos, old_d);
-    if !functions_only(&one)
-        || !functions_only(&old_one)
+    if !movable(&one)
+        || !movable(&old_one)
         || old_one.functions.len() != count
+        || old_one.classes.len() != c1 - c0
         || old_one
             .functions
             .iter()
@@ -130,7 +128,13 @@ pub fn splice(
             each_span(f, &mut |s| fine &= outside(*s));
         }
     }
-    for c in &mut facts.classes {
+    for c in facts
+        .classes
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| !(c0..c1).contains(i))
+        .map(|(_, c)| c)
+    {
         fine &= outside(c.span);
         c.uses_aspects
             .iter_mut()
@@ -170,7 +174,13 @@ pub fn splice(
             }
         });
     }
-    for c in &mut facts.classes {
+    for c in facts
+        .classes
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| !(c0..c1).contains(i))
+        .map(|(_, c)| c)
+    {
         moved(&mut c.span);
         c.uses_aspects.iter_mut().for_each(|r| moved(ref_span(r)));
         if let Some(p) = &mut c.kernel_properties {
@@ -186,6 +196,7 @@ pub fn splice(
     }
     facts.syntax_errors = facts.syntax_errors - errors_before + one.syntax_errors;
     facts.functions.splice(f0..f1, one.functions);
+    facts.classes.splice(c0..c1, one.classes);
     let mut starts = Starts::default();
     let moved_start = |s: usize| {
         if s >= d_end {
@@ -200,11 +211,11 @@ pub fn splice(
         .chain(one_starts.functions)
         .chain(last.starts.functions[f1..].iter().map(|&s| moved_start(s)))
         .collect();
-    starts.classes = last
-        .starts
-        .classes
+    starts.classes = last.starts.classes[..c0]
         .iter()
-        .map(|&s| moved_start(s))
+        .copied()
+        .chain(one_starts.classes)
+        .chain(last.starts.classes[c1..].iter().map(|&s| moved_start(s)))
         .collect();
     SPLICED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Some((facts, starts))
