@@ -60,6 +60,12 @@ pub fn splice(
     prepared: &Prepared,
     map: &SourceMap,
 ) -> Option<(FileFacts, Starts)> {
+    // One start per function and class, as the extractor leaves them; else nothing is assumed.
+    if last.starts.functions.len() != last.facts.functions.len()
+        || last.starts.classes.len() != last.facts.classes.len()
+    {
+        return None;
+    }
     let (a, b_old, b_new) = (edit.start_byte, edit.old_end_byte, edit.new_end_byte);
     let delta = b_new as i64 - b_old as i64;
     let old_d = enclosing_function(old_tree, a, b_old)?;
