@@ -8,7 +8,7 @@
 
 use tree_sitter::{InputEdit, Node, Tree};
 
-use super::facts::{AspectRef, CallTarget, FileFacts, Function, KernelRef, Span};
+use super::facts::{AspectRef, CallTarget, Class, FileFacts, Function, KernelRef, Span};
 use super::ir::Expr;
 use super::pp::SourceMap;
 use super::prepare::Prepared;
@@ -129,22 +129,11 @@ pub fn splice(
     let outside = |s: Span| s.end <= file_start || s.start >= file_end;
     let mut facts = last.facts.clone();
     let mut fine = true;
-    for (i, f) in facts.functions.iter_mut().enumerate() {
-        if !(f0..f1).contains(&i) {
-            each_span(f, &mut |s| fine &= outside(*s));
-        }
+    for f in except(&mut facts.functions, f0..f1) {
+        each_span(f, &mut |s| fine &= outside(*s));
     }
-    for c in facts
-        .classes
-        .iter_mut()
-        .enumerate()
-        .filter(|(i, _)| !(c0..c1).contains(i))
-        .map(|(_, c)| c)
-    {
-        fine &= outside(c.span);
-        c.uses_aspects
-            .iter_mut()
-            .for_each(|r| fine &= outside(*ref_span(r)));
+    for c in except(&mut facts.classes, c0..c1) {
+        class_spans(c, &mut |s| fine &= outside(*s));
     }
     for al in &mut facts.aliases {
         al.uses_aspects
@@ -167,12 +156,7 @@ pub fn splice(
     let shift = one.functions.len() as i64 - count as i64;
     // By position and by index, not by order: nothing outside the function is assumed to
     // come after it in both.
-    for (_, f) in facts
-        .functions
-        .iter_mut()
-        .enumerate()
-        .filter(|(i, _)| !(f0..f1).contains(i))
-    {
+    for f in except(&mut facts.functions, f0..f1) {
         each_span(f, &mut |s| moved(s));
         each_index(f, &mut |i| {
             if *i >= f1 {
@@ -180,19 +164,8 @@ pub fn splice(
             }
         });
     }
-    for c in facts
-        .classes
-        .iter_mut()
-        .enumerate()
-        .filter(|(i, _)| !(c0..c1).contains(i))
-        .map(|(_, c)| c)
-    {
-        moved(&mut c.span);
-        c.uses_aspects.iter_mut().for_each(|r| moved(ref_span(r)));
-        if let Some(p) = &mut c.kernel_properties {
-            moved(&mut p.span);
-            p.aspects.iter_mut().for_each(|r| moved(ref_span(r)));
-        }
+    for c in except(&mut facts.classes, c0..c1) {
+        class_spans(c, &mut |s| moved(s));
     }
     for al in &mut facts.aliases {
         al.uses_aspects.iter_mut().for_each(|r| moved(ref_span(r)));
@@ -225,6 +198,24 @@ pub fn splice(
         .collect();
     SPLICED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     Some((facts, starts))
+}
+
+/// The items of `v` outside `skip`.
+fn except<T>(v: &mut [T], skip: std::ops::Range<usize>) -> impl Iterator<Item = &mut T> {
+    v.iter_mut()
+        .enumerate()
+        .filter(move |(i, _)| !skip.contains(i))
+        .map(|(_, x)| x)
+}
+
+/// Every span of a class's facts.
+fn class_spans(c: &mut Class, g: &mut dyn FnMut(&mut Span)) {
+    g(&mut c.span);
+    c.uses_aspects.iter_mut().for_each(|r| g(ref_span(r)));
+    if let Some(p) = &mut c.kernel_properties {
+        g(&mut p.span);
+        p.aspects.iter_mut().for_each(|r| g(ref_span(r)));
+    }
 }
 
 fn ref_span(r: &mut AspectRef) -> &mut Span {
