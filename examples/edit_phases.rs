@@ -101,22 +101,26 @@ fn main() {
             "extract through the translation unit, incremental {:?}",
             in_workspace(&dir, &path, &text, &edited)
         );
+        if let Some(n) = std::env::var("EDIT_PHASES_LINES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            line_edits(&dir, &path, &text, n);
+        }
     }
 }
 
-/// The edit's extraction as the language server makes it (best of five).
-fn in_workspace(dir: &str, path: &str, text: &str, edited: &str) -> Duration {
+/// Paths and texts of a workspace's sources, and which one an edit is in.
+type Workspace = (Vec<Arc<str>>, Vec<Option<Arc<str>>>, usize);
+
+/// The workspace's sources and the index of `path` among them.
+fn workspace(dir: &str, path: &str) -> Workspace {
     let files = sycl_analyzer::workspace::discover(&[dir.into()]).unwrap();
-    let env = sycl_analyzer::workspace::compile_env(
-        None,
-        sycl_analyzer::devices::DeviceTable::builtin(),
-        &Default::default(),
-    );
     let paths: Vec<Arc<str>> = files
         .iter()
         .map(|f| Arc::from(f.to_string_lossy().as_ref()))
         .collect();
-    let mut texts: Vec<Option<Arc<str>>> = paths
+    let texts: Vec<Option<Arc<str>>> = paths
         .iter()
         .map(|p| {
             std::fs::read(&**p)
@@ -129,6 +133,94 @@ fn in_workspace(dir: &str, path: &str, text: &str, edited: &str) -> Duration {
         .iter()
         .position(|p| std::fs::canonicalize(&**p).is_ok_and(|c| c == canonical))
         .expect("FILE is not in WORKSPACE");
+    (paths, texts, i)
+}
+
+/// EDIT_PHASES_LINES=N: N edits in a row as `bench` makes them (a space at the end of a
+/// pseudo-random line), each extracted as the server does; how many were spliced, and the
+/// times of both kinds, with the lines that were not spliced.
+fn line_edits(dir: &str, path: &str, text: &str, n: usize) {
+    let env = sycl_analyzer::workspace::compile_env(
+        None,
+        sycl_analyzer::devices::DeviceTable::builtin(),
+        &Default::default(),
+    );
+    let (paths, mut texts, i) = workspace(dir, path);
+    let trees = Arc::new(syntax::Trees::default());
+    trees.set_open([paths[i].clone()]);
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let (mut spliced, mut whole) = (Vec::new(), Vec::new());
+    let mut at = 0;
+    // EDIT_PHASES_VERIFY=1: each edit's facts are compared with a fresh extraction's.
+    let verify = std::env::var_os("EDIT_PHASES_VERIFY").is_some();
+    let mut differ = 0;
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for e in 0..=n {
+        if e > 0 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let l = (seed % lines.len() as u64) as usize;
+            lines[l].push(' ');
+            at = l;
+            texts[i] = Some(Arc::from(lines.join("\n")));
+        }
+        let sources =
+            sycl_analyzer::workspace::Sources::new(&env, paths.clone(), texts.clone(), None)
+                .with_trees(trees.clone());
+        let before = syntax::spliced();
+        let start = Instant::now();
+        let facts = sources.extract(i, None).unwrap();
+        let took = start.elapsed();
+        if e == 0 {
+            continue;
+        }
+        if verify {
+            let fresh =
+                sycl_analyzer::workspace::Sources::new(&env, paths.clone(), texts.clone(), None)
+                    .extract(i, None)
+                    .unwrap();
+            if fresh != facts {
+                println!(
+                    "DIFFERS after the edit at line {}: {}",
+                    at + 1,
+                    lines[at].trim()
+                );
+                differ += 1;
+            }
+        }
+        if syntax::spliced() > before {
+            spliced.push(took);
+        } else {
+            whole.push(took);
+            if std::env::var_os("EDIT_PHASES_SHOW").is_some() {
+                println!("whole {took:?} at line {}: {}", at + 1, lines[at].trim());
+            }
+        }
+    }
+    if verify {
+        println!("{differ} edits differ from a fresh extraction");
+    }
+    for (name, mut v) in [("spliced", spliced), ("whole", whole)] {
+        v.sort();
+        if let (Some(first), Some(last)) = (v.first(), v.last()) {
+            println!(
+                "{name}: {} edits, min {first:?}, p50 {:?}, max {last:?}",
+                v.len(),
+                v[v.len() / 2]
+            );
+        }
+    }
+}
+
+/// The edit's extraction as the language server makes it (best of five).
+fn in_workspace(dir: &str, path: &str, text: &str, edited: &str) -> Duration {
+    let env = sycl_analyzer::workspace::compile_env(
+        None,
+        sycl_analyzer::devices::DeviceTable::builtin(),
+        &Default::default(),
+    );
+    let (paths, mut texts, i) = workspace(dir, path);
     let trees = Arc::new(syntax::Trees::default());
     trees.set_open([paths[i].clone()]);
     (0..5)

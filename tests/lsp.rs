@@ -1008,6 +1008,51 @@ fn edits_of_an_includer_reach_its_headers() {
     shutdown(c);
 }
 
+/// An edit of a header's macros reaches the sources that include it, unsaved: each is
+/// preprocessed again with the header's new text, and only while a directive changed or the
+/// header is compiled inside one of their functions. Two includers, so the header's readers
+/// are looked up, not only the one source edited.
+#[test]
+fn edits_of_a_header_reach_its_includers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let defs = "#pragma once\n#define REAL double\n";
+    std::fs::write(root.join("defs.h"), defs).unwrap();
+    let source = |name: &str| {
+        format!(
+            "#include <sycl/sycl.hpp>\n#include \"defs.h\"\nvoid {name}(sycl::queue& q, REAL* b) {{\n  q.single_task([=] {{ b[0] = b[0] * 2; }});\n}}\n"
+        )
+    };
+    std::fs::write(root.join("a.cpp"), source("a")).unwrap();
+    std::fs::write(root.join("b.cpp"), source("b")).unwrap();
+    let (a, b) = (
+        format!("file://{}/a.cpp", root.display()),
+        format!("file://{}/b.cpp", root.display()),
+    );
+    let header = format!("file://{}/defs.h", root.display());
+    let mut c = started(&root, "intel_gpu_dg1");
+    let found = c.diagnostics_for_each(&[a.clone(), b.clone()]);
+    for uri in [&a, &b] {
+        assert_eq!(
+            found[uri]["diagnostics"][0]["code"], "target-unsupported-aspect",
+            "{uri}: {found:?}"
+        );
+    }
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": header, "languageId": "cpp", "version": 1, "text": defs } }),
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": header, "version": 2 },
+                "contentChanges": [{ "text": defs.replace("double", "float") }] }),
+    );
+    for uri in [&a, &b] {
+        c.diagnostics_for(uri, |p| p["diagnostics"].as_array().unwrap().is_empty());
+    }
+    shutdown(c);
+}
+
 /// `sycl/kernelMatrix` in the editor answers from its live state: an unsaved edit counts.
 #[test]
 fn kernel_matrix_from_the_editors_state() {

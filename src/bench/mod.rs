@@ -22,6 +22,7 @@ pub struct BenchArgs {
     pub synthetic: Option<usize>,
     pub seed: u64,
     pub edits: usize,
+    pub edit_file: Option<String>,
     pub queries: usize,
 }
 
@@ -114,7 +115,13 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
 
     let targets = target_scaling(&paths)?;
     let (q1, q16) = query_latency(args.queries)?;
-    let edits = edit_latency(&root, &paths, args.edits, args.seed)?;
+    let edits = edit_latency(
+        &root,
+        &paths,
+        args.edits,
+        args.edit_file.as_deref(),
+        args.seed,
+    )?;
 
     Ok(json!({
         "workspace": root.display().to_string(),
@@ -257,13 +264,24 @@ fn target_scaling(paths: &[PathBuf]) -> Result<Value, String> {
 
 /// Runs `sycl-analyzer lsp` on the workspace, opens up to 10 files and measures, over `edits`
 /// random one-line edits, the time from `didChange` to the diagnostics of that version.
-fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Result<Value, String> {
+fn edit_latency(
+    root: &Path,
+    paths: &[PathBuf],
+    edits: usize,
+    only: Option<&str>,
+    seed: u64,
+) -> Result<Value, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut child = Command::new(exe)
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        // The server's log, when one is asked for (to see where an edit's time goes).
+        .stderr(if std::env::var_os(crate::cli::logging::ENV).is_some() {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        })
         .env(
             "XDG_CACHE_HOME",
             std::env::temp_dir().join("sycl-analyzer-bench-cache"),
@@ -347,7 +365,10 @@ fn edit_latency(root: &Path, paths: &[PathBuf], edits: usize, seed: u64) -> Resu
     let mut rng = synth::Rng::new(seed);
     let open: Vec<(String, Vec<String>)> = paths
         .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+        .filter(|p| match only {
+            Some(suffix) => p.to_string_lossy().ends_with(suffix),
+            None => p.extension().is_some_and(|e| e == "cpp"),
+        })
         .take(10)
         .filter_map(|p| {
             Some((

@@ -2,7 +2,7 @@
 //! knowledge; every answer comes from `crate::devices`.
 
 mod check;
-mod logging;
+pub(crate) mod logging;
 mod output;
 mod remote;
 mod report;
@@ -94,6 +94,9 @@ enum Command {
         /// Random one-line edits measured in the language server.
         #[arg(long, default_value_t = 1000)]
         edits: usize,
+        /// Open and edit only the source whose path ends so (to profile one slow file).
+        #[arg(long, value_name = "SUFFIX")]
+        edit_file: Option<String>,
         /// Socket queries measured.
         #[arg(long, default_value_t = 20000)]
         queries: usize,
@@ -430,6 +433,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             synthetic,
             seed,
             edits,
+            edit_file,
             queries,
             quick,
             load,
@@ -446,6 +450,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 synthetic: if quick { Some(2_000) } else { synthetic },
                 seed,
                 edits: if quick { 20 } else { edits },
+                edit_file,
                 queries: if quick { 400 } else { queries },
             };
             let figures = crate::bench::run(&args)?;

@@ -95,7 +95,10 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
         })
         .collect();
     let mut texts = texts;
-    st.add_fragments(&mut paths, &mut texts);
+    for (p, t) in &st.fragments {
+        paths.push(p.clone());
+        texts.push(Some(t.clone()));
+    }
     Answer::Later(Box::new(move || {
         let sources = workspace::Sources::new(&env, paths, texts, None);
         let markdown = sources

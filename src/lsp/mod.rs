@@ -10,6 +10,7 @@ mod code_lens;
 pub mod convert;
 mod hover;
 mod inactive_regions;
+mod inputs;
 pub mod log;
 mod semantic_tokens;
 
@@ -134,9 +135,11 @@ struct State {
     /// How sources are preprocessed: the targets' device compile and compile_commands.json.
     compile: Arc<workspace::CompileEnv>,
     files: Arc<Vec<SourceFile>>,
-    index_of: HashMap<String, usize>,
+    index_of: Arc<HashMap<String, usize>>,
+    /// Which sources read each header, as `files` say.
+    readers: inputs::Readers,
     /// Texts of closed files, kept to convert positions (open files use `docs`).
-    texts: HashMap<String, Arc<str>>,
+    texts: Arc<HashMap<String, Arc<str>>>,
     docs: HashMap<Url, Doc>,
     generation: u64,
     /// The newest generation scheduled, for runs on the pool to see that they are stale: one
@@ -330,9 +333,14 @@ impl State {
         for (path, facts) in parsed {
             self.dirty.remove(&path);
             match self.index_of.get(&path) {
-                Some(&i) => files[i].facts = facts,
+                Some(&i) => {
+                    self.readers.replace(i, &files[i].facts, &facts);
+                    files[i].facts = facts;
+                }
                 None => {
-                    self.index_of.insert(path.clone(), files.len());
+                    self.readers
+                        .replace(files.len(), &syntax::FileFacts::default(), &facts);
+                    Arc::make_mut(&mut self.index_of).insert(path.clone(), files.len());
                     files.push(SourceFile {
                         path: Arc::from(path.as_str()),
                         facts,
@@ -360,67 +368,24 @@ impl State {
         // A newer run covers this one's files: the state's dirty set is cleared only by the
         // answer of the newest generation.
         let stale = move || latest.load(std::sync::atomic::Ordering::Relaxed) != generation;
-        let base = self.files.clone();
-        let index_of = self.index_of.clone();
-        let mut dirty: Vec<(String, Arc<str>)> = self
+        let dirty: Vec<(String, Arc<str>)> = self
             .dirty
             .iter()
             .map(|(p, t)| (p.clone(), t.clone()))
             .collect();
-        // Files that read an edited file's macros are preprocessed again with it: those that
-        // compile it inside a function, and the others when its directives changed (an edit
-        // inside function bodies, the usual one, changes no other file).
-        let edited: HashSet<&str> = self.dirty.keys().map(String::as_str).collect();
-        let directives_changed: HashSet<&str> = self
-            .dirty
-            .iter()
-            .filter(|(p, t)| {
-                let before = self
-                    .index_of
-                    .get(*p)
-                    .map(|&i| &self.files[i].facts.preprocessor);
-                before.is_none_or(|b| b.directives != syntax::pp::directive_fingerprint(t))
-            })
-            .map(|(p, _)| p.as_str())
-            .collect();
-        for f in self.files.iter() {
-            let pp = &f.facts.preprocessor;
-            let reads_edited = pp.deps.iter().any(|d| {
-                directives_changed.contains(d.as_str())
-                    || (edited.contains(d.as_str()) && pp.spliced.contains(d))
-            });
-            if reads_edited && !edited.contains(&*f.path) {
-                if let Some(t) = self.text_of(&f.path) {
-                    dirty.push((f.path.to_string(), t));
-                }
-            }
-        }
-        // Every source's current text, for the preprocessor to read headers from.
-        let mut paths: Vec<Arc<str>> = self.files.iter().map(|f| f.path.clone()).collect();
-        // Open documents by path, once: a URL per workspace file per edit showed in profiles.
-        let open_texts: HashMap<String, Arc<str>> = self
-            .docs
-            .iter()
-            .filter_map(|(uri, d)| Some((State::path_of(uri)?, Arc::from(d.text.as_str()))))
-            .collect();
-        let mut texts: Vec<Option<Arc<str>>> = paths
-            .iter()
-            .map(|p| {
-                let p: &str = p;
-                self.dirty
-                    .get(p)
-                    .or_else(|| open_texts.get(p))
-                    .or_else(|| self.texts.get(p))
-                    .cloned()
-            })
-            .collect();
-        for (p, t) in &self.dirty {
-            if !self.index_of.contains_key(p) {
-                paths.push(Arc::from(p.as_str()));
-                texts.push(Some(t.clone()));
-            }
-        }
-        self.add_fragments(&mut paths, &mut texts);
+        let inputs = inputs::RunInputs {
+            base: self.files.clone(),
+            index_of: self.index_of.clone(),
+            texts: self.texts.clone(),
+            open: self
+                .docs
+                .iter()
+                .filter_map(|(uri, d)| Some((State::path_of(uri)?, Arc::from(d.text.as_str()))))
+                .collect(),
+            readers: inputs::RunInputs::readers_of(&self.readers, &dirty),
+            dirty,
+            fragments: self.fragments.clone(),
+        };
         let env = self.compile.clone();
         let snapshot = self.snapshot.clone();
         let targets = self.targets.clone();
@@ -438,6 +403,8 @@ impl State {
             }
             let started = std::time::Instant::now();
             let budget = syntax::parse_budget();
+            let dirty = inputs.to_parse();
+            let (paths, texts) = inputs.sources();
             let sources = workspace::Sources::new(&env, paths, texts, None).with_trees(trees);
             let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
                 .par_iter()
@@ -449,6 +416,7 @@ impl State {
                     (p.clone(), facts)
                 })
                 .collect();
+            let extracted = started.elapsed();
             let mut skipped = HashMap::new();
             let parsed: Vec<(String, Arc<syntax::FileFacts>)> = results
                 .into_iter()
@@ -468,9 +436,9 @@ impl State {
                 let name: Arc<str> = Arc::from(p.as_str());
                 notices.insert(p.clone(), *workspace::notice(&name, why.clone()));
             }
-            let mut files: Vec<SourceFile> = (*base).clone();
+            let mut files: Vec<SourceFile> = (*inputs.base).clone();
             for (path, facts) in &parsed {
-                match index_of.get(path) {
+                match inputs.index_of.get(path) {
                     Some(&i) => files[i].facts = facts.clone(),
                     None => files.push(SourceFile {
                         path: Arc::from(path.as_str()),
@@ -494,8 +462,9 @@ impl State {
             }
             let analysis = match kept.as_mut() {
                 Some(a) => {
+                    let t = std::time::Instant::now();
                     let how = a.update(files);
-                    tracing::debug!(generation, ?how, "update");
+                    tracing::debug!(generation, ?how, elapsed = ?t.elapsed(), "update");
                     a
                 }
                 None => kept.insert(analysis::Analysis::new(files)),
@@ -511,6 +480,7 @@ impl State {
                 generation,
                 parsed = parsed.len(),
                 findings = report.diagnostics.len(),
+                ?extracted,
                 elapsed = ?started.elapsed(),
                 "analysis"
             );
@@ -521,15 +491,6 @@ impl State {
                 skipped,
             });
         });
-    }
-
-    /// Adds the files sources include that are not sources (`kernel.sycl`), for the
-    /// preprocessor.
-    fn add_fragments(&self, paths: &mut Vec<Arc<str>>, texts: &mut Vec<Option<Arc<str>>>) {
-        for (p, t) in &self.fragments {
-            paths.push(p.clone());
-            texts.push(Some(t.clone()));
-        }
     }
 
     /// The text a source has now, as known without reading the disk.
@@ -809,12 +770,12 @@ fn on_fs_changed(st: &mut State, mut change: FsChanged) {
             Ok(text) => {
                 // Parsed by the next analysis, with the headers' macros in force then.
                 let text: Arc<str> = Arc::from(text);
-                st.texts.insert(path.clone(), text.clone());
+                Arc::make_mut(&mut st.texts).insert(path.clone(), text.clone());
                 st.dirty.insert(path, text);
                 any_notice = true;
             }
             Err(why) => {
-                st.texts.remove(&path);
+                Arc::make_mut(&mut st.texts).remove(&path);
                 match why {
                     Some(why) => {
                         let name: Arc<str> = Arc::from(path.as_str());
@@ -911,8 +872,10 @@ fn on_indexed(st: &mut State, indexed: Indexed) {
         // Indexed from the disk: a file that read an open document (its includer, a header)
         // is preprocessed again with the document's text.
         let reads_open = f.facts.preprocessor.deps.iter().any(|d| open.contains(d));
-        st.index_of.insert(path.clone(), files.len());
-        st.texts.insert(path.clone(), Arc::from(text.as_str()));
+        st.readers
+            .replace(files.len(), &syntax::FileFacts::default(), &f.facts);
+        Arc::make_mut(&mut st.index_of).insert(path.clone(), files.len());
+        Arc::make_mut(&mut st.texts).insert(path.clone(), Arc::from(text.as_str()));
         if reads_open {
             st.dirty.insert(path, Arc::from(text));
         }
@@ -1176,8 +1139,9 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 targets: None,
                 compile: Arc::new(workspace::CompileEnv::none()),
                 files: Arc::new(Vec::new()),
-                index_of: HashMap::new(),
-                texts: HashMap::new(),
+                index_of: Arc::default(),
+                readers: inputs::Readers::default(),
+                texts: Arc::default(),
                 docs: HashMap::new(),
                 generation: 0,
                 latest: Arc::default(),
@@ -1223,6 +1187,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                     ControlFlow::Continue(())
                 })
                 .notification::<notification::DidChangeTextDocument>(|st, p| {
+                    let started = std::time::Instant::now();
                     let uri = p.text_document.uri;
                     if let Some(doc) = st.docs.get_mut(&uri) {
                         for change in &p.content_changes {
@@ -1231,6 +1196,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                         doc.version = p.text_document.version;
                     }
                     on_change(st, &uri);
+                    tracing::debug!(elapsed = ?started.elapsed(), "didChange");
                     ControlFlow::Continue(())
                 })
                 .notification::<notification::DidCloseTextDocument>(|st, p| {
@@ -1241,7 +1207,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                         match std::fs::read_to_string(&path) {
                             Ok(text) => {
                                 st.set_file(path.clone(), &text);
-                                st.texts.insert(path.clone(), Arc::from(text));
+                                Arc::make_mut(&mut st.texts).insert(path.clone(), Arc::from(text));
                             }
                             Err(_) => {
                                 // Deleted while open: it no longer takes part.
@@ -1285,6 +1251,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 })
                 .event::<Analyzed>(|st, a| {
                     if a.generation == st.generation {
+                        let started = std::time::Instant::now();
                         for (p, _) in &a.parsed {
                             st.notices.remove(p);
                         }
@@ -1300,6 +1267,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                         if st.lens_refresh {
                             code_lens::refresh(st);
                         }
+                        tracing::debug!(elapsed = ?started.elapsed(), "published");
                     }
                     ControlFlow::Continue(())
                 })

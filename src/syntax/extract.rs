@@ -138,7 +138,8 @@ impl<'a> Extractor<'a> {
             locals: Vec::new(),
             template_depth: 0,
             template_of: None,
-            depth: 0,
+            // An item extracted alone (an edit's) is as deep as in its file.
+            depth: usize::from(root.kind() != "translation_unit"),
             root,
         };
         ex.visit(root, None);

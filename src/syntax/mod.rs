@@ -9,6 +9,7 @@ mod lower;
 pub mod pp;
 pub mod prepare;
 mod splice;
+pub use splice::spliced;
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex};
@@ -267,6 +268,12 @@ pub fn extract_preprocessed_with(
                     let last = k.last.as_ref()?;
                     splice::splice(last, (&k.text, &k.tree), edit, &tree, &prepared, &pre.map)
                 });
+                tracing::trace!(
+                    spliced = spliced.is_some(),
+                    kept = before.is_some(),
+                    elapsed = ?start.elapsed(),
+                    "extraction"
+                );
                 let (mut facts, starts) = spliced.unwrap_or_else(|| {
                     let (mut facts, starts) =
                         extract::Extractor::run(&prepared, &positions, tree.root_node());
@@ -439,7 +446,7 @@ mod tests {
             ((seed >> 33) as usize) % n.max(1)
         };
         facts_with(&text, Some((&trees, &path)));
-        let before = splice::SPLICED.load(std::sync::atomic::Ordering::Relaxed);
+        let before = splice::spliced();
         let mut added: Vec<(usize, usize)> = Vec::new();
         for step in 0..120 {
             // Insert after a `;` inside a function body, or take back an earlier insertion.
@@ -469,8 +476,103 @@ mod tests {
                 "step {step}:\n{text}"
             );
         }
-        let spliced = splice::SPLICED.load(std::sync::atomic::Ordering::Relaxed) - before;
+        let spliced = splice::spliced() - before;
         assert!(spliced >= 40, "only {spliced} of 120 edits were spliced");
+    }
+
+    /// Edits anywhere (between items, in comments, in variables' initializers, namespaces,
+    /// templates, classes; many break the syntax for a while) give a fresh extraction's facts,
+    /// whether they are spliced or not; and those between or inside items are spliced.
+    #[test]
+    fn edits_anywhere_give_a_fresh_extraction() {
+        let trees = Trees::default();
+        let path: Arc<str> = Arc::from("/w/anywhere.cpp");
+        trees.set_open([path.clone()]);
+        let mut text = String::from(
+            "#include <sycl/sycl.hpp>\n#define HEX(a, b) a##.##b\n// a comment\n\
+             static const double table[][2] = {\n  {HEX(1, 5), 2.0},\n  {3.0, HEX(4, 25)}\n};\n\
+             double proto(double x);\n/* a block\n comment */\n\
+             namespace ns {\nint counter = 0;\nfloat g(float v) { return v * 2.0f; }\n\
+             template <typename T> T twice(T t) { auto l = [=] { return t + t; }; return l(); }\n}\n\
+             template <typename T> constexpr T pi = T(3.14159);\n\
+             struct S {\n  double m;\n  double get() const { return m * 1.5; }\n};\n",
+        );
+        for k in 0..6 {
+            text += &format!(
+                "double f{k}(double x) {{\n  sycl::half h = {k};\n  double t = table[{k} % 2][0];\n  \
+                 return ns::twice(x) + t + h;\n}}\n\n"
+            );
+        }
+        let snippets = [
+            " ",
+            "\n",
+            "\n\n",
+            "x",
+            "//",
+            "/*",
+            "*/",
+            "{",
+            "}",
+            ";",
+            "1.0",
+            "double d = 2.0; ",
+            "int v2 = 3;\n",
+            "[](){}",
+            "HEX(7, 5)",
+        ];
+        let mut seed: u64 = 0xa11e0;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n.max(1)
+        };
+        facts_with(&text, Some((&trees, &path)));
+        let before = splice::spliced();
+        // Edits that change what an item declares, each taken back: a variable in a
+        // namespace, one in a table's initializer's place, a new function and a comment
+        // between items.
+        for (after, insert) in [
+            ("int counter = 0;\n", "int extra = 1;\n"),
+            ("{3.0, HEX(4, 25)}\n", ", {5.0, 6.0}"),
+            ("double proto(double x);\n", "double proto2(float y);\n"),
+            ("};\n", "// between\n"),
+            ("struct S {\n", "  float n;\n"),
+        ] {
+            let at = text.find(after).unwrap() + after.len();
+            text.insert_str(at, insert);
+            for t in [text.clone(), text.replacen(insert, "", 1)] {
+                let incremental = facts_with(&t, Some((&trees, &path)));
+                assert!(incremental == facts_with(&t, None), "{insert:?}:\n{t}");
+            }
+            text = text.replacen(insert, "", 1);
+        }
+        // A snippet put anywhere (often breaking the syntax) is taken back at the next step;
+        // spaces at the ends of lines, the usual edit, stay.
+        let mut pending: Option<(usize, usize)> = None;
+        for step in 0..200 {
+            if let Some((at, len)) = pending.take() {
+                text.replace_range(at..at + len, "");
+            } else if step % 3 == 0 {
+                let mut at = next(text.len());
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let snippet = snippets[next(snippets.len())];
+                text.insert_str(at, snippet);
+                pending = Some((at, snippet.len()));
+            } else {
+                let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i).collect();
+                text.insert(ends[next(ends.len())], ' ');
+            }
+            let incremental = facts_with(&text, Some((&trees, &path)));
+            assert!(
+                incremental == facts_with(&text, None),
+                "step {step}:\n{text}"
+            );
+        }
+        let spliced = splice::spliced() - before;
+        assert!(spliced >= 90, "only {spliced} of 210 edits were spliced");
     }
 
     #[test]

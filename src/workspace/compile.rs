@@ -359,7 +359,9 @@ impl<'e> Sources<'e> {
             sources: self,
             dirs: self.dirs(unit),
         };
+        let t = std::time::Instant::now();
         let (first, macros) = self.preprocess(i, text, &chain, &includes, 0);
+        tracing::trace!(elapsed = ?t.elapsed(), "preprocess");
         let trees = self.trees.as_deref().map(|t| (t, &self.paths[i]));
         let mut facts = syntax::extract_preprocessed_with(text, first.0, budget, trees)?;
         facts.preprocessor.target_dependent = macros.read_watched();
