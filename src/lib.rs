@@ -9,6 +9,7 @@ pub mod devices;
 pub mod diagnostics;
 pub mod ide;
 pub mod lsp;
+pub mod memory;
 pub mod proto;
 pub mod semantic;
 pub mod server;

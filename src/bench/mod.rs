@@ -480,6 +480,12 @@ fn edit_latency(
         })
         .collect();
     let rss = status_mib(pid, "VmHWM:");
+    // Resident at the end, beside the peak: a transient peak (indexing, a relink) and the
+    // steady state are different problems.
+    let rss_now = status_mib(pid, "VmRSS:");
+    // And after a pause in typing, when the server has given back what its bursts freed.
+    std::thread::sleep(Duration::from_secs(3));
+    let rss_idle = status_mib(pid, "VmRSS:");
     lsp_send(
         &mut stdin,
         &json!({ "jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": null }),
@@ -492,7 +498,7 @@ fn edit_latency(
     let _ = child.wait();
     lat.sort();
     Ok(
-        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss, "slowest": slowest,
+        json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss, "server_rss_mib": rss_now, "server_idle_rss_mib": rss_idle, "slowest": slowest,
                 "interface_edits": interface.len(), "interface_p50_ms": ms(percentile(&interface, 0.5)), "interface_p99_ms": ms(percentile(&interface, 0.99)) }),
     )
 }
