@@ -175,6 +175,9 @@ pub(crate) fn load(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    drop(index);
+    // Parsing left its trees and texts freed: given back before the analysis grows.
+    crate::memory::trim();
     Ok(Ok(Workspace {
         table: owned_table,
         targets,
