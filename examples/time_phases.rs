@@ -25,6 +25,21 @@ fn main() {
         table: DeviceTable::builtin(),
         targets: None,
     };
+    // TIME_PHASES_WARM=1: the warm start's parts (the index saved, then read back).
+    if std::env::var_os("TIME_PHASES_WARM").is_some() {
+        let idx = std::env::temp_dir().join(format!("time-phases-{}.idx", std::process::id()));
+        loaded.save_index(&idx).unwrap();
+        let t = Instant::now();
+        let index = sycl_analyzer::cache::Index::load(&idx);
+        println!("warm: index read {:?}", t.elapsed());
+        let t = Instant::now();
+        let again = sycl_analyzer::workspace::load_indexed(&files, &index, false, &env, || {});
+        println!("warm: texts read, hashed, facts taken {:?}", t.elapsed());
+        let t = Instant::now();
+        analyze(&again.files, &settings);
+        println!("warm: analysis {:?}", t.elapsed());
+        let _ = std::fs::remove_file(&idx);
+    }
     let repeat: usize = std::env::var("TIME_PHASES_REPEAT")
         .ok()
         .and_then(|v| v.parse().ok())

@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::syntax::FileFacts;
 
+mod report;
+pub use report::{load_report, report_key, report_path, save_report};
+
 /// Changes whenever the facts' shape or meaning may change.
 const FORMAT: &str = concat!("sycl-analyzer-index-4-", env!("CARGO_PKG_VERSION"));
 

@@ -804,6 +804,7 @@ fn a_warm_check_writes_the_index_only_when_a_file_changed() {
         let mut files: Vec<_> = std::fs::read_dir(cache.join("sycl-analyzer"))
             .unwrap()
             .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "idx"))
             .collect();
         assert_eq!(files.len(), 1, "{files:?}");
         let f = files.remove(0);
@@ -831,4 +832,73 @@ fn a_warm_check_writes_the_index_only_when_a_file_changed() {
         index().1 > written,
         "an edited file did not reach the index"
     );
+}
+
+/// A warm `check` of an unchanged workspace answers from the persisted report, exactly as a cold
+/// one; anything the findings depend on (a file's text, a header it includes, the targets)
+/// makes it analyse again, and a damaged report file is no answer.
+#[test]
+fn a_warm_check_reuses_the_report_only_while_nothing_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let kernel = src.join("k.cpp");
+    let text = "#include \"real.h\"\nvoid run(sycl::queue &q, real *d) {\n\
+                q.single_task([=]() [[sycl::device_has()]] { d[0] = 1; });\n}\n";
+    std::fs::write(&kernel, text).unwrap();
+    let header = src.join("real.h");
+    std::fs::write(&header, "#define real double\n").unwrap();
+    let cache = dir.path().join("cache");
+    let run = |targets: &str| {
+        let out = bin()
+            .args(["check", src.to_str().unwrap(), "--format", "json"])
+            .args(["--targets", targets])
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let cold = |targets: &str| {
+        let out = bin()
+            .args([
+                "check",
+                src.to_str().unwrap(),
+                "--format",
+                "json",
+                "--no-cache",
+            ])
+            .args(["--targets", targets])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = run("intel_gpu_dg1");
+    assert!(first.contains("\"aspect\": \"fp64\""), "{first}");
+    let report = std::fs::read_dir(cache.join("sycl-analyzer"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "report"))
+        .expect("a report file");
+    let saved = std::fs::metadata(&report).unwrap().modified().unwrap();
+    assert_eq!(run("intel_gpu_dg1"), first);
+    assert_eq!(
+        std::fs::metadata(&report).unwrap().modified().unwrap(),
+        saved,
+        "a warm run of an unchanged workspace analysed again"
+    );
+    // The header changes the kernel's types: no finding any more.
+    std::fs::write(&header, "#define real float\n").unwrap();
+    let after = run("intel_gpu_dg1");
+    assert!(!after.contains("fp64"), "{after}");
+    assert_eq!(after, cold("intel_gpu_dg1"));
+    std::fs::write(&header, "#define real double\n").unwrap();
+    assert_eq!(run("intel_gpu_dg1"), first);
+    // Another target: other findings (a Nvidia GPU has fp64).
+    assert_eq!(run("nvidia_gpu_sm_80"), cold("nvidia_gpu_sm_80"));
+    assert_ne!(first, cold("nvidia_gpu_sm_80"));
+    // A damaged report is read as none.
+    run("intel_gpu_dg1");
+    let bytes = std::fs::read(&report).unwrap();
+    std::fs::write(&report, &bytes[..bytes.len() / 2]).unwrap();
+    assert_eq!(run("intel_gpu_dg1"), first);
 }

@@ -1047,9 +1047,19 @@ fn edits_of_a_header_reach_its_includers() {
         json!({ "textDocument": { "uri": header, "version": 2 },
                 "contentChanges": [{ "text": defs.replace("double", "float") }] }),
     );
-    for uri in [&a, &b] {
-        c.diagnostics_for(uri, |p| p["diagnostics"].as_array().unwrap().is_empty());
-    }
+    // Both cleared, in whatever order they come.
+    let cleared = std::cell::RefCell::new(std::collections::HashSet::new());
+    c.wait("both includers' findings cleared", |m| {
+        let p = &m["params"];
+        if m["method"] == "textDocument/publishDiagnostics"
+            && p["diagnostics"].as_array().is_some_and(Vec::is_empty)
+        {
+            cleared
+                .borrow_mut()
+                .insert(p["uri"].as_str().unwrap_or("").to_string());
+        }
+        cleared.borrow().contains(&a) && cleared.borrow().contains(&b)
+    });
     shutdown(c);
 }
 

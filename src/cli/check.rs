@@ -81,6 +81,9 @@ pub(crate) struct Workspace {
     pub table: Option<DeviceTable>,
     pub targets: Option<Vec<ResolvedTarget>>,
     pub loaded: workspace::Loaded,
+    /// Where the last report of this workspace is kept, and the compile environment's key
+    /// (`None` with `--no-cache` or for a shard).
+    pub report: Option<(std::path::PathBuf, u64)>,
 }
 
 /// Reads the workspace `args` name (targets, device configs and flags from
@@ -178,10 +181,15 @@ pub(crate) fn load(
     drop(index);
     // Parsing left its trees and texts freed: given back before the analysis grows.
     crate::memory::trim();
+    let report = match (&index_path, args.shard) {
+        (Some(p), None) => Some((crate::cache::report_path(p), env.key())),
+        _ => None,
+    };
     Ok(Ok(Workspace {
         table: owned_table,
         targets,
         loaded,
+        report,
     }))
 }
 
@@ -219,7 +227,21 @@ pub fn run(
         table,
         targets: targets.as_deref(),
     };
-    let mut report = analysis::analyze(&loaded.files, &settings);
+    // The last run's findings when nothing they depend on changed (a warm start).
+    let key = ws.report.map(|(path, env)| {
+        let key = crate::cache::report_key(&loaded.files, &loaded.hashes, &settings, env);
+        (path, key)
+    });
+    let kept = key
+        .as_ref()
+        .and_then(|(path, key)| crate::cache::load_report(path, *key));
+    let mut report = kept.unwrap_or_else(|| {
+        let report = analysis::analyze(&loaded.files, &settings);
+        if let Some((path, key)) = &key {
+            let _ = crate::cache::save_report(path, *key, &report);
+        }
+        report
+    });
     report.diagnostics.extend(loaded.notices);
     match args.format {
         CheckFormat::Json => {

@@ -38,6 +38,16 @@ pub struct AspectSet(u128);
 impl AspectSet {
     pub const EMPTY: AspectSet = AspectSet(0);
 
+    /// The set as bits over the registry's indices (to persist it: only the build that wrote
+    /// them may read them back, its registry being the same).
+    pub fn bits(self) -> u128 {
+        self.0
+    }
+
+    pub fn from_bits(bits: u128) -> AspectSet {
+        AspectSet(bits)
+    }
+
     pub fn insert(&mut self, id: AspectId) -> bool {
         let bit = 1u128 << id.0;
         let fresh = self.0 & bit == 0;
