@@ -1,0 +1,284 @@
+//! An analysis run: the sources an edit needs parsed, parsed and analysed off the main loop,
+//! and the answer published back on it.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::sync::Arc;
+
+use async_lsp::lsp_types::{self as lsp, PublishDiagnosticsParams};
+use async_lsp::LanguageClient;
+
+use super::{code_lens, convert, inactive_regions, inputs, State};
+use crate::analysis::{self, Report, Settings, SourceFile};
+use crate::{syntax, workspace};
+use async_lsp::lsp_types::Url;
+
+pub(super) struct Analyzed {
+    generation: u64,
+    report: Report,
+    /// Facts of the sources parsed for this run.
+    parsed: Vec<(String, Arc<syntax::FileFacts>)>,
+    /// Why some of them were skipped (over the parse budget); the others parsed.
+    skipped: HashMap<String, String>,
+}
+
+impl State {
+    /// Re-runs the analysis off the main loop, parsing the sources edited since the last one
+    /// first; the result comes back as `Analyzed`. Each run takes every pending text, so a run
+    /// whose result is dropped as stale loses nothing.
+    pub(super) fn schedule(&mut self) {
+        self.generation += 1;
+        let generation = self.generation;
+        self.latest
+            .store(generation, std::sync::atomic::Ordering::Relaxed);
+        let latest = self.latest.clone();
+        // A newer run covers this one's files: the state's dirty set is cleared only by the
+        // answer of the newest generation.
+        let stale = move || latest.load(std::sync::atomic::Ordering::Relaxed) != generation;
+        let dirty: Vec<(String, Arc<str>)> = self
+            .dirty
+            .iter()
+            .map(|(p, t)| (p.clone(), t.clone()))
+            .collect();
+        let inputs = inputs::RunInputs {
+            base: self.files.clone(),
+            index_of: self.index_of.clone(),
+            texts: self.texts.clone(),
+            open: self
+                .docs
+                .iter()
+                .filter_map(|(uri, d)| Some((State::path_of(uri)?, Arc::from(d.text.as_str()))))
+                .collect(),
+            readers: inputs::RunInputs::readers_of(&self.readers, &dirty),
+            dirty,
+            fragments: self.fragments.clone(),
+        };
+        let env = self.compile.clone();
+        let snapshot = self.snapshot.clone();
+        let targets = self.targets.clone();
+        let client = self.client.clone();
+        let kept = self.analysis.clone();
+        let mut notices = self.notices.clone();
+        let open: HashSet<String> = self.docs.keys().filter_map(State::path_of).collect();
+        self.trees
+            .set_open(open.iter().map(|p| Arc::<str>::from(p.as_str())));
+        let trees = self.trees.clone();
+        tokio::task::spawn_blocking(move || {
+            use rayon::prelude::*;
+            if stale() {
+                return;
+            }
+            let started = std::time::Instant::now();
+            let budget = syntax::parse_budget();
+            let dirty = inputs.to_parse();
+            let (paths, texts) = inputs.sources();
+            let sources = workspace::Sources::new(&env, paths, texts, None).with_trees(trees);
+            let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
+                .par_iter()
+                .map(|(p, t)| {
+                    let facts = match sources.position(p) {
+                        Some(i) => sources.extract(i, Some(budget)),
+                        None => syntax::extract_within(t, Some(budget)),
+                    };
+                    (p.clone(), facts)
+                })
+                .collect();
+            let extracted = started.elapsed();
+            let mut skipped = HashMap::new();
+            let parsed: Vec<(String, Arc<syntax::FileFacts>)> = results
+                .into_iter()
+                .map(|(p, r)| {
+                    let facts = r.unwrap_or_else(|why| {
+                        skipped.insert(p.clone(), why);
+                        syntax::FileFacts::default()
+                    });
+                    (p, Arc::new(facts))
+                })
+                .collect();
+            for (p, _) in &parsed {
+                notices.remove(p);
+            }
+            for (p, why) in &skipped {
+                tracing::info!(file = %p, "{why}");
+                let name: Arc<str> = Arc::from(p.as_str());
+                notices.insert(p.clone(), *workspace::notice(&name, why.clone()));
+            }
+            let mut files: Vec<SourceFile> = (*inputs.base).clone();
+            for (path, facts) in &parsed {
+                match inputs.index_of.get(path) {
+                    Some(&i) => files[i].facts = facts.clone(),
+                    None => files.push(SourceFile {
+                        path: Arc::from(path.as_str()),
+                        facts: facts.clone(),
+                    }),
+                }
+            }
+            let settings = Settings {
+                table: &snapshot.table,
+                targets: targets.as_deref(),
+            };
+            // A run that panicked leaves the state to be rebuilt, not trusted.
+            let mut kept = kept.lock().unwrap_or_else(|e| {
+                kept.clear_poison();
+                let mut g = e.into_inner();
+                *g = None;
+                g
+            });
+            if stale() {
+                return;
+            }
+            // Whether this run freed much: the first analysis, a rebuilt graph, many files.
+            let mut burst = parsed.len() > 1;
+            let analysis = match kept.as_mut() {
+                Some(a) => {
+                    let t = std::time::Instant::now();
+                    let how = a.update(files);
+                    tracing::debug!(generation, ?how, elapsed = ?t.elapsed(), "update");
+                    burst |= !matches!(
+                        how,
+                        analysis::Update::Bodies { .. } | analysis::Update::Unchanged
+                    );
+                    a
+                }
+                None => {
+                    burst = true;
+                    kept.insert(analysis::Analysis::new(files))
+                }
+            };
+            // Summaries serve hovers, which only open documents get.
+            let mut report = analysis.report_for(&settings, |f| open.contains(f));
+            drop(kept);
+            report
+                .diagnostics
+                .extend(snapshot.configs.diagnostics().cloned());
+            report.diagnostics.extend(notices.into_values());
+            tracing::debug!(
+                generation,
+                parsed = parsed.len(),
+                findings = report.diagnostics.len(),
+                ?extracted,
+                elapsed = ?started.elapsed(),
+                "analysis"
+            );
+            let _ = client.emit(Analyzed {
+                generation,
+                report,
+                parsed,
+                skipped,
+            });
+            // Once the server is idle: a trim while the next edit's run allocates made that
+            // run fault its memory in again (interface edits at 500 k lines 84 -> 107 ms).
+            if burst {
+                tokio::runtime::Handle::current().spawn(async move {
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                    if !stale() {
+                        tokio::task::spawn_blocking(crate::memory::trim);
+                    }
+                });
+            }
+        });
+    }
+
+    /// Publishes what changed since the last run: a file whose findings are the same is not
+    /// sent again, unless it is an open document edited since (each version gets an answer).
+    pub(super) fn publish(&mut self, report: &Report) {
+        use crate::diagnostics::Diagnostic;
+        // By reference: cloning every finding of the workspace per edit showed in profiles;
+        // only files whose findings changed are copied into `published`.
+        let mut by_file: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();
+        for d in &report.diagnostics {
+            by_file.entry(&d.file).or_default().push(d);
+        }
+        let mut next: Vec<(Url, Option<i32>, Vec<&Diagnostic>)> = Vec::new();
+        for (uri, doc) in &self.docs {
+            if let Some(path) = Self::path_of(uri) {
+                let diags = by_file.remove(path.as_str()).unwrap_or_default();
+                next.push((uri.clone(), Some(doc.version), diags));
+            }
+        }
+        for (file, diags) in by_file {
+            if let Ok(uri) = Url::from_file_path(file) {
+                next.push((uri, None, diags));
+            }
+        }
+        // Texts and line indexes, built once per file per run.
+        let mut indexes: HashMap<String, Option<(Arc<str>, crate::text::LineIndex)>> =
+            HashMap::new();
+        let encoding = self.encoding;
+        let mut published = HashMap::with_capacity(next.len());
+        for (uri, version, diags) in next {
+            let same = self.published.get(&uri).is_some_and(|(v, old)| {
+                *v == version
+                    && old.len() == diags.len()
+                    && old.iter().zip(&diags).all(|(a, b)| a == *b)
+            });
+            if !same {
+                let diagnostics = diags
+                    .iter()
+                    .filter_map(|d| {
+                        convert::diagnostic(d, |file, range| {
+                            // A note on a whole file (skipped: huge, binary) needs no text read.
+                            if range.end == 0 {
+                                return Some(lsp::Range::default());
+                            }
+                            let (text, index) = indexes
+                                .entry(file.to_string())
+                                .or_insert_with(|| {
+                                    let text = self.text_of(file)?;
+                                    let index = crate::text::LineIndex::new(&text);
+                                    Some((text, index))
+                                })
+                                .as_ref()?;
+                            Some(convert::range(text, index, range, encoding))
+                        })
+                    })
+                    .collect();
+                let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
+                    uri: uri.clone(),
+                    diagnostics,
+                    version,
+                });
+            }
+            let entry = match self.published.remove(&uri) {
+                Some(kept) if same => kept,
+                _ => (version, diags.into_iter().cloned().collect()),
+            };
+            if entry.0.is_some() || !entry.1.is_empty() {
+                published.insert(uri, entry);
+            }
+        }
+        // Files with findings before and none now.
+        for uri in std::mem::take(&mut self.published).into_keys() {
+            let _ = self.client.publish_diagnostics(PublishDiagnosticsParams {
+                uri,
+                diagnostics: Vec::new(),
+                version: None,
+            });
+        }
+        self.published = published;
+    }
+}
+
+/// A run's answer, taken unless a newer run was scheduled meanwhile.
+pub(super) fn on_analyzed(st: &mut State, a: Analyzed) -> ControlFlow<async_lsp::Result<()>> {
+    if a.generation == st.generation {
+        let started = std::time::Instant::now();
+        for (p, _) in &a.parsed {
+            st.notices.remove(p);
+        }
+        for (p, why) in a.skipped {
+            let name: Arc<str> = Arc::from(p.as_str());
+            st.notices.insert(p, *workspace::notice(&name, why));
+        }
+        st.store_facts(a.parsed);
+        st.publish(&a.report);
+        st.last = Arc::new(a.report);
+        inactive_regions::after_analysis(st);
+        // Where each kernel runs may have changed with the analysis.
+        if st.lens_refresh {
+            code_lens::refresh(st);
+        }
+        tracing::debug!(elapsed = ?started.elapsed(), "published");
+    }
+    ControlFlow::Continue(())
+}

@@ -1,0 +1,92 @@
+//! The daemon's `sycl/*` methods served from the editor's live state.
+
+use async_lsp::{ErrorCode, ResponseError};
+use serde_json::Value;
+
+use super::State;
+use crate::analysis::{self, Settings};
+use crate::devices::{self};
+use crate::server::{self, Snapshot};
+
+/// `sycl/kernelMatrix` from the kept analysis; `None` before the first analysis.
+pub(super) fn matrix_of(
+    kept: &std::sync::Mutex<Option<analysis::Analysis>>,
+    snapshot: &Snapshot,
+    params: &Value,
+) -> Option<Result<Value, server::RpcError>> {
+    let guard = kept.lock().ok()?;
+    let analysis = guard.as_ref()?;
+    let list = params.get("targets").filter(|t| !t.is_null())?;
+    let text = match list {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => return None,
+    };
+    let parsed = devices::parse_target_list(&text, &snapshot.table);
+    if !parsed.invalid.is_empty() {
+        // The daemon's handler words the error.
+        return None;
+    }
+    let settings = Settings {
+        table: &snapshot.table,
+        targets: Some(&parsed.targets),
+    };
+    Some(Ok(crate::proto::matrix_answer(
+        &analysis.matrix(&settings),
+        params,
+    )))
+}
+
+/// Any other request: a `sycl/*` method of the daemon, answered on the pool from the
+/// editor's snapshot (its device table, its targets, its kept analysis for the matrix).
+pub(super) fn serve(
+    st: &mut State,
+    req: async_lsp::AnyRequest,
+) -> impl std::future::Future<Output = Result<Value, ResponseError>> + Send + 'static {
+    // The daemon's methods, served from the editor's live state.
+    let snapshot = st.snapshot.clone();
+    // The matrix comes from the analysis the editor keeps (unsaved edits in).
+    let kept = (req.method == "sycl/kernelMatrix").then(|| st.analysis.clone());
+    // Without `targets`, a request means the editor's configured targets.
+    let targets: Option<Vec<String>> = st
+        .targets
+        .as_ref()
+        .map(|t| t.iter().map(|t| t.canonical.clone()).collect());
+    async move {
+        if !req.method.starts_with("sycl/") {
+            return Err(ResponseError::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                format!("unknown method '{}'", req.method),
+            ));
+        }
+        let method = req.method.clone();
+        let mut params = req.params.clone();
+        if let (Some(t), true) = (targets, params.get("targets").is_none_or(Value::is_null)) {
+            // Lua clients encode an empty table as `[]`.
+            if params.is_null() || params.as_array().is_some_and(Vec::is_empty) {
+                params = serde_json::json!({});
+            }
+            if let Some(obj) = params.as_object_mut() {
+                obj.insert("targets".into(), serde_json::json!(t));
+            }
+        }
+        let outcome = tokio::task::spawn_blocking(move || {
+            if let Some(kept) = kept {
+                if let Some(m) = matrix_of(&kept, &snapshot, &params) {
+                    return m.into();
+                }
+            }
+            server::handle(&snapshot, &method, &params)
+        })
+        .await
+        .map_err(|_| ResponseError::new(ErrorCode::INTERNAL_ERROR, "internal error"))?;
+        outcome.result.map_err(|e| match e.data {
+            Some(d) => ResponseError::new_with_data(ErrorCode(e.code as i32), e.message, d),
+            None => ResponseError::new(ErrorCode(e.code as i32), e.message),
+        })
+    }
+}
