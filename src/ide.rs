@@ -155,7 +155,7 @@ fn macro_meaning(word: &str, table: &DeviceTable) -> Option<String> {
         registry().by_name(a)?;
         format!("1 when every device of every target has aspect `{a}`")
     } else if word.starts_with("__SYCL_TARGET_") && word.ends_with("__") {
-        let names = crate::devices::targets::driver_names();
+        let names = crate::devices::names::driver_names();
         let target = names
             .all_spellings()
             .chain(table.iter().map(|(n, _)| n))
@@ -470,7 +470,7 @@ pub fn yaml_completions(text: &str, offset: usize, table: &DeviceTable) -> Vec<C
     }
     let mut names: Vec<&str> = table.iter().map(|(n, _)| n).collect();
     names.extend(
-        crate::devices::targets::driver_names()
+        crate::devices::names::driver_names()
             .intel_gpu_names()
             .map(|(n, _)| n),
     );

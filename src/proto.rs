@@ -25,7 +25,7 @@ fn target_json(name: &str, table: &DeviceTable) -> Value {
         "name": name,
         "kind": resolved.as_ref().map(|r| r.kind),
         "macro": resolved.as_ref().and_then(|r| r.macro_name.clone()),
-        "aliases": crate::devices::targets::driver_names().aliases(name),
+        "aliases": crate::devices::names::driver_names().aliases(name),
         "aspects": aspect_names(info.aspects),
         "may_support_other_aspects": info.may_support_other_aspects,
         "sub_group_sizes": info.sub_group_sizes,

@@ -151,7 +151,7 @@ pub fn targets_text(table: &DeviceTable) -> String {
         "AOT".into(),
         "ALIASES".into(),
     ]];
-    let names = crate::devices::targets::driver_names();
+    let names = crate::devices::names::driver_names();
     for (name, info) in table.iter() {
         let sg: Vec<String> = info.sub_group_sizes.iter().map(u32::to_string).collect();
         let aot = match (&info.aot_toolchain, &info.aot_toolchain_options) {

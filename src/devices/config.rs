@@ -18,7 +18,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use super::aspects::{registry, AspectSet};
-use super::targets::driver_names;
+use super::names::driver_names;
 use super::yaml::{self, Node, Value};
 use crate::diagnostics::{suggest, with_did_you_mean, Code, Diagnostic, DiagnosticSink, Severity};
 use crate::text::{char_range_at, TextRange};

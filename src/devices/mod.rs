@@ -5,6 +5,7 @@ pub mod aspects;
 pub mod config;
 pub mod driver;
 pub mod macros;
+pub mod names;
 pub mod predefined;
 pub mod provenance;
 pub mod table;
@@ -14,7 +15,6 @@ pub mod yaml;
 pub use aspects::{registry, AspectId, AspectInfo, AspectRegistry, AspectSet};
 pub use config::{ConfigFile, TargetEntry, TargetInfo};
 pub use macros::{predefined_macros, render_macros, trait_sets, MacroFormat, TraitSets};
+pub use names::TargetKind;
 pub use table::{ConfigSet, DeviceTable};
-pub use targets::{
-    parse_target_list, resolve, InvalidTarget, ResolvedTarget, TargetKind, TargetList,
-};
+pub use targets::{parse_target_list, resolve, InvalidTarget, ResolvedTarget, TargetList};

@@ -4,8 +4,9 @@
 //! targets (`__SYCL_TARGET_*__`, the aspect-trait macros, the device triple's own).
 
 use super::macros::predefined_macros;
+use super::names::TargetKind;
 use super::table::DeviceTable;
-use super::targets::{ResolvedTarget, TargetKind};
+use super::targets::ResolvedTarget;
 
 /// Which part of the compile a predefined macro comes from (shown on hover).
 pub const FROM_COMPILER: &str = "clang (Linux x86-64, C++17)";
