@@ -1,0 +1,226 @@
+//! Calls in the extractor's walk: device calls with their targets and guards, kernel
+//! launches and what they launch, host code's calls.
+
+use tree_sitter::Node;
+use ustr::Ustr;
+
+use super::super::facts::*;
+use super::super::NodeExt;
+use super::nodes::*;
+use super::{Extractor, Local, FIELDS, GUARDED_CALLS, KERNEL_INVOCATIONS};
+
+impl Extractor<'_> {
+    pub(super) fn push_call(
+        &mut self,
+        cur: usize,
+        target: CallTarget,
+        args: usize,
+        at: Node,
+        guarded: Vec<AspectRef>,
+        literal_args: Vec<DoubleLiteral>,
+    ) {
+        let span = self.span(at);
+        self.facts.functions[cur].calls.push(Call {
+            target,
+            args: args.min(u32::MAX as usize) as u32,
+            span,
+            guarded: guarded.into(),
+            literal_args: literal_args.into(),
+        });
+    }
+
+    pub(super) fn call(&mut self, n: Node, cur: Option<usize>) {
+        let (Some(func), args) = (
+            n.child_by_field_id(FIELDS.function.get()),
+            n.child_by_field_id(FIELDS.arguments.get()),
+        ) else {
+            return self.visit_children(n, cur);
+        };
+        let Some(c) = cur else {
+            // Host code: look only for kernels and nested lambdas.
+            return self.host_call(func, args);
+        };
+        let arg_nodes = arguments(args);
+        let (receiver, name, template_args) = callee_parts(self.src, func);
+        let Some(name) = name else {
+            // An indirect call or an immediately invoked lambda.
+            if func.k() == "lambda_expression" {
+                let idx = self.lambda(func);
+                self.push_call(
+                    c,
+                    CallTarget::Lambda(idx),
+                    arg_nodes.len(),
+                    func,
+                    Vec::new(),
+                    Vec::new(),
+                );
+            } else {
+                self.visit(func, cur);
+            }
+            return self.visit_args(&arg_nodes, cur);
+        };
+        if let Some(t) = template_args {
+            self.mention_template_args(c, t, name.clone());
+        }
+        if name.starts_with("if_architecture_is") || name.starts_with("else_if_architecture_is") {
+            let span = self.span(func);
+            self.facts.functions[c].arch_checks.push(span);
+        }
+        if KERNEL_INVOCATIONS.contains(&name.as_str()) {
+            if let Some(last) = arg_nodes.last() {
+                if let Some(kernel) = self.kernel_ref(*last) {
+                    let span = self.span(func);
+                    self.facts.functions[c].launches.push(KernelLaunch {
+                        kernel,
+                        via: name.into(),
+                        span,
+                    });
+                    if let Some(r) = receiver {
+                        self.visit(r, cur);
+                    }
+                    return self.visit_args(&arg_nodes[..arg_nodes.len() - 1], cur);
+                }
+            }
+        }
+        let guarded: Vec<AspectRef> = if GUARDED_CALLS.contains(&name.as_str()) {
+            template_args
+                .map(|t| {
+                    let mut cursor = t.walk();
+                    t.named_children(&mut cursor)
+                        .map(|a| aspect_ref(self.text(a), self.span(a)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let is_guard = GUARDED_CALLS.contains(&name.as_str()) || name == "otherwise";
+        let literal_args: Vec<DoubleLiteral> = arg_nodes
+            .iter()
+            .filter_map(|a| self.double_literal(unwrap_sign(*a)))
+            .collect();
+        let target = match receiver {
+            Some(r) if r.k() == "this" => CallTarget::Member {
+                name: name.as_str().into(),
+                receiver_type: self.facts.functions[c].class.as_deref().map(Ustr::from),
+            },
+            Some(r) => {
+                let receiver_type = (r.k() == "identifier")
+                    .then(|| match self.local(self.text(r)) {
+                        Some(Local::Type(t)) => Some(t.clone()),
+                        _ => None,
+                    })
+                    .flatten();
+                CallTarget::Member {
+                    name: name.as_str().into(),
+                    receiver_type: receiver_type.as_deref().map(Ustr::from),
+                }
+            }
+            None => match self.local(&name).cloned() {
+                Some(Local::Lambda(idx)) => CallTarget::Lambda(idx),
+                Some(Local::Type(t)) => CallTarget::Member {
+                    name: "operator()".into(),
+                    receiver_type: Some(t.into()),
+                },
+                None => {
+                    let (qualifier, _) = split_name(self.src, func);
+                    CallTarget::Named {
+                        name: name.as_str().into(),
+                        qualifier: qualifier.iter().map(|q| Ustr::from(q.as_str())).collect(),
+                    }
+                }
+            },
+        };
+        if !is_guard {
+            self.push_call(c, target, arg_nodes.len(), func, Vec::new(), literal_args);
+        }
+        if let Some(r) = receiver {
+            self.visit(r, cur);
+        }
+        for a in &arg_nodes {
+            if is_guard && a.k() == "lambda_expression" {
+                let idx = self.lambda(*a);
+                self.push_call(
+                    c,
+                    CallTarget::Lambda(idx),
+                    0,
+                    *a,
+                    guarded.clone(),
+                    Vec::new(),
+                );
+            } else if a.k() == "number_literal" {
+                // Classified with the call (`literal_args`).
+            } else {
+                self.visit(*a, cur);
+            }
+        }
+    }
+
+    pub(super) fn visit_args(&mut self, args: &[Node], cur: Option<usize>) {
+        for a in args {
+            self.visit(*a, cur);
+        }
+    }
+
+    /// Calls in host code: only kernel launches matter, and lambdas that may contain them.
+    pub(super) fn host_call(&mut self, func: Node, args: Option<Node>) {
+        let (_, name, _) = callee_parts(self.src, func);
+        let arg_nodes = arguments(args);
+        if let (Some(name), Some(last)) = (name.as_deref(), arg_nodes.last()) {
+            if KERNEL_INVOCATIONS.contains(&name) {
+                if let Some(kernel) = self.kernel_ref(*last) {
+                    let span = self.span(func);
+                    // Host launches are recorded on a pseudo owner: the innermost function is
+                    // unknown here, so they go to the file-level list via a synthetic function.
+                    let host = self.host_function();
+                    self.facts.functions[host].launches.push(KernelLaunch {
+                        kernel,
+                        via: name.into(),
+                        span,
+                    });
+                    self.visit(func, None);
+                    return self.visit_args(&arg_nodes[..arg_nodes.len() - 1], None);
+                }
+            }
+        }
+        self.visit(func, None);
+        self.visit_args(&arg_nodes, None);
+    }
+
+    /// A function standing for "host code of this file", owner of launches found outside any
+    /// function (global initializers). Created on first use.
+    pub(super) fn host_function(&mut self) -> usize {
+        if let Some(i) = self.facts.functions.iter().position(|f| f.name == "<host>") {
+            return i;
+        }
+        self.starts.functions.push(usize::MAX);
+        self.facts.functions.push(Function {
+            name: "<host>".into(),
+            ..Function::default()
+        });
+        self.facts.functions.len() - 1
+    }
+
+    pub(super) fn kernel_ref(&mut self, arg: Node) -> Option<KernelRef> {
+        match arg.k() {
+            "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg))),
+            "identifier" => match self.local(self.text(arg)).cloned() {
+                Some(Local::Lambda(idx)) => Some(KernelRef::Lambda(idx)),
+                Some(Local::Type(t)) => Some(KernelRef::Functor(t.into())),
+                None => None,
+            },
+            "compound_literal_expression" => arg
+                .child_by_field_id(FIELDS.r#type.get())
+                .map(|t| KernelRef::Functor(normalize(self.text(t)).into())),
+            "call_expression" => {
+                let f = arg.child_by_field_id(FIELDS.function.get())?;
+                matches!(
+                    f.k(),
+                    "identifier" | "qualified_identifier" | "template_function"
+                )
+                .then(|| KernelRef::Functor(last_component(self.text(f)).into()))
+            }
+            _ => None,
+        }
+    }
+}
