@@ -113,6 +113,29 @@ fn main() {
 /// Paths and texts of a workspace's sources, and which one an edit is in.
 type Workspace = (Vec<Arc<str>>, Vec<Option<Arc<str>>>, usize);
 
+/// What `server_like` gives.
+type ServerLike = (
+    sycl_analyzer::workspace::CompileEnv,
+    Vec<Arc<str>>,
+    Vec<Option<Arc<str>>>,
+    usize,
+    Arc<syntax::Trees>,
+);
+
+/// The workspace as the language server holds it with `path` open: its compile environment,
+/// sources, and the open document's tree store.
+fn server_like(dir: &str, path: &str) -> ServerLike {
+    let env = sycl_analyzer::workspace::compile_env(
+        None,
+        sycl_analyzer::devices::DeviceTable::builtin(),
+        &Default::default(),
+    );
+    let (paths, texts, i) = workspace(dir, path);
+    let trees = Arc::new(syntax::Trees::default());
+    trees.set_open([paths[i].clone()]);
+    (env, paths, texts, i, trees)
+}
+
 /// The workspace's sources and the index of `path` among them.
 fn workspace(dir: &str, path: &str) -> Workspace {
     let files = sycl_analyzer::workspace::discover(&[dir.into()]).unwrap();
@@ -140,14 +163,7 @@ fn workspace(dir: &str, path: &str) -> Workspace {
 /// pseudo-random line), each extracted as the server does; how many were spliced, and the
 /// times of both kinds, with the lines that were not spliced.
 fn line_edits(dir: &str, path: &str, text: &str, n: usize) {
-    let env = sycl_analyzer::workspace::compile_env(
-        None,
-        sycl_analyzer::devices::DeviceTable::builtin(),
-        &Default::default(),
-    );
-    let (paths, mut texts, i) = workspace(dir, path);
-    let trees = Arc::new(syntax::Trees::default());
-    trees.set_open([paths[i].clone()]);
+    let (env, paths, mut texts, i, trees) = server_like(dir, path);
     let mut lines: Vec<String> = text.lines().map(String::from).collect();
     let (mut spliced, mut whole) = (Vec::new(), Vec::new());
     let mut at = 0;
@@ -215,14 +231,7 @@ fn line_edits(dir: &str, path: &str, text: &str, n: usize) {
 
 /// The edit's extraction as the language server makes it (best of five).
 fn in_workspace(dir: &str, path: &str, text: &str, edited: &str) -> Duration {
-    let env = sycl_analyzer::workspace::compile_env(
-        None,
-        sycl_analyzer::devices::DeviceTable::builtin(),
-        &Default::default(),
-    );
-    let (paths, mut texts, i) = workspace(dir, path);
-    let trees = Arc::new(syntax::Trees::default());
-    trees.set_open([paths[i].clone()]);
+    let (env, paths, mut texts, i, trees) = server_like(dir, path);
     (0..5)
         .map(|_| {
             let mut took = Duration::ZERO;

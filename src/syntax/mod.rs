@@ -401,6 +401,16 @@ mod tests {
         assert!(trees.is_empty(), "a closed document's tree is dropped");
     }
 
+    /// A seeded generator of indices below `n` (the same edits every run).
+    fn seeded(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % n.max(1)
+        }
+    }
+
     /// Edits inside one function re-extract that function alone and splice it in: the facts
     /// equal a fresh extraction's edit after edit (spans after it moved, lambda indices
     /// renumbered, attributes and macros kept), and most edits take that path.
@@ -438,13 +448,7 @@ mod tests {
             "float w = 1.0f; ",
             "\n\n",
         ];
-        let mut seed: u64 = 0x5911ce;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as usize) % n.max(1)
-        };
+        let mut next = seeded(0x5911ce);
         facts_with(&text, Some((&trees, &path)));
         let before = splice::spliced();
         let mut added: Vec<(usize, usize)> = Vec::new();
@@ -520,13 +524,7 @@ mod tests {
             "[](){}",
             "HEX(7, 5)",
         ];
-        let mut seed: u64 = 0xa11e0;
-        let mut next = |n: usize| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as usize) % n.max(1)
-        };
+        let mut next = seeded(0xa11e0);
         facts_with(&text, Some((&trees, &path)));
         let before = splice::spliced();
         // Edits that change what an item declares, each taken back: a variable in a
