@@ -13,3 +13,24 @@ pub fn trim() {
         libc::malloc_trim(0);
     }
 }
+
+/// What the heap holds, in bytes: (allocated and live, freed but still resident or mapped).
+/// For the log: tells live data from fragmentation when the resident size is too large.
+pub fn heap() -> Option<(usize, usize)> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: mallinfo2 only reads glibc's counters.
+        let m = unsafe { libc::mallinfo2() };
+        Some((m.uordblks + m.hblkhd, m.fordblks))
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    None
+}
+
+/// `trim`, then logs what the heap holds.
+pub fn trim_and_log(after: &str) {
+    trim();
+    if let Some((live, free)) = heap() {
+        tracing::debug!(after, live_mib = live >> 20, free_mib = free >> 20, "heap");
+    }
+}

@@ -229,6 +229,39 @@ impl Lines {
         (line as u32, offset - start - extra)
     }
 
+    /// Whether these are a text's lines (a default `Lines` knows none).
+    pub fn is_known(&self) -> bool {
+        !self.starts.is_empty()
+    }
+
+    /// 0-based line and column in `enc` units, as [`LineIndex::position_in`] gives them with
+    /// the text: diagnostics of a closed file are placed without reading it again.
+    pub fn position_in(&self, offset: usize, enc: Encoding) -> (u32, u32) {
+        let mut offset = offset.min(self.len as usize) as u32;
+        let at = self.wide.partition_point(|&(o, _)| o < offset);
+        if let Some(&(o, extra)) = at.checked_sub(1).map(|i| &self.wide[i]) {
+            if offset <= o + extra as u32 {
+                offset = o;
+            }
+        }
+        let line = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
+        let start = self.starts.get(line).copied().unwrap_or(0);
+        let bytes = offset - start;
+        match enc {
+            Encoding::Utf8 => (line as u32, bytes),
+            Encoding::Utf16 => {
+                let from = self.wide.partition_point(|&(o, _)| o < start);
+                let to = self.wide.partition_point(|&(o, _)| o < offset);
+                // A character of n bytes is one UTF-16 unit, two when it takes four bytes.
+                let less: u32 = self.wide[from..to]
+                    .iter()
+                    .map(|&(_, e)| e as u32 - u32::from(e == 3))
+                    .sum();
+                (line as u32, bytes - less)
+            }
+        }
+    }
+
     pub fn line_col(&self, range: TextRange) -> LineCol {
         let (l0, c0) = self.position(range.start);
         let (l1, c1) = self.position(range.end);
@@ -279,6 +312,22 @@ mod tests {
                 end_column: 6
             }
         );
+    }
+
+    #[test]
+    fn lines_place_lsp_positions_as_the_text_does() {
+        let text = "a\né😀x = 1\r\n\rtab\té€\n😀";
+        let idx = LineIndex::new(text);
+        let lines = Lines::new(text);
+        for offset in 0..=text.len() + 2 {
+            for enc in [Encoding::Utf8, Encoding::Utf16] {
+                assert_eq!(
+                    lines.position_in(offset, enc),
+                    idx.position_in(text, offset, enc),
+                    "offset {offset} {enc:?}"
+                );
+            }
+        }
     }
 
     #[test]

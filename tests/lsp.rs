@@ -167,6 +167,39 @@ fn utf8_positions_when_the_client_offers_them() {
 }
 
 #[test]
+fn a_closed_files_findings_are_placed_as_an_open_ones() {
+    // A closed file's text is not kept: its positions come from the lines its facts keep.
+    let text = KERNEL.replace("{ double d", "{ /* \u{1F600} \u{e9} */ double d");
+    for enc in ["utf-16", "utf-8"] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("k.cpp"), &text).unwrap();
+        let uri = format!("file://{}/k.cpp", root.display());
+        let (mut c, init) = session(json!([enc]), &format!("file://{}", root.display()));
+        assert_eq!(init["result"]["capabilities"]["positionEncoding"], enc);
+        let closed = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+        c.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+        );
+        let open = c.diagnostics_for(&uri, |p| p["version"] == 1);
+        assert_eq!(closed["diagnostics"], open["diagnostics"], "{enc}");
+        // The chain ends at the double variable, after the wide characters of line 2.
+        let d = text.lines().nth(2).unwrap().find("d = p").unwrap();
+        let col = match enc {
+            "utf-8" => d,
+            _ => text.lines().nth(2).unwrap()[..d].encode_utf16().count(),
+        };
+        let at = json!({ "line": 2, "character": col });
+        assert!(
+            closed["diagnostics"].to_string().contains(&at.to_string()),
+            "{enc}: no position {at} in {closed}"
+        );
+        shutdown(c);
+    }
+}
+
+#[test]
 fn completion_code_actions_inlay_hints_and_config_diagnostics() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();

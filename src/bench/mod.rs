@@ -289,7 +289,22 @@ fn edit_latency(
     seed: u64,
 ) -> Result<Value, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut child = Command::new(exe)
+    // A profiler around the server (`heaptrack`, `perf record -g --`): to see where its memory
+    // or time goes under the bench's own load. Its figures of resident size are then the
+    // profiler's.
+    let mut command = match std::env::var("SYCL_ANALYZER_BENCH_WRAPPER")
+        .ok()
+        .and_then(|w| shlex::split(&w))
+        .filter(|w| !w.is_empty())
+    {
+        Some(wrapper) => {
+            let mut c = Command::new(&wrapper[0]);
+            c.args(&wrapper[1..]).arg(exe);
+            c
+        }
+        None => Command::new(exe),
+    };
+    let mut child = command
         .arg("lsp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

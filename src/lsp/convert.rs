@@ -15,6 +15,13 @@ pub fn range(text: &str, index: &LineIndex, r: TextRange, enc: Encoding) -> lsp:
     lsp::Range::new(Position::new(l0, c0), Position::new(l1, c1))
 }
 
+/// `range` with the positions a file's facts keep instead of its text.
+pub fn range_in_lines(lines: &crate::text::Lines, r: TextRange, enc: Encoding) -> lsp::Range {
+    let (l0, c0) = lines.position_in(r.start, enc);
+    let (l1, c1) = lines.position_in(r.end, enc);
+    lsp::Range::new(Position::new(l0, c0), Position::new(l1, c1))
+}
+
 /// Delta-encoded semantic tokens, one per `(line, byte range)` (in line order, each range
 /// inside its line), all of one type and modifier set; lengths in `enc` units.
 pub fn semantic_tokens(

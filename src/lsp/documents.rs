@@ -70,7 +70,11 @@ pub(super) fn did_close(
         match std::fs::read_to_string(&path) {
             Ok(text) => {
                 st.set_file(path.clone(), &text);
-                Arc::make_mut(&mut st.texts).insert(path.clone(), Arc::from(text));
+                if st.readers.is_read(&path) {
+                    Arc::make_mut(&mut st.texts).insert(path.clone(), Arc::from(text));
+                } else if st.texts.contains_key(&path) {
+                    Arc::make_mut(&mut st.texts).remove(&path);
+                }
             }
             Err(_) => {
                 // Deleted while open: it no longer takes part.

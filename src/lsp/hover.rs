@@ -99,8 +99,20 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
         paths.push(p.clone());
         texts.push(Some(t.clone()));
     }
+    // Open documents' facts may be older than their texts; appended files have none.
+    let newer: Vec<u32> = st
+        .docs
+        .keys()
+        .filter_map(State::path_of)
+        .filter_map(|p| st.index_of.get(&p))
+        .map(|&i| i as u32)
+        .chain((st.files.len()..paths.len()).map(|i| i as u32))
+        .collect();
+    let may_include = super::inputs::may_include(st.files.clone(), newer);
     Answer::Later(Box::new(move || {
-        let sources = workspace::Sources::new(&env, paths, texts, None);
+        let sources = workspace::Sources::new(&env, paths, texts, None)
+            .fetching(super::inputs::read_closed)
+            .knowing_includers(may_include);
         let markdown = sources
             .position(&path)
             .map(|i| sources.macro_at(i, offset, &word))

@@ -35,8 +35,47 @@ impl Readers {
         }
     }
 
+    /// Whether some source reads `path`.
+    pub fn is_read(&self, path: &str) -> bool {
+        self.0.contains_key(path)
+    }
+
     fn of(&self, path: &str) -> &[usize] {
         self.0.get(path).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A closed source's text, from the disk: the state keeps only those some other source reads.
+pub(super) fn read_closed(path: &str) -> Option<Arc<str>> {
+    crate::workspace::read_source(std::path::Path::new(path))
+        .ok()
+        .map(Arc::from)
+}
+
+/// The sources of `base` whose facts say they read `path` or include a file of its name, and
+/// `newer` (sources whose facts may be older than their text): a superset of its includers.
+pub(super) fn may_include(
+    base: Arc<Vec<SourceFile>>,
+    newer: Vec<u32>,
+) -> impl Fn(&str) -> Vec<u32> + Send + Sync + 'static {
+    move |path: &str| {
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        let mut out: Vec<u32> = base
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.facts.preprocessor.deps.iter().any(|d| d == path)
+                    || f.facts
+                        .includes
+                        .iter()
+                        .any(|inc| inc.rsplit(['/', '\\']).next() == Some(name))
+            })
+            .map(|(i, _)| i as u32)
+            .chain(newer.iter().copied())
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
@@ -44,7 +83,8 @@ impl Readers {
 pub(super) struct RunInputs {
     pub base: Arc<Vec<SourceFile>>,
     pub index_of: Arc<HashMap<String, usize>>,
-    /// Closed files' texts.
+    /// Closed files' texts, of those some other source reads (the others are read from the
+    /// disk when a run needs them).
     pub texts: Arc<HashMap<String, Arc<str>>>,
     /// Open documents' texts, by path.
     pub open: HashMap<String, Arc<str>>,
@@ -72,7 +112,7 @@ impl RunInputs {
             .get(path)
             .or_else(|| self.texts.get(path))
             .cloned()
-            .or_else(|| std::fs::read_to_string(path).ok().map(Arc::from))
+            .or_else(|| read_closed(path))
     }
 
     /// The sources to parse: the edited ones, and those that read an edited one's macros:
@@ -106,6 +146,26 @@ impl RunInputs {
             }
         }
         out
+    }
+
+    /// For `Sources::knowing_includers` over `sources()`: the sources whose facts say they read
+    /// a file or include one of its name, and every source whose text is newer than its facts.
+    pub fn may_include(&self) -> impl Fn(&str) -> Vec<u32> + Send + Sync + 'static {
+        let appended = self
+            .dirty
+            .iter()
+            .filter(|(p, _)| !self.index_of.contains_key(p))
+            .count()
+            + self.fragments.len();
+        let newer: Vec<u32> = self
+            .open
+            .keys()
+            .chain(self.dirty.iter().map(|(p, _)| p))
+            .filter_map(|p| self.index_of.get(p))
+            .map(|&i| i as u32)
+            .chain((self.base.len()..self.base.len() + appended).map(|i| i as u32))
+            .collect();
+        may_include(self.base.clone(), newer)
     }
 
     /// Every source's current text, for the preprocessor to read headers from.

@@ -359,7 +359,7 @@ impl State {
         self.texts
             .get(path)
             .cloned()
-            .or_else(|| std::fs::read_to_string(path).ok().map(Arc::from))
+            .or_else(|| inputs::read_closed(path))
     }
 }
 

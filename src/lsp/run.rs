@@ -72,7 +72,10 @@ impl State {
             let budget = syntax::parse_budget();
             let dirty = inputs.to_parse();
             let (paths, texts) = inputs.sources();
-            let sources = workspace::Sources::new(&env, paths, texts, None).with_trees(trees);
+            let sources = workspace::Sources::new(&env, paths, texts, None)
+                .fetching(inputs::read_closed)
+                .knowing_includers(inputs.may_include())
+                .with_trees(trees);
             let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
                 .par_iter()
                 .map(|(p, t)| {
@@ -172,7 +175,7 @@ impl State {
                 tokio::runtime::Handle::current().spawn(async move {
                     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
                     if !stale() {
-                        tokio::task::spawn_blocking(crate::memory::trim);
+                        tokio::task::spawn_blocking(|| crate::memory::trim_and_log("burst"));
                     }
                 });
             }
@@ -201,9 +204,13 @@ impl State {
                 next.push((uri, None, diags));
             }
         }
-        // Texts and line indexes, built once per file per run.
-        let mut indexes: HashMap<String, Option<(Arc<str>, crate::text::LineIndex)>> =
-            HashMap::new();
+        // How each file's offsets become positions, found once per file per run: an open
+        // document's text, else the lines its facts keep (a closed file's text is not kept).
+        enum Placer {
+            Text(Arc<str>, crate::text::LineIndex),
+            Lines(Arc<syntax::FileFacts>),
+        }
+        let mut indexes: HashMap<String, Option<Placer>> = HashMap::new();
         let encoding = self.encoding;
         let mut published = HashMap::with_capacity(next.len());
         for (uri, version, diags) in next {
@@ -221,15 +228,33 @@ impl State {
                             if range.end == 0 {
                                 return Some(lsp::Range::default());
                             }
-                            let (text, index) = indexes
+                            let placer = indexes
                                 .entry(file.to_string())
                                 .or_insert_with(|| {
+                                    let open = Url::from_file_path(file)
+                                        .is_ok_and(|u| self.docs.contains_key(&u));
+                                    let facts = self
+                                        .index_of
+                                        .get(file)
+                                        .and_then(|&i| self.files.get(i))
+                                        .map(|f| f.facts.clone())
+                                        .filter(|f| !open && f.lines.is_known());
+                                    if let Some(facts) = facts {
+                                        return Some(Placer::Lines(facts));
+                                    }
                                     let text = self.text_of(file)?;
                                     let index = crate::text::LineIndex::new(&text);
-                                    Some((text, index))
+                                    Some(Placer::Text(text, index))
                                 })
                                 .as_ref()?;
-                            Some(convert::range(text, index, range, encoding))
+                            Some(match placer {
+                                Placer::Text(text, index) => {
+                                    convert::range(text, index, range, encoding)
+                                }
+                                Placer::Lines(facts) => {
+                                    convert::range_in_lines(&facts.lines, range, encoding)
+                                }
+                            })
                         })
                     })
                     .collect();

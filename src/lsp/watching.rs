@@ -105,7 +105,11 @@ pub(super) fn on_fs_changed(st: &mut State, mut change: FsChanged) {
             Ok(text) => {
                 // Parsed by the next analysis, with the headers' macros in force then.
                 let text: Arc<str> = Arc::from(text);
-                Arc::make_mut(&mut st.texts).insert(path.clone(), text.clone());
+                if st.readers.is_read(&path) {
+                    Arc::make_mut(&mut st.texts).insert(path.clone(), text.clone());
+                } else if st.texts.contains_key(&path) {
+                    Arc::make_mut(&mut st.texts).remove(&path);
+                }
                 st.dirty.insert(path, text);
                 any_notice = true;
             }

@@ -1,6 +1,7 @@
 //! How each file is compiled: the macros its device compile predefines, its own `-D`/`-U`/`-I`
 //! from `compile_commands.json`, and the workspace headers its includes reach (a header is
-//! preprocessed as its translation unit includes it). Reads no files: texts come in.
+//! preprocessed as its translation unit includes it). Reads no files: texts come in, or through
+//! the caller's `Sources::fetching`.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -164,12 +165,21 @@ impl CompileEnv {
     }
 }
 
+type Fetch<'e> = Box<dyn Fn(&str) -> Option<Arc<str>> + Send + Sync + 'e>;
+type MayInclude<'e> = Box<dyn Fn(&str) -> Vec<u32> + Send + Sync + 'e>;
+
 /// The workspace's files as the preprocessor reads them.
 pub struct Sources<'e> {
     env: &'e CompileEnv,
     paths: Vec<Arc<str>>,
     index: PathIndex,
-    texts: Vec<Option<Arc<str>>>,
+    texts: Vec<OnceLock<Option<Arc<str>>>>,
+    /// Reads a text not given, when first needed: the language server keeps no closed
+    /// file's text that no other file reads.
+    fetch: Option<Fetch<'e>>,
+    /// The files that may include a given one (a superset), when the caller knows them from
+    /// the files' facts: without it, every text is searched for the file's name.
+    may_include: Option<MayInclude<'e>>,
     /// Content hashes, computed when a fingerprint needs them.
     hashes: Vec<OnceLock<u64>>,
     sources: Vec<OnceLock<Option<Arc<Source>>>>,
@@ -202,7 +212,12 @@ impl<'e> Sources<'e> {
             env,
             paths,
             index,
-            texts,
+            texts: texts
+                .into_iter()
+                .map(|t| t.map_or_else(OnceLock::new, |t| OnceLock::from(Some(t))))
+                .collect(),
+            fetch: None,
+            may_include: None,
             hashes,
             sources,
             includers: (0..n).map(|_| OnceLock::new()).collect(),
@@ -210,6 +225,22 @@ impl<'e> Sources<'e> {
             asked: Default::default(),
             trees: None,
         }
+    }
+
+    /// Texts given as `None` are read with `fetch` when first needed (`None` again: unreadable).
+    pub fn fetching(mut self, fetch: impl Fn(&str) -> Option<Arc<str>> + Send + Sync + 'e) -> Self {
+        self.fetch = Some(Box::new(fetch));
+        self
+    }
+
+    /// `may_include(path)`: the indexes of the files that may include `path`; the others are
+    /// not read to find its includers.
+    pub fn knowing_includers(
+        mut self,
+        may_include: impl Fn(&str) -> Vec<u32> + Send + Sync + 'e,
+    ) -> Self {
+        self.may_include = Some(Box::new(may_include));
+        self
     }
 
     /// Re-parses the documents `trees` keeps from their last trees.
@@ -224,7 +255,10 @@ impl<'e> Sources<'e> {
     }
 
     pub fn text(&self, i: usize) -> Option<&Arc<str>> {
-        self.texts.get(i)?.as_ref()
+        self.texts
+            .get(i)?
+            .get_or_init(|| self.fetch.as_ref().and_then(|f| f(&self.paths[i])))
+            .as_ref()
     }
 
     fn source(&self, i: usize) -> Option<Arc<Source>> {
@@ -246,6 +280,29 @@ impl<'e> Sources<'e> {
     /// so one substring search over the workspace finds the few to read: an edit's analysis
     /// asks this for the edited file only.
     fn includers_of(&self, j: usize) -> &[(u32, usize)] {
+        if let Some(may) = &self.may_include {
+            return self.includers[j].get_or_init(|| {
+                let name = Path::new(&*self.paths[j])
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default();
+                let mut found: Vec<(u32, usize)> = may(&self.paths[j])
+                    .into_iter()
+                    .filter(|&i| i as usize != j && (i as usize) < self.paths.len())
+                    // Scanning a text's directives costs more than looking for the name.
+                    .filter(|&i| self.text(i as usize).is_some_and(|t| t.contains(name)))
+                    .flat_map(|i| {
+                        self.includes_of(i as usize)
+                            .into_iter()
+                            .filter(|&(k, _)| k as usize == j)
+                            .map(move |(_, at)| (i, at))
+                    })
+                    .collect();
+                found.sort_unstable();
+                found.dedup();
+                found
+            });
+        }
         // Past a few files (a cold load asks for all) one pass over every file's directives
         // costs less than a search per file.
         if let Some(all) = self.all_includers.get() {
