@@ -131,7 +131,7 @@ impl Serialize for Code {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Diagnostic {
     pub file: Arc<str>,
     #[serde(skip)]
@@ -158,7 +158,7 @@ pub struct Diagnostic {
 }
 
 /// One step of a call chain: a call (`function` is the callee) or the final use.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct ChainStep {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub function: Option<String>,

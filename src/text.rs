@@ -31,7 +31,7 @@ impl TextRange {
 
 /// 1-based line and column positions of a range. Columns count Unicode scalar values, so a
 /// position means the same thing whatever the editor's encoding; `end_column` is exclusive.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct LineCol {
     pub line: u32,
     pub column: u32,

@@ -16,6 +16,7 @@ pub use relink::relink;
 // Fx: the maps are keyed by names and small ids, hashed in hot loops; no untrusted keys.
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
+use thin_vec::ThinVec;
 use ustr::Ustr;
 
 use petgraph::algo::tarjan_scc;
@@ -90,25 +91,25 @@ pub enum DeclSource {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NodeInfo {
     /// The member (file, index) that carries `device_has`.
-    declared: Option<(u32, usize)>,
+    declared: Option<(u32, u32)>,
     /// Kernels launched from here.
-    launches: Vec<NodeId>,
+    launches: ThinVec<NodeId>,
     /// Functor kernels launched from here whose class declares aspects: (operator, class).
-    functor_props: Vec<(NodeId, (u32, usize))>,
+    functor_props: ThinVec<(NodeId, (u32, usize))>,
     external: bool,
     arch_checks: bool,
     /// Files whose bodies typing this node read (see `semantic::Typed::reads`).
-    reads: Vec<u32>,
+    reads: ThinVec<u32>,
 }
 
 /// What collecting one node's bodies found.
-pub type Collected = (Vec<Use>, Vec<Edge>, NodeInfo);
+pub type Collected = (ThinVec<Use>, ThinVec<Edge>, NodeInfo);
 
 /// Per node: direct uses, outgoing calls, launches. Re-read per node whose files changed.
 #[derive(Clone, Default)]
 pub struct Bodies {
-    edges: Vec<Vec<Edge>>,
-    uses: Vec<Vec<Use>>,
+    edges: Vec<ThinVec<Edge>>,
+    uses: Vec<ThinVec<Use>>,
     info: Vec<NodeInfo>,
     /// Template instantiations, nodes `base_count..`: the pattern's node and the arguments.
     instances: Vec<(NodeId, Arc<[Ty]>)>,
@@ -129,7 +130,7 @@ const MAX_INSTANCES: usize = 20_000;
 const MAX_INSTANCES_PER_TEMPLATE: usize = 64;
 
 impl Bodies {
-    pub fn push(&mut self, (uses, edges, info): (Vec<Use>, Vec<Edge>, NodeInfo)) {
+    pub fn push(&mut self, (uses, edges, info): (ThinVec<Use>, ThinVec<Edge>, NodeInfo)) {
         self.uses.push(uses);
         self.edges.push(edges);
         self.info.push(info);
@@ -199,7 +200,7 @@ impl Bodies {
     pub fn replace(
         &mut self,
         node: NodeId,
-        (uses, edges, info): (Vec<Use>, Vec<Edge>, NodeInfo),
+        (uses, edges, info): (ThinVec<Use>, ThinVec<Edge>, NodeInfo),
     ) -> bool {
         let aspects = |u: &[Use]| u.iter().map(|u| u.aspect).collect::<AspectSet>();
         let calls = |e: &[Edge]| e.iter().map(|e| (e.to, e.mask)).collect::<Vec<_>>();
@@ -230,8 +231,8 @@ pub struct Graph<'a> {
     files: &'a [SourceFile],
     sk: &'a Skeleton,
     bodies: &'a Bodies,
-    edges: &'a [Vec<Edge>],
-    uses: &'a [Vec<Use>],
+    edges: &'a [ThinVec<Edge>],
+    uses: &'a [ThinVec<Use>],
     info: &'a [NodeInfo],
     d: &'a Derived,
 }
@@ -630,12 +631,12 @@ impl<'a> Collector<'a> {
     }
 
     /// Direct uses and outgoing edges of one node (or instance).
-    pub fn collect(&self, node: NodeId) -> (Vec<Use>, Vec<Edge>, NodeInfo) {
+    pub fn collect(&self, node: NodeId) -> (ThinVec<Use>, ThinVec<Edge>, NodeInfo) {
         let f = features();
         let args = self.instance_args(node);
         let base = self.base_of(node);
-        let mut uses = Vec::new();
-        let mut edges = Vec::new();
+        let mut uses = ThinVec::new();
+        let mut edges = ThinVec::new();
         let mut info = NodeInfo::default();
         let members: Vec<(u32, usize)> = self.sk.members[base].clone();
         // Typing reads the definition when there is one (it comes first), else the declaration.
@@ -643,7 +644,7 @@ impl<'a> Collector<'a> {
         for (i, &(fi, idx)) in members.iter().enumerate() {
             let func = &self.files[fi as usize].facts.functions[idx];
             if info.declared.is_none() && func.device_has.is_some() {
-                info.declared = Some(members[i]);
+                info.declared = Some((members[i].0, members[i].1 as u32));
             }
             info.external |= func.sycl_external;
             info.arch_checks |= !func.arch_checks.is_empty();
@@ -659,7 +660,7 @@ impl<'a> Collector<'a> {
                 )
             });
             if let Some(t) = &typed {
-                info.reads.clone_from(&t.reads);
+                info.reads = t.reads.iter().copied().collect();
                 for u in &t.uses {
                     uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span));
                 }
@@ -875,7 +876,10 @@ impl Derived {
             decl: bodies
                 .info
                 .iter()
-                .map(|i| i.declared.map(|(fi, idx)| DeclSource::Function(fi, idx)))
+                .map(|i| {
+                    i.declared
+                        .map(|(fi, idx)| DeclSource::Function(fi, idx as usize))
+                })
                 .collect(),
             decorated: Vec::new(),
             entry_points: Vec::new(),

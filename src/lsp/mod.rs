@@ -129,7 +129,9 @@ struct State {
     latest: Arc<std::sync::atomic::AtomicU64>,
     /// What each file was last sent, to skip sending it again unchanged.
     /// Per file, with the document version it answered.
-    published: HashMap<Url, (Option<i32>, Vec<crate::diagnostics::Diagnostic>)>,
+    /// Per file with findings or open, the version and a hash of the findings last sent (a
+    /// copy of every finding was a second report's worth of memory).
+    published: HashMap<Url, (Option<i32>, usize, u64)>,
     progress: bool,
     /// The device-config files in force: configured, else named by compile_commands.json.
     config_paths: Vec<PathBuf>,

@@ -214,11 +214,14 @@ impl State {
         let encoding = self.encoding;
         let mut published = HashMap::with_capacity(next.len());
         for (uri, version, diags) in next {
-            let same = self.published.get(&uri).is_some_and(|(v, old)| {
-                *v == version
-                    && old.len() == diags.len()
-                    && old.iter().zip(&diags).all(|(a, b)| a == *b)
-            });
+            let hash = {
+                use std::hash::{Hash, Hasher};
+                let mut h = rustc_hash::FxHasher::default();
+                diags.hash(&mut h);
+                h.finish()
+            };
+            let entry = (version, diags.len(), hash);
+            let same = self.published.get(&uri) == Some(&entry);
             if !same {
                 let diagnostics = diags
                     .iter()
@@ -264,11 +267,8 @@ impl State {
                     version,
                 });
             }
-            let entry = match self.published.remove(&uri) {
-                Some(kept) if same => kept,
-                _ => (version, diags.into_iter().cloned().collect()),
-            };
-            if entry.0.is_some() || !entry.1.is_empty() {
+            self.published.remove(&uri);
+            if entry.0.is_some() || entry.1 > 0 {
                 published.insert(uri, entry);
             }
         }
