@@ -1091,7 +1091,7 @@ impl<'a> Graph<'a> {
     pub fn device_has(&self, node: NodeId) -> Option<&'a DeviceHas> {
         let facts = |fi: u32| &self.files[fi as usize].facts;
         match self.d.decl[node]? {
-            DeclSource::Function(fi, idx) => facts(fi).functions[idx].device_has.as_ref(),
+            DeclSource::Function(fi, idx) => facts(fi).functions[idx].device_has.as_deref(),
             DeclSource::Class(fi, ci) => facts(fi).classes[ci].kernel_properties.as_ref(),
         }
     }
@@ -1102,7 +1102,7 @@ impl<'a> Graph<'a> {
 
     pub fn reqd_sub_group_size(&self, node: NodeId) -> Option<(i64, Span)> {
         self.members_of(node)
-            .find_map(|(_, f)| f.reqd_sub_group_size)
+            .find_map(|(_, f)| f.reqd_sub_group_size.as_deref().copied())
     }
 
     pub fn arch_checks(&self, node: NodeId) -> impl Iterator<Item = &Span> + '_ {

@@ -629,7 +629,7 @@ impl<'a> Extractor<'a> {
             scope: scope.into(),
             class: class.as_deref().map(Ustr::from),
             params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
-            defaulted_params: defaulted,
+            defaulted_params: defaulted as u32,
             variadic,
             is_const,
             is_definition: body.is_some(),
@@ -762,7 +762,7 @@ impl<'a> Extractor<'a> {
             scope: self.scope.iter().cloned().collect(),
             class: None,
             params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
-            defaulted_params: defaulted,
+            defaulted_params: defaulted as u32,
             variadic,
             is_const: true,
             is_definition: true,
@@ -970,11 +970,11 @@ impl<'a> Extractor<'a> {
                     match slot {
                         Some(existing) => existing.aspects.extend(aspects),
                         None => {
-                            *slot = Some(DeviceHas {
+                            *slot = Some(Box::new(DeviceHas {
                                 aspects,
                                 form,
                                 span,
-                            })
+                            }))
                         }
                     }
                 }
@@ -993,7 +993,7 @@ impl<'a> Extractor<'a> {
                 (AttrKind::ReqdSubGroupSize, Owner::Function(f)) => {
                     if let Some(n) = attr.args.first().and_then(|(t, _)| parse_int(t)) {
                         let span = self.span_of(attr.range);
-                        self.facts.functions[f].reqd_sub_group_size = Some((n, span));
+                        self.facts.functions[f].reqd_sub_group_size = Some(Box::new((n, span)));
                     }
                 }
                 _ => {}

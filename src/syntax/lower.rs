@@ -389,7 +389,7 @@ impl<'a> Lowerer<'a, '_> {
         let f = &mut self.facts.functions[fi];
         f.ret = ret.as_deref().map(Ustr::from);
         f.tparams = self.tparams.iter().cloned().collect();
-        f.spec_args = spec;
+        f.spec_args = spec.map(Box::new);
     }
 
     fn return_type(&self, n: Node, fd: Node) -> Option<String> {

@@ -330,7 +330,8 @@ fn each_span(f: &mut Function, g: &mut dyn FnMut(&mut Span)) {
         d.aspects.iter_mut().for_each(|r| g(ref_span(r)));
     }
     f.uses_aspects.iter_mut().for_each(|r| g(ref_span(r)));
-    if let Some((_, s)) = &mut f.reqd_sub_group_size {
+    if let Some(b) = &mut f.reqd_sub_group_size {
+        let (_, s) = &mut **b;
         g(s);
     }
     f.types.iter_mut().for_each(|t| g(&mut t.span));
