@@ -209,6 +209,8 @@ pub fn load_selected(
         .iter()
         .map(|r| r.as_ref().map_or(0, |(_, h)| *h))
         .collect();
+    // From here the texts live in `sources` only, which lets them go group by group.
+    let read: Vec<Result<u64, String>> = read.into_iter().map(|r| r.map(|(_, h)| h)).collect();
     let fragments = included_fragments(&names, &texts);
     let mut all_names = names.clone();
     for (p, t) in &fragments {
@@ -216,17 +218,58 @@ pub fn load_selected(
         hashes.push(crate::cache::content_hash(t));
         texts.push(Some(t.clone()));
     }
-    let sources = Sources::new(env, all_names, texts, Some(hashes));
+    // A text released and then asked for after all is read again.
+    let sources = Sources::new(env, all_names, texts, Some(hashes)).fetching(|p| {
+        tracing::debug!(file = p, "read again");
+        read_source(Path::new(p)).ok().map(Arc::from)
+    });
+    // Many files to parse: in groups of files that include each other, a group's texts
+    // released once its files are extracted (rayon hands each thread a run of the order, so
+    // groups finish one after another). A few (a warm start) are not worth scanning every
+    // file's includes for.
+    let selected = |i: usize| select(i) && i < names.len();
+    let fresh = (0..names.len())
+        .filter(|&i| selected(i))
+        .filter(|&i| {
+            read[i]
+                .as_ref()
+                .is_ok_and(|&h| index.get(&names[i], h).is_none())
+        })
+        .count();
+    let groups: Vec<Vec<usize>> = if fresh > 32 {
+        sources.include_groups()
+    } else {
+        Vec::new()
+    };
+    let mut group_of = vec![usize::MAX; names.len()];
+    for (g, files) in groups.iter().enumerate() {
+        for &i in files.iter().filter(|&&i| i < names.len()) {
+            group_of[i] = g;
+        }
+    }
+    let left: Vec<std::sync::atomic::AtomicUsize> = groups
+        .iter()
+        .map(|g| g.iter().filter(|&&i| selected(i)).count().into())
+        .collect();
+    let order: Vec<usize> = if groups.is_empty() {
+        (0..names.len()).filter(|&i| selected(i)).collect()
+    } else {
+        groups
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&i| selected(i))
+            .collect()
+    };
     let reused = std::sync::atomic::AtomicUsize::new(0);
-    let results: Vec<Result<(SourceFile, String, u64), Box<Diagnostic>>> = read
+    type Outcome = Result<(SourceFile, String, u64), Box<Diagnostic>>;
+    let mut results: Vec<(usize, Outcome)> = order
         .par_iter()
-        .enumerate()
-        .filter(|(i, _)| select(*i))
-        .map(|(i, r)| {
+        .map(|&i| {
             let name = &names[i];
-            let out = r
+            let out = read[i]
                 .clone()
-                .and_then(|(text, hash)| {
+                .and_then(|hash| {
                     let cached = index.get(name, hash).filter(|f| {
                         sources.env_key(&f.preprocessor.deps) == Some(f.preprocessor.env_key)
                     });
@@ -237,10 +280,9 @@ pub fn load_selected(
                         }
                         None => Arc::new(sources.extract(i, Some(budget))?),
                     };
-                    let text = if keep_texts {
-                        text.to_string()
-                    } else {
-                        String::new()
+                    let text = match keep_texts.then(|| sources.text(i)).flatten() {
+                        Some(t) => t.to_string(),
+                        None => String::new(),
                     };
                     Ok((
                         SourceFile {
@@ -252,10 +294,17 @@ pub fn load_selected(
                     ))
                 })
                 .map_err(|why| notice(name, why));
+            if let Some(g) = groups.get(group_of[i]) {
+                if left[group_of[i]].fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+                    g.iter().for_each(|&k| sources.release(k));
+                }
+            }
             progress();
-            out
+            (i, out)
         })
         .collect();
+    results.sort_unstable_by_key(|(i, _)| *i);
+    let results = results.into_iter().map(|(_, r)| r);
     let mut loaded = Loaded {
         files: Vec::new(),
         texts: Vec::new(),
