@@ -213,20 +213,11 @@ impl Lines {
 
     /// 0-based line and 0-based column in chars, as [`LineIndex::position`].
     pub fn position(&self, offset: usize) -> (u32, u32) {
-        let mut offset = offset.min(self.len as usize) as u32;
-        // Inside a multi-byte character: back to its start.
-        let at = self.wide.partition_point(|&(o, _)| o < offset);
-        if let Some(&(o, extra)) = at.checked_sub(1).map(|i| &self.wide[i]) {
-            if offset <= o + extra as u32 {
-                offset = o;
-            }
-        }
-        let line = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
-        let start = self.starts.get(line).copied().unwrap_or(0);
-        let from = self.wide.partition_point(|&(o, _)| o < start);
-        let to = self.wide.partition_point(|&(o, _)| o < offset);
-        let extra: u32 = self.wide[from..to].iter().map(|&(_, e)| e as u32).sum();
-        (line as u32, offset - start - extra)
+        let (line, bytes, wide) = self.locate(offset);
+        (
+            line,
+            bytes - wide.iter().map(|&(_, e)| e as u32).sum::<u32>(),
+        )
     }
 
     /// Whether these are a text's lines (a default `Lines` knows none).
@@ -237,6 +228,25 @@ impl Lines {
     /// 0-based line and column in `enc` units, as [`LineIndex::position_in`] gives them with
     /// the text: diagnostics of a closed file are placed without reading it again.
     pub fn position_in(&self, offset: usize, enc: Encoding) -> (u32, u32) {
+        let (line, bytes, wide) = self.locate(offset);
+        match enc {
+            Encoding::Utf8 => (line, bytes),
+            // A character of n bytes is one UTF-16 unit, two when it takes four bytes.
+            Encoding::Utf16 => (
+                line,
+                bytes
+                    - wide
+                        .iter()
+                        .map(|&(_, e)| e as u32 - u32::from(e == 3))
+                        .sum::<u32>(),
+            ),
+        }
+    }
+
+    /// The line of `offset` (clamped, and moved back to the start of a multi-byte character
+    /// it is inside), the bytes before it on its line, and the multi-byte characters among
+    /// those bytes.
+    fn locate(&self, offset: usize) -> (u32, u32, &[(u32, u8)]) {
         let mut offset = offset.min(self.len as usize) as u32;
         let at = self.wide.partition_point(|&(o, _)| o < offset);
         if let Some(&(o, extra)) = at.checked_sub(1).map(|i| &self.wide[i]) {
@@ -246,20 +256,9 @@ impl Lines {
         }
         let line = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
         let start = self.starts.get(line).copied().unwrap_or(0);
-        let bytes = offset - start;
-        match enc {
-            Encoding::Utf8 => (line as u32, bytes),
-            Encoding::Utf16 => {
-                let from = self.wide.partition_point(|&(o, _)| o < start);
-                let to = self.wide.partition_point(|&(o, _)| o < offset);
-                // A character of n bytes is one UTF-16 unit, two when it takes four bytes.
-                let less: u32 = self.wide[from..to]
-                    .iter()
-                    .map(|&(_, e)| e as u32 - u32::from(e == 3))
-                    .sum();
-                (line as u32, bytes - less)
-            }
-        }
+        let from = self.wide.partition_point(|&(o, _)| o < start);
+        let to = self.wide.partition_point(|&(o, _)| o < offset);
+        (line as u32, offset - start, &self.wide[from..to])
     }
 
     pub fn line_col(&self, range: TextRange) -> LineCol {
