@@ -14,7 +14,7 @@ use super::NodeExt;
 mod calls;
 mod nodes;
 use nodes::*;
-pub use nodes::{aspect_ref, normalize};
+pub use nodes::{aspect_ref, declarator_name, normalize};
 
 use super::facts::*;
 use super::prepare::{properties_in, AttrKind, Prepared};

@@ -11,7 +11,7 @@ use ustr::Ustr;
 
 use super::NodeExt;
 
-use super::extract::normalize;
+use super::extract::{declarator_name, normalize};
 use super::facts::{FileFacts, Span};
 use super::ir::*;
 use super::{Positions, Starts};
@@ -482,30 +482,10 @@ impl<'a> Lowerer<'a, '_> {
         }
     }
 
-    /// The identifier a declarator declares.
+    /// The identifier a declarator declares; none for a structured binding (its names are
+    /// locals of their own).
     fn declared_name(&self, d: Node) -> Option<String> {
-        let mut d = d;
-        loop {
-            match d.k() {
-                "identifier" | "field_identifier" => return Some(self.text(d).to_string()),
-                "structured_binding_declarator" => return None,
-                _ => {
-                    d = field(d, "declarator").or_else(|| {
-                        named_children(d).into_iter().find(|c| {
-                            matches!(
-                                c.k(),
-                                "identifier"
-                                    | "field_identifier"
-                                    | "pointer_declarator"
-                                    | "reference_declarator"
-                                    | "array_declarator"
-                                    | "init_declarator"
-                            )
-                        })
-                    })?;
-                }
-            }
-        }
+        declarator_name(d, false).map(|n| self.text(n).to_string())
     }
 
     /// The type a declarator gives its name: the written type plus `*`, `&`, `[N]`.

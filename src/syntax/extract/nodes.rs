@@ -344,10 +344,18 @@ pub(super) fn param_type_text(src: &str, p: Node) -> String {
 
 /// The byte range of the identifier a declarator declares.
 pub(super) fn declared_name_range(d: Node) -> Option<(usize, usize)> {
+    declarator_name(d, true).map(|n| (n.start_byte(), n.end_byte()))
+}
+
+/// The identifier a declarator declares, through pointer, reference, array and initializer
+/// declarators; of a structured binding (`auto [a, b] = ...`) its first name, or none when
+/// `!through_bindings`.
+pub fn declarator_name(d: Node, through_bindings: bool) -> Option<Node> {
     let mut d = d;
     loop {
         match d.k() {
-            "identifier" | "field_identifier" => return Some((d.start_byte(), d.end_byte())),
+            "identifier" | "field_identifier" => return Some(d),
+            "structured_binding_declarator" if !through_bindings => return None,
             _ => {
                 d = d.child_by_field_id(FIELDS.declarator.get()).or_else(|| {
                     let mut c = d.walk();
