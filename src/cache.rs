@@ -145,26 +145,91 @@ impl Index {
                 .map(|(p, h, f)| (p.as_str(), *h, &**f))
                 .collect(),
         };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        let result = (|| {
-            let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
-            postcard::to_io(&stored, &mut out).map_err(std::io::Error::other)?;
-            std::io::Write::flush(&mut out)?;
-            std::fs::rename(&tmp, path)
-        })();
-        if result.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        result
+        write_atomically(path, |out| {
+            postcard::to_io(&stored, out).map_err(std::io::Error::other)?;
+            Ok(())
+        })
     }
+
+    /// Like [`Index::save`], from facts already encoded (`PackedFacts`): the bytes are the
+    /// same, as postcard writes a struct, a sequence and a tuple as their parts one after
+    /// another.
+    pub fn save_packed(path: &Path, entries: &[(&str, u64, &[u8])]) -> std::io::Result<()> {
+        write_atomically(path, |out| {
+            postcard::to_io(&(format_tag(), entries.len()), &mut *out)
+                .map_err(std::io::Error::other)?;
+            for (p, h, facts) in entries {
+                postcard::to_io(&(p, h), &mut *out).map_err(std::io::Error::other)?;
+                std::io::Write::write_all(out, facts)?;
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Writes `path` through a temporary file renamed over it: a reader never sees half a file.
+fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let result = (|| {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+        write(&mut out)?;
+        std::io::Write::flush(&mut out)?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_saved_from_packed_facts_is_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let texts = [
+            "#include \"k.h\"\nvoid f(sycl::half h) { double d = h; }",
+            "struct K { void operator()() const { long x = 1; } };",
+        ];
+        let entries: Vec<(String, u64, Arc<FileFacts>)> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                (
+                    format!("f{i}.cpp"),
+                    content_hash(t),
+                    Arc::new(crate::syntax::extract(t)),
+                )
+            })
+            .collect();
+        let packed: Vec<crate::syntax::PackedFacts> = entries
+            .iter()
+            .map(|(_, _, f)| crate::syntax::PackedFacts::pack(f))
+            .collect();
+        let borrowed: Vec<(&str, u64, &[u8])> = entries
+            .iter()
+            .zip(&packed)
+            .map(|((p, h, _), b)| (p.as_str(), *h, b.bytes()))
+            .collect();
+        let (a, b) = (dir.path().join("a.idx"), dir.path().join("b.idx"));
+        Index::save(&a, &entries).unwrap();
+        Index::save_packed(&b, &borrowed).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
+        let idx = Index::load(&b);
+        assert_eq!(
+            idx.get("f1.cpp", entries[1].1).as_deref(),
+            Some(&*entries[1].2)
+        );
+        assert_eq!(packed[0].unpack(), *entries[0].2);
+    }
 
     #[test]
     fn round_trip_and_rejection_of_bad_files() {

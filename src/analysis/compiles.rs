@@ -26,7 +26,7 @@ struct Compile {
 
 /// The files of each distinct device compile: the targets and the file set, substituting each
 /// file's variant for those targets.
-fn split(files: &[SourceFile]) -> Vec<(Vec<String>, Vec<SourceFile>)> {
+pub(super) fn split(files: &[SourceFile]) -> Vec<(Vec<String>, Vec<SourceFile>)> {
     let varying: Vec<usize> = (0..files.len())
         .filter(|&i| !files[i].facts.preprocessor.variants.is_empty())
         .collect();
@@ -219,93 +219,114 @@ fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
     let mut out = Report::default();
     out.stats.files = files;
     out.stats.device_compiles = compiles;
-    // Per finding: the finding and the compiles that made it.
-    let mut found: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
-    let mut by_key: BTreeMap<FindingKey, usize> = BTreeMap::new();
-    let mut summaries: BTreeMap<(Arc<str>, usize, usize), super::FunctionSummary> = BTreeMap::new();
-    for (k, (_, report)) in reports.iter().enumerate() {
+    for (_, report) in &reports {
         out.stats.functions = out.stats.functions.max(report.stats.functions);
         out.stats.kernels = out.stats.kernels.max(report.stats.kernels);
-        for d in &report.diagnostics {
-            // An AOT finding names its targets: one per function and aspect, their targets
-            // joined; any other is the same finding when its text is.
-            let text = if d.code == Code::TargetUnsupportedAspect {
-                String::new()
-            } else {
-                d.message.clone()
-            };
-            let key = (
-                d.file.clone(),
-                d.range.start,
-                d.range.end,
-                format!("{:?}", d.code),
-                d.function.clone().unwrap_or_default(),
-                d.aspect.clone().unwrap_or_default(),
-                text,
-            );
-            match by_key.get(&key) {
-                Some(&at) => {
-                    let (kept, ks) = &mut found[at];
-                    if !ks.contains(&k) {
-                        ks.push(k);
-                    }
-                    for t in &d.targets {
-                        if !kept.targets.contains(t) {
-                            kept.targets.push(t.clone());
-                        }
-                    }
-                }
-                None => {
-                    by_key.insert(key, found.len());
-                    found.push((d.clone(), vec![k]));
-                }
-            }
-        }
-        for s in &report.summaries {
-            let key = (
-                s.file.clone(),
-                s.name_span.range.start,
-                s.name_span.range.end,
-            );
-            summaries
-                .entry(key)
-                .and_modify(|m| {
-                    m.used = m.used.union(s.used);
-                    m.kernel |= s.kernel;
-                })
-                .or_insert_with(|| s.clone());
-        }
     }
+    let found = same_findings(
+        reports
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (_, r))| r.diagnostics.iter().map(move |d| (k, d.clone()))),
+    );
     for (mut d, ks) in found {
-        match d.code {
-            Code::TargetUnsupportedAspect => {
-                let kind = if d.message.starts_with("kernel ") {
-                    "kernel"
-                } else {
-                    "SYCL_EXTERNAL function"
-                };
-                d.message = target_unsupported_message(
-                    kind,
-                    d.function.as_deref().unwrap_or_default(),
-                    d.aspect.as_deref().unwrap_or_default(),
-                    &d.targets,
-                );
-            }
-            Code::TargetUnsupportedSubGroupSize => {}
-            _ if ks.len() < compiles => {
-                d.targets = ks.iter().flat_map(|&k| reports[k].0.clone()).collect();
-                let quoted: Vec<String> = d.targets.iter().map(|t| format!("'{t}'")).collect();
-                d.message = format!(
-                    "{} (in the device compile for {})",
-                    d.message,
-                    quoted.join(", ")
-                );
-            }
-            _ => {}
+        if d.code != Code::TargetUnsupportedAspect
+            && d.code != Code::TargetUnsupportedSubGroupSize
+            && ks.len() < compiles
+        {
+            d.targets = ks.iter().flat_map(|&k| reports[k].0.clone()).collect();
+            let quoted: Vec<String> = d.targets.iter().map(|t| format!("'{t}'")).collect();
+            d.message = format!(
+                "{} (in the device compile for {})",
+                d.message,
+                quoted.join(", ")
+            );
         }
         out.diagnostics.push(d);
     }
     super::sort_findings(&mut out.diagnostics);
-    out.summaries = summaries.into_values().collect();
+    out.summaries = same_summaries(reports.into_iter().flat_map(|(_, r)| r.summaries));
     out
+}
+
+/// Findings that are one (`FindingKey`), with the sources (compiles) that made each: an AOT
+/// finding's targets are joined, its message says them all.
+pub(super) fn same_findings(
+    all: impl Iterator<Item = (usize, Diagnostic)>,
+) -> Vec<(Diagnostic, Vec<usize>)> {
+    let mut found: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
+    let mut by_key: BTreeMap<FindingKey, usize> = BTreeMap::new();
+    for (k, d) in all {
+        // An AOT finding names its targets: one per function and aspect, their targets
+        // joined; any other is the same finding when its text is.
+        let text = if d.code == Code::TargetUnsupportedAspect {
+            String::new()
+        } else {
+            d.message.clone()
+        };
+        let key = (
+            d.file.clone(),
+            d.range.start,
+            d.range.end,
+            format!("{:?}", d.code),
+            d.function.clone().unwrap_or_default(),
+            d.aspect.clone().unwrap_or_default(),
+            text,
+        );
+        match by_key.get(&key) {
+            Some(&at) => {
+                let (kept, ks) = &mut found[at];
+                if !ks.contains(&k) {
+                    ks.push(k);
+                }
+                for t in &d.targets {
+                    if !kept.targets.contains(t) {
+                        kept.targets.push(t.clone());
+                    }
+                }
+            }
+            None => {
+                by_key.insert(key, found.len());
+                found.push((d, vec![k]));
+            }
+        }
+    }
+    for (d, _) in &mut found {
+        if d.code == Code::TargetUnsupportedAspect {
+            let kind = if d.message.starts_with("kernel ") {
+                "kernel"
+            } else {
+                "SYCL_EXTERNAL function"
+            };
+            d.message = target_unsupported_message(
+                kind,
+                d.function.as_deref().unwrap_or_default(),
+                d.aspect.as_deref().unwrap_or_default(),
+                &d.targets,
+            );
+        }
+    }
+    found
+}
+
+/// Summaries of one function (file and name range) made one: used aspects joined.
+pub(super) fn same_summaries(
+    all: impl Iterator<Item = super::FunctionSummary>,
+) -> Vec<super::FunctionSummary> {
+    let mut summaries: BTreeMap<(Arc<str>, usize, usize), super::FunctionSummary> = BTreeMap::new();
+    for s in all {
+        let key = (
+            s.file.clone(),
+            s.name_span.range.start,
+            s.name_span.range.end,
+        );
+        summaries
+            .entry(key)
+            .and_modify(|m| {
+                m.used = m.used.union(s.used);
+                m.kernel |= s.kernel;
+            })
+            .or_insert(s);
+    }
+    summaries.into_values().collect()
 }

@@ -77,6 +77,10 @@ pub struct Skeleton {
     /// Their `operator()`s, wherever launched: (operator, class).
     class_kernels: Vec<(NodeId, (u32, usize))>,
     function_count: usize,
+    /// Per file, its part: the first file of the files it is linked with by includes or
+    /// shared functions (`analysis::parts`). Instantiation is bounded per part, so that what
+    /// one program instantiates never takes another's budget.
+    part_of: Vec<u32>,
 }
 
 /// Where a node's declared aspects are written: a member function's `device_has`, or the
@@ -123,9 +127,11 @@ pub struct Bodies {
 struct Lookup {
     by_key: HashMap<(NodeId, Arc<[Ty]>), NodeId>,
     per_base: HashMap<NodeId, usize>,
+    per_part: HashMap<u32, usize>,
 }
 
-/// Bounds on instantiation: the work per workspace stays linear whatever the templates do.
+/// Bounds on instantiation: the work per part of the workspace stays linear whatever the
+/// templates do.
 const MAX_INSTANCES: usize = 20_000;
 const MAX_INSTANCES_PER_TEMPLATE: usize = 64;
 
@@ -151,6 +157,7 @@ impl Bodies {
         self.lookup = Some(Lookup {
             by_key: ins.by_key,
             per_base: ins.per_base,
+            per_part: ins.per_part,
         });
     }
 
@@ -241,7 +248,7 @@ pub struct Graph<'a> {
 /// one signature (separate programs in one workspace) are separate nodes; a declaration then
 /// joins the definition its file can see, else the one nearest to it in the directory tree
 /// (what the linker of its program would pick).
-fn group_functions(
+pub(super) fn group_functions(
     files: &[SourceFile],
     sigs: &[Arc<[u64]>],
     visibility: &Visibility,
@@ -270,6 +277,10 @@ fn group_functions(
     let mut nodes = Vec::with_capacity(groups.len());
     for mut all in groups {
         let defs = all.iter().filter(|m| is_def(m)).count();
+        if defs == 0 {
+            nodes.extend(unlinked_declarations(all, visibility));
+            continue;
+        }
         if defs <= 1 {
             // The definition, if any, first; declarations keep their order.
             if let Some(d) = all.iter().position(is_def) {
@@ -299,6 +310,45 @@ fn group_functions(
         }
     }
     nodes
+}
+
+/// Declarations of a function defined nowhere: one node per set of files that see one another
+/// (a program), not one for the workspace. The copies of a header in separate programs (a
+/// repository of samples, each with its own copy of a helper library) declare the same
+/// functions; nothing links them, and one node would make a program's kernels read another
+/// program's declaration. Past `MAX_LINK_FILES` files, one node: the pairs are not compared.
+fn unlinked_declarations(
+    all: Vec<(u32, usize)>,
+    visibility: &Visibility,
+) -> Vec<Vec<(u32, usize)>> {
+    const MAX_LINK_FILES: usize = 512;
+    let mut files: Vec<u32> = all.iter().map(|m| m.0).collect();
+    files.sort_unstable();
+    files.dedup();
+    if files.len() < 2 || files.len() > MAX_LINK_FILES {
+        return vec![all];
+    }
+    let mut sets = super::UnionFind::new(files.len());
+    for (x, &a) in files.iter().enumerate() {
+        for (y, &b) in files.iter().enumerate().skip(x + 1) {
+            if visibility.sees(a, b) || visibility.sees(b, a) {
+                sets.union(x, y);
+            }
+        }
+    }
+    let set_of = sets.sets();
+    // Each node in order of its first member; members keep their order.
+    let mut out: Vec<Vec<(u32, usize)>> = Vec::new();
+    let mut node_of_set: Vec<Option<usize>> = vec![None; files.len()];
+    for m in all {
+        let s = set_of[files.binary_search(&m.0).expect("a member's file")];
+        let at = *node_of_set[s].get_or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[at].push(m);
+    }
+    out
 }
 
 /// What makes declarations one function: the qualified name, parameter types and constness
@@ -343,7 +393,7 @@ fn signature_hash(file: u32, idx: usize, f: &Function) -> u64 {
 }
 
 /// Each file's signature hashes, reusing `prev`'s for files whose facts are the same.
-fn signature_hashes(
+pub(super) fn signature_hashes(
     files: &[SourceFile],
     prev: Option<(&[SourceFile], &Skeleton)>,
 ) -> Vec<Arc<[u64]>> {
@@ -392,7 +442,20 @@ impl Skeleton {
                 node_of[fi as usize][idx] = node;
             }
         }
+        let part_of = {
+            let mut sets = super::UnionFind::new(files.len());
+            for (i, seen) in visibility.lists().iter().enumerate() {
+                seen.iter().for_each(|&j| sets.union(i, j as usize));
+            }
+            for m in &members {
+                m[1..]
+                    .iter()
+                    .for_each(|&(f, _)| sets.union(m[0].0 as usize, f as usize));
+            }
+            sets.sets().into_iter().map(|p| p as u32).collect()
+        };
         let mut sk = Skeleton {
+            part_of,
             visibility,
             members,
             node_of,
@@ -436,6 +499,11 @@ impl Skeleton {
 
     pub fn visibility(&self) -> &Visibility {
         &self.visibility
+    }
+
+    /// The part (`part_of`) of a node's first member's file.
+    fn part_of_node(&self, node: NodeId) -> u32 {
+        self.part_of[self.members[node][0].0 as usize]
     }
 
     /// The nodes with a member among the first `functions` functions of `file`.
@@ -511,6 +579,7 @@ struct Instances {
     by_key: HashMap<(NodeId, Arc<[Ty]>), NodeId>,
     list: Vec<(NodeId, Arc<[Ty]>)>,
     per_base: HashMap<NodeId, usize>,
+    per_part: HashMap<u32, usize>,
     base_count: usize,
 }
 
@@ -543,12 +612,14 @@ impl<'a> Collector<'a> {
                 Some(l) if bodies.base_count == ins.base_count => {
                     ins.by_key = l.by_key;
                     ins.per_base = l.per_base;
+                    ins.per_part = l.per_part;
                 }
                 _ => {
                     for (k, (base, args)) in bodies.instances.iter().enumerate() {
                         ins.by_key
                             .insert((*base, args.clone()), bodies.base_count + k);
                         *ins.per_base.entry(*base).or_default() += 1;
+                        *ins.per_part.entry(self.sk.part_of_node(*base)).or_default() += 1;
                     }
                 }
             }
@@ -585,6 +656,7 @@ impl<'a> Collector<'a> {
         b.lookup = Some(Lookup {
             by_key: ins.by_key,
             per_base: ins.per_base,
+            per_part: ins.per_part,
         });
         b
     }
@@ -602,13 +674,16 @@ impl<'a> Collector<'a> {
             return Some(n);
         }
         let per = ins.per_base.get(&base).copied().unwrap_or(0);
-        if ins.list.len() >= MAX_INSTANCES || per >= MAX_INSTANCES_PER_TEMPLATE {
+        let part = self.sk.part_of_node(base);
+        let in_part = ins.per_part.get(&part).copied().unwrap_or(0);
+        if in_part >= MAX_INSTANCES || per >= MAX_INSTANCES_PER_TEMPLATE {
             return Some(base);
         }
         let id = ins.base_count + ins.list.len();
         ins.list.push(key.clone());
         ins.by_key.insert(key, id);
         *ins.per_base.entry(base).or_default() += 1;
+        *ins.per_part.entry(part).or_default() += 1;
         Some(id)
     }
 

@@ -6,10 +6,13 @@
 mod compiles;
 mod graph;
 pub mod matrix;
+mod parts;
 mod types;
 pub mod visibility;
 
 pub use compiles::Analysis;
+pub(crate) use parts::UnionFind;
+pub use parts::{analyze_parts, parts};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

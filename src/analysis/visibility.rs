@@ -79,11 +79,23 @@ impl PathIndex {
     /// to each of `dirs` (the `-I` list), else the one workspace file ending with it that is
     /// nearest to `from`.
     pub fn resolve(&self, from: u32, inc: &str, dirs: &[PathBuf]) -> Option<u32> {
+        // Several equally near: the build's `-I` order decides, which is not known here.
+        // Taking any would mix programs (a benchmark suite whose programs each have a
+        // `reference.h`, included by one that has none): none is found.
+        match self.candidates(from, inc, dirs)[..] {
+            [j] => Some(j),
+            _ => None,
+        }
+    }
+
+    /// The files `resolve` chooses among: the one found relative to `from` or `dirs`, else
+    /// the workspace files ending with `inc` that are nearest to `from`.
+    pub fn candidates(&self, from: u32, inc: &str, dirs: &[PathBuf]) -> Vec<u32> {
         let from = &self.paths[from as usize];
         let dir = from.parent().unwrap_or(Path::new(""));
         for d in std::iter::once(dir).chain(dirs.iter().map(PathBuf::as_path)) {
             if let Some(&j) = self.by_path.get(&normalize(&d.join(inc))) {
-                return Some(j);
+                return vec![j];
             }
         }
         let inc = normalize(Path::new(inc));
@@ -101,16 +113,10 @@ impl PathIndex {
             .map(|&j| common_prefix(from, &self.paths[j as usize]))
             .max()
             .unwrap_or(0);
-        let mut nearest = matches
+        matches
             .into_iter()
-            .filter(|&j| common_prefix(from, &self.paths[j as usize]) == best);
-        // Several equally near: the build's `-I` order decides, which is not known here.
-        // Taking any would mix programs (a benchmark suite whose programs each have a
-        // `reference.h`, included by one that has none): none is found.
-        match (nearest.next(), nearest.next()) {
-            (Some(j), None) => Some(j),
-            _ => None,
-        }
+            .filter(|&j| common_prefix(from, &self.paths[j as usize]) == best)
+            .collect()
     }
 }
 

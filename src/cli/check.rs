@@ -89,10 +89,11 @@ pub(crate) struct Workspace {
 /// Reads the workspace `args` name (targets, device configs and flags from
 /// `compile_commands.json`); `Err(status)` when the targets are refused (already reported).
 /// `configs_given`: `--config` was used, so the device-config files of `compile_commands.json`
-/// do not apply.
+/// do not apply. `pack`: the facts are loaded packed (`Loaded::packed`).
 pub(crate) fn load(
     args: &CheckArgs,
     configs_given: bool,
+    pack: bool,
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<Result<Workspace, i32>, String> {
@@ -161,6 +162,7 @@ pub(crate) fn load(
         &files,
         &index,
         false,
+        pack,
         &env,
         || {
             if let Some(b) = &bar {
@@ -199,7 +201,7 @@ pub fn run(
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<i32, String> {
-    let ws = match load(&args, configs_given, table, reporter)? {
+    let ws = match load(&args, configs_given, true, table, reporter)? {
         Ok(ws) => ws,
         Err(code) => return Ok(code),
     };
@@ -236,7 +238,12 @@ pub fn run(
         .as_ref()
         .and_then(|(path, key)| crate::cache::load_report(path, *key));
     let mut report = kept.unwrap_or_else(|| {
-        let report = analysis::analyze(&loaded.files, &settings);
+        // A part of the workspace at a time, its facts decoded only while it is analysed.
+        let report = analysis::analyze_parts(
+            &loaded.files,
+            |i| std::sync::Arc::new(loaded.packed[i].unpack()),
+            &settings,
+        );
         if let Some((path, key)) = &key {
             let _ = crate::cache::save_report(path, *key, &report);
         }

@@ -24,7 +24,7 @@ pub fn run(
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<i32, String> {
-    let ws = match check::load(&args, configs_given, table, reporter)? {
+    let ws = match check::load(&args, configs_given, false, table, reporter)? {
         Ok(ws) => ws,
         Err(code) => return Ok(code),
     };

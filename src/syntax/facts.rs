@@ -230,7 +230,7 @@ impl Function {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Class {
     pub name: String,
     pub scope: Vec<String>,
@@ -453,5 +453,87 @@ impl FileFacts {
             aspect_names(&a.uses_aspects, &mut h);
         }
         h.finish()
+    }
+    /// What says how this file relates to others, without bodies or positions: includes,
+    /// function signatures with their launches, classes with kernel properties, aliases that
+    /// declare aspects, the preprocessing's targets and variants (outlined too) and its
+    /// `env_key`. `analysis::parts` reads no more; `check` keeps this beside the packed facts.
+    pub fn outline(&self) -> FileFacts {
+        let functions = self
+            .functions
+            .iter()
+            .map(|f| Function {
+                name: f.name,
+                scope: f.scope.clone(),
+                class: f.class,
+                params: f.params.clone(),
+                is_const: f.is_const,
+                is_definition: f.is_definition,
+                is_lambda: f.is_lambda,
+                launches: f.launches.clone(),
+                ..Function::default()
+            })
+            .collect();
+        let classes = self
+            .classes
+            .iter()
+            .map(|c| Class {
+                name: c.name.clone(),
+                kernel_properties: c.kernel_properties.clone(),
+                ..Class::default()
+            })
+            .collect();
+        let aliases = self
+            .aliases
+            .iter()
+            .filter(|a| !a.uses_aspects.is_empty())
+            .cloned()
+            .collect();
+        let pp = &self.preprocessor;
+        FileFacts {
+            functions,
+            classes,
+            aliases,
+            includes: self.includes.clone(),
+            preprocessor: PpFacts {
+                env_key: pp.env_key,
+                targets: pp.targets.clone(),
+                variants: pp
+                    .variants
+                    .iter()
+                    .map(|v| TargetVariant {
+                        targets: v.targets.clone(),
+                        facts: std::sync::Arc::new(v.facts.outline()),
+                    })
+                    .collect(),
+                ..PpFacts::default()
+            },
+            ..FileFacts::default()
+        }
+    }
+}
+
+/// A file's facts encoded (postcard): 2.5–3× smaller than decoded. `check` holds a large
+/// workspace this way and decodes one independent part of it at a time.
+pub struct PackedFacts(Box<[u8]>);
+
+impl PackedFacts {
+    pub fn pack(facts: &FileFacts) -> Self {
+        // Encoding plain data into memory cannot fail.
+        PackedFacts(
+            postcard::to_allocvec(facts)
+                .expect("facts encode")
+                .into_boxed_slice(),
+        )
+    }
+
+    pub fn unpack(&self) -> FileFacts {
+        // Only `pack` made these bytes, in this process.
+        postcard::from_bytes(&self.0).expect("packed facts decode")
+    }
+
+    /// The encoding, as the persisted index stores a file's facts.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
     }
 }

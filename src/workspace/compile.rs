@@ -302,30 +302,13 @@ impl<'e> Sources<'e> {
     /// The files that reach each other through includes, each group in file order, the
     /// groups by their first file: once a group is extracted, none of its texts is read again.
     pub fn include_groups(&self) -> Vec<Vec<usize>> {
-        let n = self.paths.len();
-        let mut parent: Vec<usize> = (0..n).collect();
-        fn root(parent: &mut [usize], mut i: usize) -> usize {
-            while parent[i] != i {
-                parent[i] = parent[parent[i]];
-                i = parent[i];
-            }
-            i
-        }
+        let mut sets = crate::analysis::UnionFind::new(self.paths.len());
         for (j, ins) in self.all_includers().iter().enumerate() {
             for &(i, _) in ins {
-                let (a, b) = (root(&mut parent, i as usize), root(&mut parent, j));
-                if a != b {
-                    parent[a.max(b)] = a.min(b);
-                }
+                sets.union(i as usize, j);
             }
         }
-        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for i in 0..n {
-            let r = root(&mut parent, i);
-            groups[r].push(i);
-        }
-        groups.retain(|g| !g.is_empty());
-        groups
+        sets.groups()
     }
 
     fn dirs(&self, unit: usize) -> &[PathBuf] {

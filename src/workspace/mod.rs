@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::analysis::SourceFile;
 use crate::diagnostics::{Code, Diagnostic, Severity};
-use crate::syntax::{self, CPP_EXTENSIONS};
+use crate::syntax::{self, PackedFacts, CPP_EXTENSIONS};
 use crate::text::{LineCol, TextRange};
 
 /// Files larger than this are skipped with a notice: no real source is this big, and the
@@ -65,6 +65,9 @@ pub struct Loaded {
     pub fragments: Vec<(Arc<str>, Arc<str>)>,
     /// How many of `files` had their facts from the persisted index (not parsed).
     pub reused: usize,
+    /// When loaded packed: each file's facts encoded, in the order of `files`, whose facts
+    /// are then outlines (`FileFacts::outline`). `check` decodes them a part at a time.
+    pub packed: Vec<PackedFacts>,
 }
 
 /// The files the texts include by a quoted name, relative to the includer, that exist on disk
@@ -153,7 +156,7 @@ pub fn load_indexed(
     env: &CompileEnv,
     progress: impl Fn() + Sync,
 ) -> Loaded {
-    load_selected(paths, index, keep_texts, env, progress, |_| true)
+    load_selected(paths, index, keep_texts, false, env, progress, |_| true)
 }
 
 /// The files of shard `k` (1-based) of `n`: every shard computes the same split of `paths`,
@@ -177,11 +180,14 @@ pub fn shard_of(paths: &[PathBuf], k: usize, n: usize) -> Vec<bool> {
 }
 
 /// Like [`load_indexed`], extracting only the files `select` takes (by index in `paths`); the
-/// others are still read, for the preprocessor to include.
+/// others are still read, for the preprocessor to include. With `pack`, each file's facts are
+/// packed as soon as they are made (see [`Loaded::packed`]): a workspace's facts decoded were
+/// most of `check`'s memory.
 pub fn load_selected(
     paths: &[PathBuf],
     index: &crate::cache::Index,
     keep_texts: bool,
+    pack: bool,
     env: &CompileEnv,
     progress: impl Fn() + Sync,
     select: impl Fn(usize) -> bool + Sync,
@@ -241,6 +247,12 @@ pub fn load_selected(
     } else {
         Vec::new()
     };
+    if tracing::enabled!(tracing::Level::DEBUG) && !groups.is_empty() {
+        let mut sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes.truncate(8);
+        tracing::debug!(groups = groups.len(), ?sizes, "include groups");
+    }
     let mut group_of = vec![usize::MAX; names.len()];
     for (g, files) in groups.iter().enumerate() {
         for &i in files.iter().filter(|&&i| i < names.len()) {
@@ -262,7 +274,7 @@ pub fn load_selected(
             .collect()
     };
     let reused = std::sync::atomic::AtomicUsize::new(0);
-    type Outcome = Result<(SourceFile, String, u64), Box<Diagnostic>>;
+    type Outcome = Result<(SourceFile, String, u64, Option<PackedFacts>), Box<Diagnostic>>;
     let mut results: Vec<(usize, Outcome)> = order
         .par_iter()
         .map(|&i| {
@@ -284,6 +296,12 @@ pub fn load_selected(
                         Some(t) => t.to_string(),
                         None => String::new(),
                     };
+                    let (facts, packed) = if pack {
+                        let packed = PackedFacts::pack(&facts);
+                        (Arc::new(facts.outline()), Some(packed))
+                    } else {
+                        (facts, None)
+                    };
                     Ok((
                         SourceFile {
                             path: name.clone(),
@@ -291,6 +309,7 @@ pub fn load_selected(
                         },
                         text,
                         hash,
+                        packed,
                     ))
                 })
                 .map_err(|why| notice(name, why));
@@ -312,11 +331,13 @@ pub fn load_selected(
         notices: Vec::new(),
         fragments,
         reused: reused.into_inner(),
+        packed: Vec::new(),
     };
     for r in results {
         match r {
-            Ok((f, t, h)) => {
+            Ok((f, t, h, packed)) => {
                 loaded.files.push(f);
+                loaded.packed.extend(packed);
                 if keep_texts {
                     loaded.texts.push(t);
                 }
@@ -340,6 +361,16 @@ impl Loaded {
     }
 
     pub fn save_index(&self, path: &Path) -> std::io::Result<()> {
+        if !self.packed.is_empty() {
+            let entries: Vec<(&str, u64, &[u8])> = self
+                .files
+                .iter()
+                .zip(&self.hashes)
+                .zip(&self.packed)
+                .map(|((f, h), p)| (&*f.path, *h, p.bytes()))
+                .collect();
+            return crate::cache::Index::save_packed(path, &entries);
+        }
         let entries: Vec<(String, u64, Arc<crate::syntax::FileFacts>)> = self
             .files
             .iter()
