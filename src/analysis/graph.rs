@@ -79,8 +79,9 @@ pub struct Skeleton {
     function_count: usize,
     /// Per file, its part: the first file of the files it is linked with by includes or
     /// shared functions (`analysis::parts`). Instantiation is bounded per part, so that what
-    /// one program instantiates never takes another's budget.
-    part_of: Vec<u32>,
+    /// one program instantiates never takes another's budget. Computed only once a workspace
+    /// has made `MAX_INSTANCES` (no part can have more before): a relink does not pay for it.
+    part_of: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// Where a node's declared aspects are written: a member function's `device_has`, or the
@@ -127,7 +128,7 @@ pub struct Bodies {
 struct Lookup {
     by_key: HashMap<(NodeId, Arc<[Ty]>), NodeId>,
     per_base: HashMap<NodeId, usize>,
-    per_part: HashMap<u32, usize>,
+    per_part: Option<HashMap<u32, usize>>,
 }
 
 /// Bounds on instantiation: the work per part of the workspace stays linear whatever the
@@ -442,20 +443,8 @@ impl Skeleton {
                 node_of[fi as usize][idx] = node;
             }
         }
-        let part_of = {
-            let mut sets = super::UnionFind::new(files.len());
-            for (i, seen) in visibility.lists().iter().enumerate() {
-                seen.iter().for_each(|&j| sets.union(i, j as usize));
-            }
-            for m in &members {
-                m[1..]
-                    .iter()
-                    .for_each(|&(f, _)| sets.union(m[0].0 as usize, f as usize));
-            }
-            sets.sets().into_iter().map(|p| p as u32).collect()
-        };
         let mut sk = Skeleton {
-            part_of,
+            part_of: std::sync::OnceLock::new(),
             visibility,
             members,
             node_of,
@@ -503,7 +492,19 @@ impl Skeleton {
 
     /// The part (`part_of`) of a node's first member's file.
     fn part_of_node(&self, node: NodeId) -> u32 {
-        self.part_of[self.members[node][0].0 as usize]
+        let part_of = self.part_of.get_or_init(|| {
+            let mut sets = super::UnionFind::new(self.node_of.len());
+            for (i, seen) in self.visibility.lists().iter().enumerate() {
+                seen.iter().for_each(|&j| sets.union(i, j as usize));
+            }
+            for m in &self.members {
+                m[1..]
+                    .iter()
+                    .for_each(|&(f, _)| sets.union(m[0].0 as usize, f as usize));
+            }
+            sets.sets().into_iter().map(|p| p as u32).collect()
+        });
+        part_of[self.members[node][0].0 as usize]
     }
 
     /// The nodes with a member among the first `functions` functions of `file`.
@@ -579,7 +580,8 @@ struct Instances {
     by_key: HashMap<(NodeId, Arc<[Ty]>), NodeId>,
     list: Vec<(NodeId, Arc<[Ty]>)>,
     per_base: HashMap<NodeId, usize>,
-    per_part: HashMap<u32, usize>,
+    /// Instances per part, counted from `MAX_INSTANCES` instances on.
+    per_part: Option<HashMap<u32, usize>>,
     base_count: usize,
 }
 
@@ -619,7 +621,6 @@ impl<'a> Collector<'a> {
                         ins.by_key
                             .insert((*base, args.clone()), bodies.base_count + k);
                         *ins.per_base.entry(*base).or_default() += 1;
-                        *ins.per_part.entry(self.sk.part_of_node(*base)).or_default() += 1;
                     }
                 }
             }
@@ -668,22 +669,38 @@ impl<'a> Collector<'a> {
         if !inst.is_concrete() {
             return Some(base);
         }
-        let mut ins = self.instances.borrow_mut();
+        let mut guard = self.instances.borrow_mut();
+        let ins = &mut *guard;
         let key = (base, inst.subst.clone());
         if let Some(&n) = ins.by_key.get(&key) {
             return Some(n);
         }
         let per = ins.per_base.get(&base).copied().unwrap_or(0);
-        let part = self.sk.part_of_node(base);
-        let in_part = ins.per_part.get(&part).copied().unwrap_or(0);
-        if in_part >= MAX_INSTANCES || per >= MAX_INSTANCES_PER_TEMPLATE {
+        if per >= MAX_INSTANCES_PER_TEMPLATE {
             return Some(base);
+        }
+        let part = (ins.list.len() >= MAX_INSTANCES).then(|| self.sk.part_of_node(base));
+        if let Some(part) = part {
+            let sk = self.sk;
+            let list = &ins.list;
+            let counts = ins.per_part.get_or_insert_with(|| {
+                let mut counts = HashMap::default();
+                for (b, _) in list {
+                    *counts.entry(sk.part_of_node(*b)).or_default() += 1;
+                }
+                counts
+            });
+            if counts.get(&part).copied().unwrap_or(0) >= MAX_INSTANCES {
+                return Some(base);
+            }
         }
         let id = ins.base_count + ins.list.len();
         ins.list.push(key.clone());
         ins.by_key.insert(key, id);
         *ins.per_base.entry(base).or_default() += 1;
-        *ins.per_part.entry(part).or_default() += 1;
+        if let (Some(counts), Some(part)) = (&mut ins.per_part, part) {
+            *counts.entry(part).or_default() += 1;
+        }
         Some(id)
     }
 

@@ -224,7 +224,7 @@ pub fn run(
         return Ok(EXIT_OK);
     }
     let table = ws.table.as_ref().unwrap_or(table);
-    let (targets, loaded) = (ws.targets, ws.loaded);
+    let (targets, mut loaded) = (ws.targets, ws.loaded);
     let settings = Settings {
         table,
         targets: targets.as_deref(),
@@ -241,7 +241,7 @@ pub fn run(
         // A part of the workspace at a time, its facts decoded only while it is analysed.
         let report = analysis::analyze_parts(
             &loaded.files,
-            |i| std::sync::Arc::new(loaded.packed[i].unpack()),
+            crate::syntax::PackedFacts::unpack_once(std::mem::take(&mut loaded.packed)),
             &settings,
         );
         if let Some((path, key)) = &key {

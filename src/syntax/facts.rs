@@ -536,4 +536,23 @@ impl PackedFacts {
     pub fn bytes(&self) -> &[u8] {
         &self.0
     }
+
+    /// Decodes each of `packed` when asked for it by index, once, letting go of its bytes:
+    /// when one part is the whole workspace, the packed and decoded facts are not both held.
+    pub fn unpack_once(
+        packed: Vec<PackedFacts>,
+    ) -> impl Fn(usize) -> std::sync::Arc<FileFacts> + Sync {
+        let slots: Vec<std::sync::Mutex<Option<PackedFacts>>> = packed
+            .into_iter()
+            .map(|p| std::sync::Mutex::new(Some(p)))
+            .collect();
+        move |i| {
+            let packed = slots[i]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .expect("each file's facts are asked for once");
+            std::sync::Arc::new(packed.unpack())
+        }
+    }
 }

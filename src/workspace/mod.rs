@@ -68,6 +68,8 @@ pub struct Loaded {
     /// When loaded packed: each file's facts encoded, in the order of `files`, whose facts
     /// are then outlines (`FileFacts::outline`). `check` decodes them a part at a time.
     pub packed: Vec<PackedFacts>,
+    /// `files` hold outlines: without `packed`, there are no facts to save.
+    pub outlined: bool,
 }
 
 /// The files the texts include by a quoted name, relative to the includer, that exist on disk
@@ -332,6 +334,7 @@ pub fn load_selected(
         fragments,
         reused: reused.into_inner(),
         packed: Vec::new(),
+        outlined: pack,
     };
     for r in results {
         match r {
@@ -361,7 +364,12 @@ impl Loaded {
     }
 
     pub fn save_index(&self, path: &Path) -> std::io::Result<()> {
-        if !self.packed.is_empty() {
+        if self.outlined && self.packed.len() != self.files.len() {
+            return Err(std::io::Error::other(
+                "the packed facts were decoded already",
+            ));
+        }
+        if self.outlined {
             let entries: Vec<(&str, u64, &[u8])> = self
                 .files
                 .iter()
