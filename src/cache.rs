@@ -11,13 +11,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::syntax::FileFacts;
+use crate::syntax::{FileFacts, PackedFacts};
 
 mod report;
 pub use report::{load_report, report_key, report_path, save_report};
 
 /// Changes whenever the facts' shape or meaning may change.
-const FORMAT: &str = concat!("sycl-analyzer-index-4-", env!("CARGO_PKG_VERSION"));
+const FORMAT: &str = concat!("sycl-analyzer-index-5-", env!("CARGO_PKG_VERSION"));
 
 /// The format plus the identity of the running build (size and time of the executable): a
 /// rebuilt binary never reads facts written by another build, whose layout may differ.
@@ -35,16 +35,39 @@ fn format_tag() -> String {
     format!("{FORMAT}-{build}")
 }
 
+/// Each file's facts are stored as bytes (postcard, length first): the index is read without
+/// decoding them, and a file's are decoded when asked for (in parallel, by the loading), or
+/// never (`check` keeps them packed).
 #[derive(Serialize, Deserialize)]
-struct Stored {
+struct Stored<'a> {
     format: String,
-    entries: Vec<(String, u64, FileFacts)>,
+    #[serde(borrow)]
+    entries: Vec<(String, u64, &'a [u8])>,
 }
 
 /// Facts of the previous run, by path.
 #[derive(Default)]
 pub struct Index {
-    entries: HashMap<String, (u64, Arc<FileFacts>)>,
+    entries: HashMap<String, (u64, PackedFacts)>,
+}
+
+/// Facts encoded where they are serialized: one file's encoding in memory at a time.
+struct Encoded<'a>(&'a FileFacts);
+
+/// Bytes as bytes (serde writes a slice as a sequence of numbers otherwise).
+struct Bytes<'a>(&'a [u8]);
+
+impl Serialize for Bytes<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+impl Serialize for Encoded<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let bytes = postcard::to_allocvec(self.0).map_err(serde::ser::Error::custom)?;
+        s.serialize_bytes(&bytes)
+    }
 }
 
 pub fn content_hash(text: &str) -> u64 {
@@ -71,19 +94,30 @@ pub fn index_path(root: &Path) -> Option<PathBuf> {
 impl Index {
     /// The index at `path`, or an empty one when it is missing, corrupt or from another version.
     pub fn load(path: &Path) -> Index {
-        let Ok(bytes) = std::fs::read(path) else {
-            return Index::default();
-        };
-        match postcard::from_bytes::<Stored>(&bytes) {
-            Ok(stored) if stored.format == format_tag() => Index {
-                entries: stored
-                    .entries
-                    .into_iter()
-                    .map(|(p, h, f)| (p, (h, Arc::new(f))))
-                    .collect(),
-            },
-            _ => Index::default(),
+        std::fs::read(path)
+            .ok()
+            .and_then(|bytes| Self::parse(bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// The entries of an index file's bytes; `Err(true)` when it is from another build.
+    fn parse(bytes: Vec<u8>) -> Result<Index, Result<bool, postcard::Error>> {
+        let buf = Arc::new(bytes);
+        let stored = postcard::from_bytes::<Stored>(&buf).map_err(Err)?;
+        if stored.format != format_tag() {
+            return Err(Ok(true));
         }
+        let start = buf.as_ptr() as usize;
+        let entries = stored
+            .entries
+            .into_iter()
+            .map(|(p, h, facts)| {
+                let at = facts.as_ptr() as usize - start;
+                let packed = PackedFacts::in_buffer(buf.clone(), at..at + facts.len());
+                (p, (h, packed))
+            })
+            .collect();
+        Ok(Index { entries })
     }
 
     /// Adds `other`'s entries (a file in both takes `other`'s).
@@ -105,28 +139,28 @@ impl Index {
     pub fn load_strict(path: &Path) -> Result<Index, String> {
         let bytes =
             std::fs::read(path).map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-        match postcard::from_bytes::<Stored>(&bytes) {
-            Ok(stored) if stored.format == format_tag() => Ok(Index {
-                entries: stored
-                    .entries
-                    .into_iter()
-                    .map(|(p, h, f)| (p, (h, Arc::new(f))))
-                    .collect(),
-            }),
-            Ok(_) => Err(format!(
+        match Self::parse(bytes) {
+            Ok(index) => Ok(index),
+            Err(Ok(_)) => Err(format!(
                 "'{}' was written by another build of sycl-analyzer: run the shards and the merge with the same binary",
                 path.display()
             )),
-            Err(e) => Err(format!("'{}' is not a facts file: {e}", path.display())),
+            Err(Err(e)) => Err(format!("'{}' is not a facts file: {e}", path.display())),
         }
     }
 
-    /// The facts of `path` if its content is unchanged.
+    /// The facts of `path` if its content is unchanged (decoded; `None` if they do not
+    /// decode).
     pub fn get(&self, path: &str, hash: u64) -> Option<Arc<FileFacts>> {
+        self.get_packed(path, hash)?.try_unpack().map(Arc::new)
+    }
+
+    /// The same, as stored.
+    pub fn get_packed(&self, path: &str, hash: u64) -> Option<&PackedFacts> {
         self.entries
             .get(path)
             .filter(|(h, _)| *h == hash)
-            .map(|(_, f)| f.clone())
+            .map(|(_, f)| f)
     }
 
     /// Writes `entries` (path, content hash, facts) atomically. The facts are serialized where
@@ -136,13 +170,13 @@ impl Index {
         #[derive(Serialize)]
         struct Borrowed<'a> {
             format: String,
-            entries: Vec<(&'a str, u64, &'a FileFacts)>,
+            entries: Vec<(&'a str, u64, Encoded<'a>)>,
         }
         let stored = Borrowed {
             format: format_tag(),
             entries: entries
                 .iter()
-                .map(|(p, h, f)| (p.as_str(), *h, &**f))
+                .map(|(p, h, f)| (p.as_str(), *h, Encoded(f)))
                 .collect(),
         };
         write_atomically(path, |out| {
@@ -151,17 +185,19 @@ impl Index {
         })
     }
 
-    /// Like [`Index::save`], from facts already encoded (`PackedFacts`): the bytes are the
-    /// same, as postcard writes a struct, a sequence and a tuple as their parts one after
-    /// another.
+    /// Like [`Index::save`], from facts already encoded (`PackedFacts::bytes`).
     pub fn save_packed(path: &Path, entries: &[(&str, u64, &[u8])]) -> std::io::Result<()> {
+        #[derive(Serialize)]
+        struct Borrowed<'a> {
+            format: String,
+            entries: Vec<(&'a str, u64, Bytes<'a>)>,
+        }
+        let stored = Borrowed {
+            format: format_tag(),
+            entries: entries.iter().map(|&(p, h, b)| (p, h, Bytes(b))).collect(),
+        };
         write_atomically(path, |out| {
-            postcard::to_io(&(format_tag(), entries.len()), &mut *out)
-                .map_err(std::io::Error::other)?;
-            for (p, h, facts) in entries {
-                postcard::to_io(&(p, h), &mut *out).map_err(std::io::Error::other)?;
-                std::io::Write::write_all(out, facts)?;
-            }
+            postcard::to_io(&stored, out).map_err(std::io::Error::other)?;
             Ok(())
         })
     }
@@ -229,6 +265,24 @@ mod tests {
             Some(&*entries[1].2)
         );
         assert_eq!(packed[0].unpack(), *entries[0].2);
+    }
+
+    #[test]
+    fn an_entry_whose_facts_do_not_decode_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("i.idx");
+        let good = PackedFacts::pack(&crate::syntax::extract("void f() {}"));
+        let junk = [0xffu8; 12];
+        Index::save_packed(
+            &path,
+            &[("bad.cpp", 1, &junk), ("good.cpp", 2, good.bytes())],
+        )
+        .unwrap();
+        let idx = Index::load(&path);
+        assert_eq!(idx.len(), 2);
+        assert!(idx.get_packed("bad.cpp", 1).is_some());
+        assert!(idx.get("bad.cpp", 1).is_none(), "read again, not a panic");
+        assert_eq!(idx.get("good.cpp", 2).as_deref(), Some(&good.unpack()));
     }
 
     #[test]

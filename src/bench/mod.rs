@@ -124,6 +124,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     let t = Instant::now();
     let index = cache::Index::load(&index_file);
     let loaded = load(&index);
+    drop(index);
     let key = cache::report_key(&loaded.files, &loaded.hashes, &settings, env.key());
     let warm_report = cache::load_report(&report_file, key)
         .ok_or("the warm run did not find the report the cold one saved")?;
@@ -133,6 +134,8 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     let t = Instant::now();
     let index = cache::Index::load(&index_file);
     let mut loaded = load(&index);
+    // As `check` lets go of the index once the files are loaded.
+    drop(index);
     let analysed = by_parts(&mut loaded);
     let warm_analysed = t.elapsed();
     let _ = std::fs::remove_file(&index_file);

@@ -514,27 +514,44 @@ impl FileFacts {
 }
 
 /// A file's facts encoded (postcard): 2.5–3× smaller than decoded. `check` holds a large
-/// workspace this way and decodes one independent part of it at a time.
-pub struct PackedFacts(Box<[u8]>);
+/// workspace this way and decodes one independent part of it at a time. The bytes may be a
+/// range of a larger buffer shared with others (the persisted index, read whole).
+#[derive(Clone)]
+pub struct PackedFacts {
+    // A `Vec` behind the `Arc`: a buffer read from disk is shared without being copied.
+    buf: std::sync::Arc<Vec<u8>>,
+    range: std::ops::Range<usize>,
+}
 
 impl PackedFacts {
     pub fn pack(facts: &FileFacts) -> Self {
         // Encoding plain data into memory cannot fail.
-        PackedFacts(
-            postcard::to_allocvec(facts)
-                .expect("facts encode")
-                .into_boxed_slice(),
-        )
+        let mut bytes = postcard::to_allocvec(facts).expect("facts encode");
+        bytes.shrink_to_fit();
+        PackedFacts {
+            range: 0..bytes.len(),
+            buf: std::sync::Arc::new(bytes),
+        }
     }
 
+    /// `buf[range]`, as read from disk: not known to decode.
+    pub fn in_buffer(buf: std::sync::Arc<Vec<u8>>, range: std::ops::Range<usize>) -> Self {
+        PackedFacts { buf, range }
+    }
+
+    /// The facts, or `None` when the bytes are not facts of this build.
+    pub fn try_unpack(&self) -> Option<FileFacts> {
+        postcard::from_bytes(self.bytes()).ok()
+    }
+
+    /// The facts of bytes `pack` made or `try_unpack` read.
     pub fn unpack(&self) -> FileFacts {
-        // Only `pack` made these bytes, in this process.
-        postcard::from_bytes(&self.0).expect("packed facts decode")
+        self.try_unpack().expect("packed facts decode")
     }
 
     /// The encoding, as the persisted index stores a file's facts.
     pub fn bytes(&self) -> &[u8] {
-        &self.0
+        &self.buf[self.range.clone()]
     }
 
     /// Decodes each of `packed` when asked for it by index, once, letting go of its bytes:

@@ -189,6 +189,11 @@ impl<T: Clone> Slot<T> {
     fn release(&self) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
+
+    /// The value if it was computed (`Some(None)`: computed, and none).
+    fn peek(&self) -> Option<Option<T>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 type Fetch<'e> = Box<dyn Fn(&str) -> Option<Arc<str>> + Send + Sync + 'e>;
@@ -331,7 +336,7 @@ impl<'e> Sources<'e> {
                     .into_iter()
                     .filter(|&i| i as usize != j && (i as usize) < self.paths.len())
                     // Scanning a text's directives costs more than looking for the name.
-                    .filter(|&i| self.text(i as usize).is_some_and(|t| t.contains(name)))
+                    .filter(|&i| self.spells(i as usize, name))
                     .flat_map(|i| {
                         self.includes_of(i as usize)
                             .into_iter()
@@ -366,7 +371,7 @@ impl<'e> Sources<'e> {
             };
             let mut found: Vec<(u32, usize)> = (0..self.paths.len())
                 .into_par_iter()
-                .filter(|&i| i != j && self.text(i).is_some_and(|t| t.contains(name)))
+                .filter(|&i| i != j && self.spells(i, name))
                 .flat_map_iter(|i| {
                     self.includes_of(i)
                         .into_iter()
@@ -380,10 +385,26 @@ impl<'e> Sources<'e> {
     }
 
     /// The workspace files file `i` includes, and where.
+    /// Whether file `i`'s text spells `name`. A text not in memory is read for the search and
+    /// let go unless it does: a search for a header's includers read every file of the
+    /// workspace, and kept them all (a warm `check` with one file changed).
+    fn spells(&self, i: usize, name: &str) -> bool {
+        match self.texts[i].peek() {
+            Some(text) => text.is_some_and(|t| t.contains(name)),
+            None => self
+                .fetch
+                .as_ref()
+                .and_then(|f| f(&self.paths[i]))
+                .is_some_and(|t| t.contains(name)),
+        }
+    }
+
     fn includes_of(&self, i: usize) -> Vec<(u32, usize)> {
-        let Some(src) = self.source(i) else {
-            return Vec::new();
-        };
+        self.source(i)
+            .map_or_else(Vec::new, |src| self.includes_in(i, &src))
+    }
+
+    fn includes_in(&self, i: usize, src: &Source) -> Vec<(u32, usize)> {
         src.directives
             .iter()
             .filter(|d| d.kind == pp::DirKind::Include)
@@ -400,9 +421,18 @@ impl<'e> Sources<'e> {
     fn all_includers(&self) -> &[Vec<(u32, usize)>] {
         self.all_includers.get_or_init(|| {
             use rayon::prelude::*;
+            // A text not in memory (its facts came from the index) is read, scanned and let
+            // go: keeping them all was a warm `check`'s peak when one file had changed.
             let direct: Vec<Vec<(u32, usize)>> = (0..self.paths.len())
                 .into_par_iter()
-                .map(|i| self.includes_of(i))
+                .map(|i| match self.texts[i].peek() {
+                    Some(_) => self.includes_of(i),
+                    None => {
+                        let text = self.fetch.as_ref().and_then(|f| f(&self.paths[i]));
+                        let src = text.map(|t| Source::new(self.paths[i].clone(), t));
+                        src.map_or_else(Vec::new, |src| self.includes_in(i, &src))
+                    }
+                })
                 .collect();
             let mut rev = vec![Vec::new(); self.paths.len()];
             for (i, ds) in direct.into_iter().enumerate() {

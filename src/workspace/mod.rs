@@ -199,19 +199,25 @@ pub fn load_selected(
         .iter()
         .map(|p| Arc::from(p.display().to_string()))
         .collect();
-    // All texts first: a file's preprocessing reads the headers it includes.
-    let read: Vec<Result<(Arc<str>, u64), String>> = paths
+    // All texts first: a file's preprocessing reads the headers it includes. A file whose
+    // facts the index has is only hashed: its text is read again if a header of a file
+    // parsed after all (on a warm start, every text held was the peak of memory). Such a
+    // file's includes of non-workspace fragments are then not looked for.
+    type Read = Result<(Option<Arc<str>>, u64), String>;
+    let read: Vec<Read> = paths
         .par_iter()
-        .map(|p| {
+        .zip(&names)
+        .map(|(p, name)| {
             read_source(p).map(|text| {
                 let hash = crate::cache::content_hash(&text);
-                (Arc::from(text), hash)
+                let cached = index.get_packed(name, hash).is_some();
+                ((!cached).then(|| Arc::from(text)), hash)
             })
         })
         .collect();
     let mut texts: Vec<Option<Arc<str>>> = read
         .iter()
-        .map(|r| r.as_ref().ok().map(|(t, _)| t.clone()))
+        .map(|r| r.as_ref().ok().and_then(|(t, _)| t.clone()))
         .collect();
     let mut hashes: Vec<u64> = read
         .iter()
@@ -241,7 +247,7 @@ pub fn load_selected(
         .filter(|&i| {
             read[i]
                 .as_ref()
-                .is_ok_and(|&h| index.get(&names[i], h).is_none())
+                .is_ok_and(|&h| index.get_packed(&names[i], h).is_none())
         })
         .count();
     let groups: Vec<Vec<usize>> = if fresh > 32 {
@@ -276,6 +282,7 @@ pub fn load_selected(
             .collect()
     };
     let reused = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::atomic::AtomicUsize::new(0);
     type Outcome = Result<(SourceFile, String, u64, Option<PackedFacts>), Box<Diagnostic>>;
     let mut results: Vec<(usize, Outcome)> = order
         .par_iter()
@@ -284,22 +291,24 @@ pub fn load_selected(
             let out = read[i]
                 .clone()
                 .and_then(|hash| {
-                    let cached = index.get(name, hash).filter(|f| {
+                    let stored = index.get_packed(name, hash);
+                    let cached = stored.and_then(|p| p.try_unpack()).filter(|f| {
                         sources.env_key(&f.preprocessor.deps) == Some(f.preprocessor.env_key)
                     });
-                    let facts = match cached {
+                    // Packing keeps the index's bytes of a reused file, not a new encoding.
+                    let (facts, repack) = match cached {
                         Some(f) => {
                             reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            f
+                            (Arc::new(f), stored.cloned())
                         }
-                        None => Arc::new(sources.extract(i, Some(budget))?),
+                        None => (Arc::new(sources.extract(i, Some(budget))?), None),
                     };
                     let text = match keep_texts.then(|| sources.text(i)).flatten() {
                         Some(t) => t.to_string(),
                         None => String::new(),
                     };
                     let (facts, packed) = if pack {
-                        let packed = PackedFacts::pack(&facts);
+                        let packed = repack.unwrap_or_else(|| PackedFacts::pack(&facts));
                         (Arc::new(facts.outline()), Some(packed))
                     } else {
                         (facts, None)
@@ -321,6 +330,11 @@ pub fn load_selected(
                 }
             }
             progress();
+            // Packed loading keeps little of what it decodes and parses: given back as it
+            // goes, else the freed blocks of a whole workspace stay resident until the end.
+            if pack && done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 256 == 255 {
+                crate::memory::trim();
+            }
             (i, out)
         })
         .collect();
