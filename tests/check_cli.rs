@@ -902,3 +902,38 @@ fn a_warm_check_reuses_the_report_only_while_nothing_changed() {
     std::fs::write(&report, &bytes[..bytes.len() / 2]).unwrap();
     assert_eq!(run("intel_gpu_dg1"), first);
 }
+
+/// A warm `check` keeps no texts of the files the index answers for, but still finds what
+/// they include that is not C++ (HeCBench's `#include "kernel.sycl"`): a changed file beside
+/// them is analysed with their facts as a cold run would (a first version of the index that
+/// let those texts go lost the fragments, and every such file was parsed again without them).
+#[test]
+fn a_warm_check_after_an_edit_still_reads_fragments() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let w = |p: &str, t: &str| std::fs::write(src.join(p), t).unwrap();
+    w("scale.sycl", "b[0] = b[0] * 0.5;\n");
+    w(
+        "k.cpp",
+        "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, double* b) {\n  q.single_task([=] {\n    #include \"scale.sycl\"\n  });\n}\n",
+    );
+    w("other.cpp", "void other() {}\n");
+    let cache = dir.path().join("cache");
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["check", src.to_str().unwrap(), "--format", "json"])
+            .args(["--targets", "intel_gpu_dg1"])
+            .args(extra)
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = run(&[]);
+    assert!(first.contains("scale.sycl"), "{first}");
+    w("other.cpp", "void other() { int x = 1; }\n");
+    let warm = run(&[]);
+    assert_eq!(warm, run(&["--no-cache"]));
+    assert_eq!(warm, first);
+}

@@ -74,10 +74,7 @@ pub struct Loaded {
 
 /// The files the texts include by a quoted name, relative to the includer, that exist on disk
 /// and are not among `known`, with their texts; and the same for what those include.
-pub fn included_fragments(
-    known: &[Arc<str>],
-    texts: &[Option<Arc<str>>],
-) -> Vec<(Arc<str>, Arc<str>)> {
+pub fn included_fragments(known: &[Arc<str>], quoted: &[Vec<String>]) -> Vec<(Arc<str>, Arc<str>)> {
     /// Enough for any real program; a runaway chain of generated includes stops here.
     const MAX_FRAGMENTS: usize = 10_000;
     let mut seen: std::collections::HashSet<PathBuf> = known
@@ -85,27 +82,17 @@ pub fn included_fragments(
         .map(|p| crate::workspace::compile::absolute(Path::new(&**p)))
         .collect();
     let mut out: Vec<(Arc<str>, Arc<str>)> = Vec::new();
-    let mut queue: Vec<(Arc<str>, Arc<str>)> = known
+    let mut queue: Vec<(Arc<str>, Vec<String>)> = known
         .iter()
-        .zip(texts)
-        .filter_map(|(p, t)| Some((p.clone(), t.clone()?)))
+        .zip(quoted)
+        .filter(|(_, q)| !q.is_empty())
+        .map(|(p, q)| (p.clone(), q.clone()))
         .collect();
-    while let Some((path, text)) = queue.pop() {
-        for d in crate::syntax::pp::directives(&text) {
-            if d.kind != crate::syntax::pp::DirKind::Include {
-                continue;
-            }
-            let arg = text[d.args.start..d.args.end].trim();
-            let Some(spelled) = arg
-                .strip_prefix('"')
-                .and_then(|r| r.split('"').next())
-                .filter(|s| !s.is_empty())
-            else {
-                continue;
-            };
-            let Some(dir) = Path::new(&*path).parent() else {
-                continue;
-            };
+    while let Some((path, spelled)) = queue.pop() {
+        let Some(dir) = Path::new(&*path).parent() else {
+            continue;
+        };
+        for spelled in spelled {
             let candidate = dir.join(spelled);
             let abs = crate::workspace::compile::absolute(&candidate);
             if out.len() >= MAX_FRAGMENTS || seen.contains(&abs) || !abs.is_file() {
@@ -115,12 +102,27 @@ pub fn included_fragments(
             if let Ok(t) = read_source(&candidate) {
                 let name: Arc<str> = Arc::from(candidate.display().to_string());
                 let t: Arc<str> = Arc::from(t);
-                out.push((name.clone(), t.clone()));
-                queue.push((name, t));
+                queue.push((name.clone(), quoted_includes(&t)));
+                out.push((name, t));
             }
         }
     }
     out
+}
+
+/// The names a text includes in quotes (`#include "kernel.sycl"`).
+pub fn quoted_includes(text: &str) -> Vec<String> {
+    crate::syntax::pp::directives(text)
+        .into_iter()
+        .filter(|d| d.kind == crate::syntax::pp::DirKind::Include)
+        .filter_map(|d| {
+            let arg = text[d.args.start..d.args.end].trim();
+            arg.strip_prefix('"')
+                .and_then(|r| r.split('"').next())
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        })
+        .collect()
 }
 
 pub fn notice(path: &Arc<str>, message: String) -> Box<Diagnostic> {
@@ -199,33 +201,39 @@ pub fn load_selected(
         .iter()
         .map(|p| Arc::from(p.display().to_string()))
         .collect();
-    // All texts first: a file's preprocessing reads the headers it includes. A file whose
-    // facts the index has is only hashed: its text is read again if a header of a file
-    // parsed after all (on a warm start, every text held was the peak of memory). Such a
-    // file's includes of non-workspace fragments are then not looked for.
-    type Read = Result<(Option<Arc<str>>, u64), String>;
+    // All texts first: a file's preprocessing reads the headers it includes. Unless texts
+    // are kept, a file whose facts the index has is only hashed and scanned for quoted
+    // includes (fragments): its text is read again if a file parsed after all needs it (on a
+    // warm `check`, every text held was the peak of memory).
+    type Read = Result<(Option<Arc<str>>, u64, Vec<String>), String>;
     let read: Vec<Read> = paths
         .par_iter()
         .zip(&names)
         .map(|(p, name)| {
             read_source(p).map(|text| {
                 let hash = crate::cache::content_hash(&text);
-                let cached = index.get_packed(name, hash).is_some();
-                ((!cached).then(|| Arc::from(text)), hash)
+                let quoted = quoted_includes(&text);
+                let cached = !keep_texts && index.get_packed(name, hash).is_some();
+                ((!cached).then(|| Arc::from(text)), hash, quoted)
             })
         })
         .collect();
     let mut texts: Vec<Option<Arc<str>>> = read
         .iter()
-        .map(|r| r.as_ref().ok().and_then(|(t, _)| t.clone()))
+        .map(|r| r.as_ref().ok().and_then(|(t, ..)| t.clone()))
+        .collect();
+    let quoted: Vec<Vec<String>> = read
+        .iter()
+        .map(|r| r.as_ref().map_or_else(|_| Vec::new(), |(.., q)| q.clone()))
         .collect();
     let mut hashes: Vec<u64> = read
         .iter()
-        .map(|r| r.as_ref().map_or(0, |(_, h)| *h))
+        .map(|r| r.as_ref().map_or(0, |(_, h, _)| *h))
         .collect();
     // From here the texts live in `sources` only, which lets them go group by group.
-    let read: Vec<Result<u64, String>> = read.into_iter().map(|r| r.map(|(_, h)| h)).collect();
-    let fragments = included_fragments(&names, &texts);
+    let read: Vec<Result<u64, String>> = read.into_iter().map(|r| r.map(|(_, h, _)| h)).collect();
+    let fragments = included_fragments(&names, &quoted);
+    drop(quoted);
     let mut all_names = names.clone();
     for (p, t) in &fragments {
         all_names.push(p.clone());
