@@ -163,44 +163,36 @@ impl Index {
             .map(|(_, f)| f)
     }
 
-    /// Writes `entries` (path, content hash, facts) atomically. The facts are serialized where
-    /// they are, straight to the file: a copy of them (or of their encoding) in memory was the
-    /// language server's peak of memory on a large workspace.
+    /// Writes `entries` (path, content hash, facts) atomically. The facts are encoded one file
+    /// at a time, as they are written: a copy of them all (or of their encoding) in memory was
+    /// the language server's peak of memory on a large workspace.
     pub fn save(path: &Path, entries: &[(String, u64, Arc<FileFacts>)]) -> std::io::Result<()> {
-        #[derive(Serialize)]
-        struct Borrowed<'a> {
-            format: String,
-            entries: Vec<(&'a str, u64, Encoded<'a>)>,
-        }
-        let stored = Borrowed {
-            format: format_tag(),
-            entries: entries
-                .iter()
-                .map(|(p, h, f)| (p.as_str(), *h, Encoded(f)))
-                .collect(),
-        };
-        write_atomically(path, |out| {
-            postcard::to_io(&stored, out).map_err(std::io::Error::other)?;
-            Ok(())
-        })
+        let entries = entries.iter().map(|(p, h, f)| (p.as_str(), *h, Encoded(f)));
+        write_index(path, entries.collect())
     }
 
     /// Like [`Index::save`], from facts already encoded (`PackedFacts::bytes`).
     pub fn save_packed(path: &Path, entries: &[(&str, u64, &[u8])]) -> std::io::Result<()> {
-        #[derive(Serialize)]
-        struct Borrowed<'a> {
-            format: String,
-            entries: Vec<(&'a str, u64, Bytes<'a>)>,
-        }
-        let stored = Borrowed {
-            format: format_tag(),
-            entries: entries.iter().map(|&(p, h, b)| (p, h, Bytes(b))).collect(),
-        };
-        write_atomically(path, |out| {
-            postcard::to_io(&stored, out).map_err(std::io::Error::other)?;
-            Ok(())
-        })
+        let entries = entries.iter().map(|&(p, h, b)| (p, h, Bytes(b)));
+        write_index(path, entries.collect())
     }
+}
+
+/// The index file: the format tag, then each file's path, content hash and facts as bytes.
+fn write_index<F: Serialize>(path: &Path, entries: Vec<(&str, u64, F)>) -> std::io::Result<()> {
+    #[derive(Serialize)]
+    struct Borrowed<'a, F> {
+        format: String,
+        entries: Vec<(&'a str, u64, F)>,
+    }
+    let stored = Borrowed {
+        format: format_tag(),
+        entries,
+    };
+    write_atomically(path, |out| {
+        postcard::to_io(&stored, out).map_err(std::io::Error::other)?;
+        Ok(())
+    })
 }
 
 /// Writes `path` through a temporary file renamed over it: a reader never sees half a file.
@@ -228,6 +220,22 @@ fn write_atomically(
 mod tests {
     use super::*;
 
+    /// Index entries of `texts`: `f0.cpp`, `f1.cpp`...
+    fn entries_of(texts: &[impl AsRef<str>]) -> Vec<(String, u64, Arc<FileFacts>)> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let t = t.as_ref();
+                (
+                    format!("f{i}.cpp"),
+                    content_hash(t),
+                    Arc::new(crate::syntax::extract(t)),
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn an_index_saved_from_packed_facts_is_the_same_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -235,17 +243,7 @@ mod tests {
             "#include \"k.h\"\nvoid f(sycl::half h) { double d = h; }",
             "struct K { void operator()() const { long x = 1; } };",
         ];
-        let entries: Vec<(String, u64, Arc<FileFacts>)> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                (
-                    format!("f{i}.cpp"),
-                    content_hash(t),
-                    Arc::new(crate::syntax::extract(t)),
-                )
-            })
-            .collect();
+        let entries = entries_of(&texts);
         let packed: Vec<crate::syntax::PackedFacts> = entries
             .iter()
             .map(|(_, _, f)| crate::syntax::PackedFacts::pack(f))
@@ -320,17 +318,7 @@ mod tests {
             include_str!("../examples/vector-math/src/main.cpp").to_string(),
             extra.to_string(),
         ];
-        let entries: Vec<(String, u64, Arc<FileFacts>)> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                (
-                    format!("{i}.cpp"),
-                    content_hash(t),
-                    Arc::new(crate::syntax::extract(t)),
-                )
-            })
-            .collect();
+        let entries = entries_of(&texts);
         assert!(entries[1].2.functions.iter().any(|f| f
             .body
             .as_ref()
