@@ -92,7 +92,10 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     let env = workspace::compile_env(None, table, &workspace::SyclFlags::default());
     let (cpu0, _) = rusage();
     let t = Instant::now();
-    let by_parts = |loaded: &mut workspace::Loaded| {
+    let analyse = |loaded: &mut workspace::Loaded| {
+        if !loaded.outlined {
+            return analysis::analyze(&loaded.files, &settings);
+        }
         analysis::analyze_parts(
             &loaded.files,
             crate::syntax::PackedFacts::unpack_once(std::mem::take(&mut loaded.packed)),
@@ -109,7 +112,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
         std::env::temp_dir().join(format!("sycl-analyzer-bench-{}.idx", std::process::id()));
     loaded.save_index(&index_file).map_err(|e| e.to_string())?;
     let t = Instant::now();
-    let report = by_parts(&mut loaded);
+    let report = analyse(&mut loaded);
     let cold = loading + t.elapsed();
     let (cpu1, _) = rusage();
     let findings = report.diagnostics.len();
@@ -136,7 +139,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     let mut loaded = load(&index);
     // As `check` lets go of the index once the files are loaded.
     drop(index);
-    let analysed = by_parts(&mut loaded);
+    let analysed = analyse(&mut loaded);
     let warm_analysed = t.elapsed();
     let _ = std::fs::remove_file(&index_file);
     let _ = std::fs::remove_file(&report_file);

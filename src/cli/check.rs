@@ -239,11 +239,15 @@ pub fn run(
         .and_then(|(path, key)| crate::cache::load_report(path, *key));
     let mut report = kept.unwrap_or_else(|| {
         // A part of the workspace at a time, its facts decoded only while it is analysed.
-        let report = analysis::analyze_parts(
-            &loaded.files,
-            crate::syntax::PackedFacts::unpack_once(std::mem::take(&mut loaded.packed)),
-            &settings,
-        );
+        let report = if loaded.outlined {
+            analysis::analyze_parts(
+                &loaded.files,
+                crate::syntax::PackedFacts::unpack_once(std::mem::take(&mut loaded.packed)),
+                &settings,
+            )
+        } else {
+            analysis::analyze(&loaded.files, &settings)
+        };
         if let Some((path, key)) = &key {
             let _ = crate::cache::save_report(path, *key, &report);
         }

@@ -263,6 +263,10 @@ pub fn load_selected(
     } else {
         Vec::new()
     };
+    // Packing pays for itself when the workspace is many programs; when one group of files
+    // that include each other is most of it, the analysis is one part (`analysis::parts`
+    // joins at least those) and packed facts would only be decoded again.
+    let pack = pack && !groups.iter().any(|g| g.len() * 2 > names.len());
     if tracing::enabled!(tracing::Level::DEBUG) && !groups.is_empty() {
         let mut sizes: Vec<usize> = groups.iter().map(Vec::len).collect();
         sizes.sort_unstable_by(|a, b| b.cmp(a));
