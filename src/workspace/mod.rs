@@ -294,7 +294,6 @@ pub fn load_selected(
             .collect()
     };
     let reused = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::atomic::AtomicUsize::new(0);
     type Outcome = Result<(SourceFile, String, u64, Option<PackedFacts>), Box<Diagnostic>>;
     let mut results: Vec<(usize, Outcome)> = order
         .par_iter()
@@ -342,11 +341,6 @@ pub fn load_selected(
                 }
             }
             progress();
-            // Packed loading keeps little of what it decodes and parses: given back as it
-            // goes, else the freed blocks of a whole workspace stay resident until the end.
-            if pack && done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 256 == 255 {
-                crate::memory::trim();
-            }
             (i, out)
         })
         .collect();
