@@ -109,7 +109,7 @@ fn main() {
             // are runs of two side tables per body.
             expr_heap += b.exprs.capacity() * size_of::<Expr>()
                 + b.lists.capacity() * 4
-                + b.targs.capacity() * size_of::<ustr::Ustr>();
+                + b.targs.capacity() * size_of::<sycl_analyzer::syntax::Name>();
         }
     }
     println!(
@@ -120,10 +120,10 @@ fn main() {
         mib(local_bytes),
         mib(stmt_bytes)
     );
+    let (names, name_bytes) = sycl_analyzer::syntax::Name::interned();
     println!(
-        "interned names: {} strings, {:.1} MiB allocated",
-        ustr::num_entries(),
-        mib(ustr::total_allocated())
+        "interned names: {names} strings, {:.1} MiB of text",
+        mib(name_bytes)
     );
     // What the preprocessor's record of each file holds: macro uses (a range and a name each),
     // skipped regions, the files read.

@@ -14,10 +14,10 @@ mod relink;
 pub use relink::relink;
 
 // Fx: the maps are keyed by names and small ids, hashed in hot loops; no untrusted keys.
+use crate::syntax::Name;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 use thin_vec::ThinVec;
-use ustr::Ustr;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -357,7 +357,7 @@ fn unlinked_declarations(
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum GroupSig<'a> {
     Own(u32, usize),
-    Signature(&'a [String], &'a str, &'a [Ustr], bool),
+    Signature(&'a [String], &'a str, &'a [Name], bool),
 }
 
 /// A [`GroupSig`] with its hash computed once per function and kept while the file's facts are
@@ -906,7 +906,7 @@ impl<'a> Collector<'a> {
             CallTarget::Named { name, qualifier } => {
                 let all: Vec<NodeId> = self.candidates(file, name, call.args as usize).collect();
                 if !qualifier.is_empty() {
-                    let q: Vec<&str> = qualifier.iter().map(Ustr::as_str).collect();
+                    let q: Vec<&str> = qualifier.iter().map(Name::as_str).collect();
                     return all
                         .into_iter()
                         .filter(|&n| scope_ends_with(&self.function(n).scope, &q))

@@ -6,8 +6,8 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use crate::syntax::Name;
 use rustc_hash::FxHashMap as HashMap;
-use ustr::Ustr;
 
 use super::features::features;
 use super::ty::*;
@@ -617,7 +617,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     /// A template argument list of this body.
-    fn targ_list(&self, l: List) -> &'a [Ustr] {
+    fn targ_list(&self, l: List) -> &'a [Name] {
         self.body.map_or(&[], |b| b.targs(l))
     }
 
@@ -857,7 +857,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     /// `T<A>(x)` / `T(x)` where `T` names a class and no function: a construction.
-    fn construction(&self, name: &str, targs: Option<&[Ustr]>) -> Option<Ty> {
+    fn construction(&self, name: &str, targs: Option<&[Name]>) -> Option<Ty> {
         let l = last(name);
         let ix = self.ix;
         if ix.visible(ix.functions, self.file, l).next().is_some() {
@@ -2026,6 +2026,6 @@ fn literal_value(text: &str) -> Option<i64> {
 }
 
 /// Template argument texts as written between `<` and `>`.
-fn joined(args: &[Ustr]) -> String {
-    args.iter().map(Ustr::as_str).collect::<Vec<_>>().join(",")
+fn joined(args: &[Name]) -> String {
+    args.iter().map(Name::as_str).collect::<Vec<_>>().join(",")
 }

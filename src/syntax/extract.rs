@@ -6,8 +6,8 @@ use std::sync::LazyLock;
 
 use std::num::NonZeroU16 as FieldId;
 
+use crate::syntax::Name;
 use tree_sitter::Node;
-use ustr::Ustr;
 
 use super::NodeExt;
 
@@ -627,8 +627,8 @@ impl<'a> Extractor<'a> {
         self.facts.functions.push(Function {
             name: name.into(),
             scope: scope.into(),
-            class: class.as_deref().map(Ustr::from),
-            params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
+            class: class.as_deref().map(Name::from),
+            params: params.iter().map(|p| Name::from(p.as_str())).collect(),
             defaulted_params: defaulted as u32,
             variadic,
             is_const,
@@ -761,7 +761,7 @@ impl<'a> Extractor<'a> {
             name: "<lambda>".into(),
             scope: self.scope.iter().cloned().collect(),
             class: None,
-            params: params.iter().map(|p| Ustr::from(p.as_str())).collect(),
+            params: params.iter().map(|p| Name::from(p.as_str())).collect(),
             defaulted_params: defaulted as u32,
             variadic,
             is_const: true,
@@ -852,7 +852,7 @@ impl<'a> Extractor<'a> {
                     self.facts.functions[cur].types.push(TypeMention {
                         text: text.into(),
                         first_arg: None,
-                        template_of: template_of.as_deref().map(Ustr::from),
+                        template_of: template_of.as_deref().map(Name::from),
                         span,
                     });
                 }
@@ -921,8 +921,8 @@ impl<'a> Extractor<'a> {
         let template_of = self.template_of.clone();
         self.facts.functions[cur].types.push(TypeMention {
             text: text.as_str().into(),
-            first_arg: first_arg.as_deref().map(Ustr::from),
-            template_of: template_of.as_deref().map(Ustr::from),
+            first_arg: first_arg.as_deref().map(Name::from),
+            template_of: template_of.as_deref().map(Name::from),
             span,
         });
         if let Some(a) = args {

@@ -1,9 +1,9 @@
 //! Plain per-file facts extracted from C++ source. No syntax tree survives extraction, so
 //! closed files cost only these records (and they can be cached).
 
+use crate::syntax::Name;
 use serde::{Deserialize, Serialize};
 use thin_vec::ThinVec;
-use ustr::Ustr;
 
 use super::ir::{Body, Field, Global, TParam};
 use crate::text::{LineCol, Lines, TextRange};
@@ -78,34 +78,34 @@ pub struct DeviceHas {
 pub struct TypeMention {
     /// As written, whitespace-normalised, without cv-qualifiers: `double`, `sycl::half`,
     /// `long double`, `my_real`, `ns::Struct1`.
-    pub text: Ustr,
+    pub text: Name,
     /// For `atomic_ref<T, ...>`-like templates: the first template argument, normalised.
-    pub first_arg: Option<Ustr>,
+    pub first_arg: Option<Name>,
     /// When the type is a template argument: the template's name (`is_same_v`, `f`), so that
     /// compile-time-only uses (type traits) can be told apart.
-    pub template_of: Option<Ustr>,
+    pub template_of: Option<Name>,
     pub span: Span,
 }
 
 /// An unsuffixed floating literal (`2.0`, `1e-3`) in an expression that computes in double.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DoubleLiteral {
-    pub text: Ustr,
+    pub text: Name,
     pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CallTarget {
     /// `f(...)`, `ns::f(...)`, `S::f(...)`: the name and the qualifier components written.
-    Named { name: Ustr, qualifier: Box<[Ustr]> },
+    Named { name: Name, qualifier: Box<[Name]> },
     /// `obj.f(...)`, `p->f(...)`, `this->f(...)`; `receiver_type` when the object's declared type
     /// is known locally.
     Member {
-        name: Ustr,
-        receiver_type: Option<Ustr>,
+        name: Name,
+        receiver_type: Option<Name>,
     },
     /// Construction of a class: `S s;`, `S{}`, `S(...)`, `new S`.
-    Construct { type_name: Ustr },
+    Construct { type_name: Name },
     /// A lambda of this file, by index into `FileFacts::functions`.
     Lambda(usize),
 }
@@ -125,14 +125,14 @@ pub struct Call {
 pub enum KernelRef {
     Lambda(usize),
     /// A functor given by its type name (`MyKernel{...}` or a local variable of that type).
-    Functor(Ustr),
+    Functor(Name),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelLaunch {
     pub kernel: KernelRef,
     /// `parallel_for`, `single_task`, ...
-    pub via: Ustr,
+    pub via: Name,
     pub span: Span,
 }
 
@@ -141,14 +141,14 @@ pub struct KernelLaunch {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Function {
     /// Unqualified name: `func1`, `operator()`, `S` for a constructor, `<lambda>`.
-    pub name: Ustr,
+    pub name: Name,
     /// Enclosing namespaces and classes, outermost first, plus any qualifier written in the
     /// declarator (`S::f` defined out of class).
     pub scope: ThinVec<String>,
     /// The class this function is a member of, if any (last class of `scope`).
-    pub class: Option<Ustr>,
+    pub class: Option<Name>,
     /// Parameter types as written (`int`, `const float&`).
-    pub params: ThinVec<Ustr>,
+    pub params: ThinVec<Name>,
     /// Parameters with a default value (so calls may pass fewer arguments).
     pub defaulted_params: u32,
     pub variadic: bool,
@@ -175,7 +175,7 @@ pub struct Function {
     pub arch_checks: ThinVec<Span>,
     /// Return type as written with declarator modifiers; `None` for `void`, constructors and
     /// lambdas without a trailing return type.
-    pub ret: Option<Ustr>,
+    pub ret: Option<Name>,
     /// Template parameters in scope (enclosing class templates first, then its own).
     pub tparams: ThinVec<TParam>,
     /// Template arguments of an explicit specialisation (`template <> void f<half>(...)`).
@@ -216,7 +216,7 @@ impl Function {
             self.qualified_name(),
             self.params
                 .iter()
-                .map(Ustr::as_str)
+                .map(Name::as_str)
                 .collect::<Vec<_>>()
                 .join(", "),
             if self.is_const { " const" } else { "" }

@@ -4,9 +4,9 @@
 //! to the semantic layer, which types a body once per instantiation. Types are kept as
 //! normalised text (`double*`, `sycl::accessor<T,1>`) and parsed there.
 
+use crate::syntax::Name;
 use serde::{Deserialize, Serialize};
 use thin_vec::ThinVec;
-use ustr::Ustr;
 
 use super::facts::Span;
 
@@ -32,24 +32,38 @@ pub struct Body {
     /// per call.
     pub lists: ThinVec<ExprId>,
     /// The expressions' template arguments, as text ([`List`] runs).
-    pub targs: ThinVec<Ustr>,
+    pub targs: ThinVec<Name>,
 }
 
 /// A run of one of a body's side tables: the arguments of a call, the template arguments of
-/// a name. Eight bytes where a boxed slice took sixteen and an allocation.
+/// a name. Six bytes aligned to two, so that an expression with a name, an operand and a list
+/// is 16 bytes. A run longer than `u16::MAX` (a huge initializer) keeps its first `u16::MAX`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct List {
-    pub start: u32,
-    pub len: u32,
+    start: [u16; 2],
+    len: u16,
 }
 
 impl List {
+    fn new(start: usize, len: usize) -> List {
+        let start = start as u32;
+        List {
+            start: [start as u16, (start >> 16) as u16],
+            len: len.min(u16::MAX as usize) as u16,
+        }
+    }
+
     pub fn is_empty(self) -> bool {
         self.len == 0
     }
 
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
     fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.start as usize + self.len as usize
+        let start = self.start[0] as usize | (self.start[1] as usize) << 16;
+        start..start + self.len as usize
     }
 }
 
@@ -60,26 +74,20 @@ impl Body {
     }
 
     /// The texts of a template argument list.
-    pub fn targs(&self, l: List) -> &[Ustr] {
+    pub fn targs(&self, l: List) -> &[Name] {
         self.targs.get(l.range()).unwrap_or_default()
     }
 
     pub fn push_list(&mut self, ids: impl IntoIterator<Item = ExprId>) -> List {
         let start = self.lists.len();
         self.lists.extend(ids);
-        List {
-            start: start as u32,
-            len: (self.lists.len() - start) as u32,
-        }
+        List::new(start, self.lists.len() - start)
     }
 
-    pub fn push_targs(&mut self, texts: impl IntoIterator<Item = Ustr>) -> List {
+    pub fn push_targs(&mut self, texts: impl IntoIterator<Item = Name>) -> List {
         let start = self.targs.len();
         self.targs.extend(texts);
-        List {
-            start: start as u32,
-            len: (self.targs.len() - start) as u32,
-        }
+        List::new(start, self.targs.len() - start)
     }
 
     /// Sub-expressions evaluated with `e`.
@@ -119,10 +127,10 @@ pub enum Stmt {
     },
 }
 
-/// Names and types interned: 32 bytes and no allocation a local.
+/// Names and types interned: 28 bytes and no allocation a local.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalVar {
-    pub name: Ustr,
+    pub name: Name,
     pub ty: LocalTy,
     pub span: Span,
     pub param: bool,
@@ -132,16 +140,16 @@ pub struct LocalVar {
 pub enum LocalTy {
     /// As written, with declarator modifiers (`const float&`, `double*`, `int[4]`); may be
     /// `auto`, `auto&`, `auto*`.
-    Declared(Ustr),
+    Declared(Name),
     /// `auto x = e` (any cv/ref form): the type of `e`, with the modifiers in the text.
-    Auto(Ustr, ExprId),
+    Auto(Name, ExprId),
     /// `decltype(e) x`.
     Decltype(ExprId),
     /// A class named without template arguments and initialized (`sycl::buffer b{p, r}`):
     /// its arguments may be deduced from the initializer's (CTAD).
-    Deduced(Ustr, ExprId),
+    Deduced(Name, ExprId),
     /// `for (auto x : e)`: the element type of `e`.
-    RangeElem(Ustr, ExprId),
+    RangeElem(Name, ExprId),
     /// `auto [a, b] = e`: the n-th element of `e`.
     Binding(ExprId, u32),
     /// A capture: the local of the enclosing function's body.
@@ -156,19 +164,26 @@ pub enum FloatLit {
     LongDouble,
 }
 
-/// An `i64` aligned to four bytes: an aligned one made every expression 8 bytes larger.
+/// An `i64` aligned to two bytes: an aligned one made every expression 8 bytes larger.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IntValue([u32; 2]);
+pub struct IntValue([u16; 4]);
 
 impl IntValue {
     pub fn get(self) -> i64 {
-        (((self.0[1] as u64) << 32) | self.0[0] as u64) as i64
+        let [a, b, c, d] = self.0.map(u64::from);
+        (a | b << 16 | c << 32 | d << 48) as i64
     }
 }
 
 impl From<i64> for IntValue {
     fn from(v: i64) -> Self {
-        IntValue([v as u64 as u32, ((v as u64) >> 32) as u32])
+        let v = v as u64;
+        IntValue([
+            v as u16,
+            (v >> 16) as u16,
+            (v >> 32) as u16,
+            (v >> 48) as u16,
+        ])
     }
 }
 
@@ -264,19 +279,19 @@ impl BinOp {
     }
 }
 
-/// Names are interned ([`Ustr`]) and operand lists are runs of the body's side tables: 24
+/// Names are interned ([`Name`]) and operand lists are runs of the body's side tables: 16
 /// bytes an expression, the largest part of the facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Expr {
     Lit(Lit),
     Local(LocalId),
     /// A name no local declares: a global, an enumerator, a function, a member of `this`.
-    Name(Ustr),
+    Name(Name),
     This,
     Member {
         base: ExprId,
         arrow: bool,
-        name: Ustr,
+        name: Name,
     },
     Index {
         base: ExprId,
@@ -309,24 +324,24 @@ pub enum Expr {
     },
     /// `f<A, B>` as written (names and template arguments as text).
     TemplateName {
-        name: Ustr,
+        name: Name,
         targs: List,
     },
     /// `obj.template f<A>` / `obj.f<A>`.
     MemberTemplate {
         base: ExprId,
         arrow: bool,
-        name: Ustr,
+        name: Name,
         targs: List,
     },
     /// Every explicit conversion: `static_cast<T>(e)`, `(T)e`, `T(e)`, `T{e}`, `T{}`; the
     /// construction of a class by name.
     Cast {
-        ty: Ustr,
+        ty: Name,
         args: List,
     },
     New {
-        ty: Ustr,
+        ty: Name,
         args: List,
     },
     /// A lambda: its function's index in `FileFacts::functions`.
@@ -334,7 +349,7 @@ pub enum Expr {
     /// `{a, b}` without a type.
     InitList(List),
     /// `sizeof(T)` / `sizeof e`: no code, but a constant in `if constexpr`.
-    SizeOf(Option<Ustr>),
+    SizeOf(Option<Name>),
     /// `sizeof(x)` of an expression: unevaluated, but its type gives a constant.
     SizeOfExpr(ExprId),
     /// Evaluated children whose own type is unknown.
@@ -374,9 +389,21 @@ mod tests {
     /// that grows them should be a decision, not an accident.
     #[test]
     fn expressions_and_locals_stay_small() {
-        assert_eq!(std::mem::size_of::<Expr>(), 24);
-        assert_eq!(std::mem::size_of::<LocalVar>(), 40);
+        assert_eq!(std::mem::size_of::<Expr>(), 16);
+        assert_eq!(std::mem::size_of::<LocalVar>(), 28);
         assert_eq!(std::mem::size_of::<Body>(), 72);
+    }
+
+    #[test]
+    fn a_list_longer_than_its_length_field_keeps_its_first_entries() {
+        let mut body = Body::default();
+        let first = body.push_list([7, 8]);
+        let long = body.push_list(0..70_000);
+        assert_eq!(body.list(first), &[7, 8]);
+        assert_eq!(long.len(), u16::MAX as usize);
+        assert_eq!(body.list(long)[..3], [0, 1, 2]);
+        let after = body.push_list([9]);
+        assert_eq!(body.list(after), &[9]);
     }
 
     #[test]

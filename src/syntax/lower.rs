@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
+use crate::syntax::Name;
 use tree_sitter::Node;
-use ustr::Ustr;
 
 use super::NodeExt;
 
@@ -387,7 +387,7 @@ impl<'a> Lowerer<'a, '_> {
         let ret = self.return_type(n, fd);
         let spec = field(fd, "declarator").and_then(|d| self.template_args_of_name(d));
         let f = &mut self.facts.functions[fi];
-        f.ret = ret.as_deref().map(Ustr::from);
+        f.ret = ret.as_deref().map(Name::from);
         f.tparams = self.tparams.iter().cloned().collect();
         f.spec_args = spec.map(Box::new);
     }
@@ -579,7 +579,7 @@ impl<'a> Lowerer<'a, '_> {
     fn targ_list(&mut self, texts: Vec<String>) -> List {
         self.cx()
             .body
-            .push_targs(texts.iter().map(|t| Ustr::from(t.as_str())))
+            .push_targs(texts.iter().map(|t| Name::from(t.as_str())))
     }
 
     fn push_expr(&mut self, e: Expr, n: Node) -> ExprId {
@@ -920,7 +920,7 @@ impl<'a> Lowerer<'a, '_> {
                     Some(t) => Expr::MemberTemplate {
                         base,
                         arrow,
-                        name: field(t, "name").map_or_else(Ustr::default, |x| self.text(x).into()),
+                        name: field(t, "name").map_or_else(Name::default, |x| self.text(x).into()),
                         targs: match field(t, "arguments") {
                             Some(a) => {
                                 let texts = self.targ_texts(a);
@@ -932,7 +932,7 @@ impl<'a> Lowerer<'a, '_> {
                     None => Expr::Member {
                         base,
                         arrow,
-                        name: fld.map_or_else(Ustr::default, |f| normalize(self.text(f)).into()),
+                        name: fld.map_or_else(Name::default, |f| normalize(self.text(f)).into()),
                     },
                 }
             }
@@ -1138,7 +1138,7 @@ impl<'a> Lowerer<'a, '_> {
                             let e = self.expr(r);
                             self.add_local(
                                 name,
-                                LocalTy::Auto(Ustr::default(), e),
+                                LocalTy::Auto(Name::default(), e),
                                 self.span(c),
                                 false,
                             );

@@ -6,6 +6,7 @@ mod extract;
 pub mod facts;
 pub mod ir;
 mod lower;
+mod name;
 pub mod pp;
 pub mod prepare;
 mod splice;
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 
 pub use facts::*;
 pub use ir::*;
+pub use name::Name;
 
 /// File extensions read as C++.
 pub const CPP_EXTENSIONS: [&str; 11] = [

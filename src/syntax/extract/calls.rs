@@ -1,8 +1,8 @@
 //! Calls in the extractor's walk: device calls with their targets and guards, kernel
 //! launches and what they launch, host code's calls.
 
+use crate::syntax::Name;
 use tree_sitter::Node;
-use ustr::Ustr;
 
 use super::super::facts::*;
 use super::super::NodeExt;
@@ -102,7 +102,7 @@ impl Extractor<'_> {
         let target = match receiver {
             Some(r) if r.k() == "this" => CallTarget::Member {
                 name: name.as_str().into(),
-                receiver_type: self.facts.functions[c].class.as_deref().map(Ustr::from),
+                receiver_type: self.facts.functions[c].class.as_deref().map(Name::from),
             },
             Some(r) => {
                 let receiver_type = (r.k() == "identifier")
@@ -113,7 +113,7 @@ impl Extractor<'_> {
                     .flatten();
                 CallTarget::Member {
                     name: name.as_str().into(),
-                    receiver_type: receiver_type.as_deref().map(Ustr::from),
+                    receiver_type: receiver_type.as_deref().map(Name::from),
                 }
             }
             None => match self.local(&name).cloned() {
@@ -126,7 +126,7 @@ impl Extractor<'_> {
                     let (qualifier, _) = split_name(self.src, func);
                     CallTarget::Named {
                         name: name.as_str().into(),
-                        qualifier: qualifier.iter().map(|q| Ustr::from(q.as_str())).collect(),
+                        qualifier: qualifier.iter().map(|q| Name::from(q.as_str())).collect(),
                     }
                 }
             },
