@@ -476,6 +476,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                     ControlFlow::Continue(())
                 })
                 .event::<Analyzed>(run::on_analyzed)
+                .event::<run::Published>(run::on_published)
                 .request::<request::Completion, _>(|st, params| {
                     let result = completion(st, params);
                     async move { Ok(result) }
