@@ -145,3 +145,57 @@ fn fixtures_and_a_synthetic_workspace_by_parts() {
         });
     }
 }
+
+/// Two programs, each with device code only one target's compile sees (one function for one,
+/// two for the other): the whole counts its largest compile's functions, and so must the
+/// parts, which are analysed apart.
+#[test]
+fn functions_by_parts_are_counted_per_compile() {
+    let table = DeviceTable::builtin();
+    let targets = devices::parse_target_list("intel_gpu_dg1,nvidia_gpu_sm_80", table).targets;
+    let dir = tempfile::tempdir().unwrap();
+    let program = |name: &str, guard: &str, extra: usize| {
+        let extras: String = (0..extra)
+            .map(|i| format!("void only_{name}_{i}(float *p) {{ p[{i}] = 1.0f; }}\n"))
+            .collect();
+        let calls: String = (0..extra)
+            .map(|i| format!("only_{name}_{i}(p); "))
+            .collect();
+        format!(
+            "#include <sycl/sycl.hpp>\n#if defined({guard})\n{extras}\
+             #define EXTRA(p) {calls}\n#else\n#define EXTRA(p)\n#endif\n\
+             void run_{name}(sycl::queue &q, float *p) {{ q.single_task([=] {{ EXTRA(p) p[0] = 0; }}); }}\n"
+        )
+    };
+    for (name, guard, extra) in [
+        ("a", "__SYCL_TARGET_INTEL_GPU_DG1__", 1),
+        ("b", "__SYCL_TARGET_NVIDIA_GPU_SM_80__", 2),
+    ] {
+        let d = dir.path().join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("main.cpp"), program(name, guard, extra)).unwrap();
+    }
+    let paths = sycl_analyzer::workspace::discover(&[dir.path().to_path_buf()]).unwrap();
+    let env = sycl_analyzer::workspace::compile_env(Some(&targets), table, &Default::default());
+    let loaded = sycl_analyzer::workspace::load(&paths, &env, || {});
+    assert_eq!(parts(&loaded.files).len(), 2);
+    let settings = Settings {
+        table,
+        targets: Some(&targets),
+    };
+    let whole = analyze(&loaded.files, &settings);
+    assert_eq!(whole.stats.device_compiles, 2, "{:?}", whole.stats);
+    let parted = by_parts(&loaded.files, &settings);
+    assert_same(&whole, &parted);
+    // The compile that sees two extra functions, not one extra of each.
+    let alone = |name: &str| {
+        let files: Vec<SourceFile> = loaded
+            .files
+            .iter()
+            .filter(|f| f.path.contains(&format!("/{name}/")))
+            .cloned()
+            .collect();
+        analyze(&files, &settings).stats.functions
+    };
+    assert_eq!(whole.stats.functions, alone("a") + alone("b") - 1);
+}

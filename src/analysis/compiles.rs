@@ -219,9 +219,15 @@ fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
     let mut out = Report::default();
     out.stats.files = files;
     out.stats.device_compiles = compiles;
-    for (_, report) in &reports {
+    for (targets, report) in &reports {
         out.stats.functions = out.stats.functions.max(report.stats.functions);
         out.stats.kernels = out.stats.kernels.max(report.stats.kernels);
+        out.per_target
+            .extend(targets.iter().map(|t| super::TargetCounts {
+                target: t.clone(),
+                functions: report.stats.functions,
+                kernels: report.stats.kernels,
+            }));
     }
     let found = same_findings(
         reports

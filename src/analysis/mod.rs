@@ -58,6 +58,16 @@ pub struct Report {
     pub stats: Stats,
     /// Kernels and functions that declare aspects: what they declare and use, for editors.
     pub summaries: Vec<FunctionSummary>,
+    /// With several device compiles: each target's compile's functions and kernels (the stats
+    /// hold the largest), so that reports of independent parts add up exactly.
+    pub per_target: Vec<TargetCounts>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetCounts {
+    pub target: String,
+    pub functions: usize,
+    pub kernels: usize,
 }
 
 /// Declared versus used aspects of a kernel or decorated function.
@@ -445,6 +455,7 @@ impl OneCompile {
                 varying_files: 0,
             },
             summaries,
+            per_target: Vec::new(),
         }
     }
 }

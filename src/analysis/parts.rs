@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::visibility::{PathIndex, Visibility};
-use super::{compiles, graph, types, Analysis, Report, Settings, SourceFile};
+use super::{compiles, graph, types, Analysis, Report, Settings, SourceFile, TargetCounts};
 use crate::semantic::known_aspects;
 use crate::syntax::{FileFacts, KernelRef};
 
@@ -179,10 +179,7 @@ pub fn analyze_parts(
         .collect();
     let compiles = compiles::split(files).len();
     let mut out = Report::default();
-    for r in &reports {
-        out.stats.functions += r.stats.functions;
-        out.stats.kernels += r.stats.kernels;
-    }
+    count_functions(&mut out, &reports);
     let (diagnostics, summaries): (Vec<_>, Vec<_>) = reports
         .into_iter()
         .map(|r| (r.diagnostics, r.summaries))
@@ -221,6 +218,45 @@ pub fn analyze_parts(
         .filter(|f| !f.facts.preprocessor.variants.is_empty())
         .count();
     out
+}
+
+/// The whole's functions and kernels are its largest compile's: with several compiles, each
+/// target's compile is summed over the batches (a batch with one compile answers for every
+/// target), and the largest taken.
+fn count_functions(out: &mut Report, reports: &[Report]) {
+    let mut per_target: Vec<TargetCounts> = Vec::new();
+    for r in reports {
+        for t in &r.per_target {
+            if !per_target.iter().any(|p| p.target == t.target) {
+                per_target.push(TargetCounts {
+                    target: t.target.clone(),
+                    functions: 0,
+                    kernels: 0,
+                });
+            }
+        }
+    }
+    if per_target.is_empty() {
+        out.stats.functions = reports.iter().map(|r| r.stats.functions).sum();
+        out.stats.kernels = reports.iter().map(|r| r.stats.kernels).sum();
+        return;
+    }
+    for p in &mut per_target {
+        for r in reports {
+            let (f, k) = r
+                .per_target
+                .iter()
+                .find(|t| t.target == p.target)
+                .map_or((r.stats.functions, r.stats.kernels), |t| {
+                    (t.functions, t.kernels)
+                });
+            p.functions += f;
+            p.kernels += k;
+        }
+    }
+    out.stats.functions = per_target.iter().map(|p| p.functions).max().unwrap_or(0);
+    out.stats.kernels = per_target.iter().map(|p| p.kernels).max().unwrap_or(0);
+    out.per_target = per_target;
 }
 
 /// `facts` without the includes that name several equally near files of the workspace (and so

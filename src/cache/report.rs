@@ -177,6 +177,8 @@ pub fn load_report(path: &Path, key: u64) -> Option<Report> {
                 used: AspectSet::from_bits(s.used),
             })
             .collect(),
+        // Only reports of parts being merged need it; a stored one is a whole's.
+        per_target: Vec::new(),
     })
 }
 
