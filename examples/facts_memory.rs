@@ -145,7 +145,7 @@ fn main() {
         mib(pp_bytes)
     );
     let base = LIVE.load(Relaxed);
-    let analysis = sycl_analyzer::analysis::Analysis::new(loaded.files.clone());
+    let analysis = sycl_analyzer::analysis::Engine::new(loaded.files.clone());
     println!(
         "analysis: live heap {:.1} MiB",
         mib(LIVE.load(Relaxed) - base)

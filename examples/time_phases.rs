@@ -78,7 +78,7 @@ fn main() {
             paths.push(p.clone());
             texts.push(Some(t.clone()));
         }
-        let mut analysis = sycl_analyzer::analysis::Analysis::new(files.clone());
+        let mut analysis = sycl_analyzer::analysis::Engine::new(files.clone());
         // As the language server does: ten open documents get summaries (for hovers).
         let open: std::collections::HashSet<String> = files
             .iter()

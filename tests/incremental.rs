@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sycl_analyzer::analysis::{analyze, Analysis, Settings, SourceFile, Update};
+use sycl_analyzer::analysis::{analyze, Engine, Settings, SourceFile, Update};
 use sycl_analyzer::bench::synth::{self, Rng};
 use sycl_analyzer::devices::{parse_target_list, DeviceTable};
 use sycl_analyzer::syntax;
@@ -75,7 +75,7 @@ fn incremental_updates_equal_full_analysis() {
             facts: Arc::new(syntax::extract(t)),
         })
         .collect();
-    let mut analysis = Analysis::new(files.clone());
+    let mut analysis = Engine::new(files.clone());
     let mut rng = Rng::new(11);
     let (mut bodies, mut derived, mut relinked, mut full) = (0, 0, 0, 0);
     let mut counts = std::collections::BTreeSet::new();
@@ -161,7 +161,7 @@ fn body_edits_retype_instances_and_auto_callers_elsewhere() {
         table,
         targets: None,
     };
-    let mut analysis = Analysis::new(files.clone());
+    let mut analysis = Engine::new(files.clone());
     assert!(analysis.report(&settings).diagnostics.is_empty());
     let fp64 = |r: &sycl_analyzer::analysis::Report| {
         r.diagnostics
@@ -272,7 +272,7 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
         "__SPIR__",
     ];
     let mut rng = Rng::new(5);
-    let mut analysis = Analysis::new(extract_for(&texts, &list));
+    let mut analysis = Engine::new(extract_for(&texts, &list));
     let mut varied = 0;
     for step in 0..24 {
         let i = rng.below(texts.len() as u64) as usize;

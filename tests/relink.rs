@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use sycl_analyzer::analysis::{analyze, Analysis, Report, Settings, SourceFile, Update};
+use sycl_analyzer::analysis::{analyze, Engine, Report, Settings, SourceFile, Update};
 use sycl_analyzer::devices::DeviceTable;
 use sycl_analyzer::syntax;
 
@@ -39,7 +39,7 @@ fn a_new_function_relinks_a_few_nodes() {
         table: DeviceTable::builtin(),
         targets: None,
     };
-    let mut analysis = Analysis::new(files.clone());
+    let mut analysis = Engine::new(files.clone());
     let total = analysis.report(&settings).stats.functions;
     let i = paths
         .iter()
@@ -87,7 +87,7 @@ fn a_relink_retypes_what_read_a_changed_body() {
         table: DeviceTable::builtin(),
         targets: None,
     };
-    let mut analysis = Analysis::new(files.clone());
+    let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
     files[0] = file(&other, "void one() {}\nvoid two() {}\n");
     files[1] = file(&header, &util("(double)x"));
@@ -124,7 +124,7 @@ fn a_definition_added_elsewhere_joins_the_declaration_called() {
         table: DeviceTable::builtin(),
         targets: None,
     };
-    let mut analysis = Analysis::new(files.clone());
+    let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
     for (step, text) in [
         "#include \"fill.hpp\"\nvoid unrelated() {}\nvoid fill(double *p) { p[0] = 2.0; }\n",
@@ -166,7 +166,7 @@ fn a_line_above_a_tagged_alias_relinks() {
         table: DeviceTable::builtin(),
         targets: None,
     };
-    let mut analysis = Analysis::new(files.clone());
+    let mut analysis = Engine::new(files.clone());
     let fp16 = |r: &Report| {
         r.diagnostics
             .iter()

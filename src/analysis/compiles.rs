@@ -13,7 +13,7 @@ use crate::devices::ResolvedTarget;
 use crate::diagnostics::{Code, Diagnostic};
 
 /// The analysis of a workspace, kept between edits (see `OneCompile` for what an edit redoes).
-pub struct Analysis {
+pub struct Engine {
     files: Vec<SourceFile>,
     compiles: Vec<Compile>,
 }
@@ -77,7 +77,7 @@ pub(super) fn split(files: &[SourceFile]) -> Vec<(Vec<String>, Vec<SourceFile>)>
         .collect()
 }
 
-impl Analysis {
+impl Engine {
     pub fn new(files: Vec<SourceFile>) -> Self {
         let mut parts = split(&files).into_iter();
         let (targets, set) = parts.next().expect("one compile at least");
@@ -96,7 +96,7 @@ impl Analysis {
             .collect();
         let mut compiles = vec![first];
         compiles.extend(rest);
-        Analysis { files, compiles }
+        Engine { files, compiles }
     }
 
     /// Moves to a new set of files. Files are compared by their facts' identity (`Arc`), so a
@@ -169,7 +169,7 @@ impl Analysis {
 /// What makes two compiles' findings one: file, range, code, function, aspect, message.
 type FindingKey = (Arc<str>, usize, usize, String, String, String, String);
 
-impl Analysis {
+impl Engine {
     /// The targets of `all` that compile `k` answers for: its own, and for the first one those
     /// the facts do not know yet (settings changed before the files were preprocessed again).
     fn targets_of(&self, k: usize, all: &[ResolvedTarget]) -> Vec<ResolvedTarget> {

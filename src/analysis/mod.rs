@@ -10,7 +10,7 @@ mod parts;
 mod types;
 pub mod visibility;
 
-pub use compiles::Analysis;
+pub use compiles::Engine;
 pub(crate) use parts::UnionFind;
 pub use parts::{analyze_parts, parts};
 
@@ -84,7 +84,7 @@ pub struct FunctionSummary {
 }
 
 pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {
-    Analysis::new(files.to_vec()).report(settings)
+    Engine::new(files.to_vec()).report(settings)
 }
 
 /// The analysis of one device compile of a workspace, kept between edits. An edit that keeps every changed file's

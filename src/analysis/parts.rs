@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::visibility::{PathIndex, Visibility};
-use super::{compiles, graph, types, Analysis, Report, Settings, SourceFile, TargetCounts};
+use super::{compiles, graph, types, Engine, Report, Settings, SourceFile, TargetCounts};
 use crate::semantic::known_aspects;
 use crate::syntax::{FileFacts, KernelRef};
 
@@ -174,7 +174,7 @@ pub fn analyze_parts(
                     facts: without_ambiguous_includes(facts(i), i as u32, &index),
                 })
                 .collect();
-            Analysis::new(set).report(settings)
+            Engine::new(set).report(settings)
         })
         .collect();
     let compiles = compiles::split(files).len();

@@ -7,7 +7,7 @@ use super::check::{self, CheckArgs};
 use super::output::Reporter;
 use super::EXIT_OK;
 use crate::analysis::matrix::{Cell, Matrix, Reason, Status};
-use crate::analysis::{Analysis, Settings};
+use crate::analysis::{Engine, Settings};
 use crate::devices::DeviceTable;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -39,7 +39,7 @@ pub fn run(
         table,
         targets: Some(&targets),
     };
-    let matrix = Analysis::new(ws.loaded.files).matrix(&settings);
+    let matrix = Engine::new(ws.loaded.files).matrix(&settings);
     match format {
         ReportFormat::Json => super::output::print_json(&crate::proto::matrix_json(&matrix)),
         ReportFormat::Markdown => print!("{}", crate::proto::matrix_markdown(&matrix)),

@@ -147,7 +147,7 @@ struct State {
     notices: HashMap<String, crate::diagnostics::Diagnostic>,
     /// The call graph kept between runs (runs take it in turn), so that an edit inside
     /// function bodies re-reads only those bodies.
-    analysis: Arc<std::sync::Mutex<Option<analysis::Analysis>>>,
+    analysis: Arc<std::sync::Mutex<Option<analysis::Engine>>>,
     /// With `--listen`: the snapshot the socket's clients read, kept equal to `snapshot`.
     shared: Option<server::daemon::Shared>,
     /// The client handles `workspace/semanticTokens/refresh`.

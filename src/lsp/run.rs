@@ -146,7 +146,7 @@ impl State {
                 }
                 None => {
                     burst = true;
-                    kept.insert(analysis::Analysis::new(files))
+                    kept.insert(analysis::Engine::new(files))
                 }
             };
             // Summaries serve hovers, which only open documents get.

@@ -10,7 +10,7 @@ use crate::server::{self, Snapshot};
 
 /// `sycl/kernelMatrix` from the kept analysis; `None` before the first analysis.
 pub(super) fn matrix_of(
-    kept: &std::sync::Mutex<Option<analysis::Analysis>>,
+    kept: &std::sync::Mutex<Option<analysis::Engine>>,
     snapshot: &Snapshot,
     params: &Value,
 ) -> Option<Result<Value, server::RpcError>> {

@@ -349,6 +349,6 @@ fn kernel_matrix(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError>
         table: &snapshot.table,
         targets: Some(&targets),
     };
-    let matrix = analysis::Analysis::new(loaded.files).matrix(&settings);
+    let matrix = analysis::Engine::new(loaded.files).matrix(&settings);
     Ok(proto::matrix_answer(&matrix, params))
 }
