@@ -125,7 +125,7 @@ type ServerLike = (
 /// The workspace as the language server holds it with `path` open: its compile environment,
 /// sources, and the open document's tree store.
 fn server_like(dir: &str, path: &str) -> ServerLike {
-    let env = sycl_analyzer::workspace::compile_env(
+    let env = sycl_analyzer::project::compile_env(
         None,
         sycl_analyzer::devices::DeviceTable::builtin(),
         &Default::default(),

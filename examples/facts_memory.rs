@@ -33,7 +33,7 @@ fn main() {
     let dir = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: facts_memory DIR"));
     let files = sycl_analyzer::workspace::discover(&[dir]).unwrap();
     let base = LIVE.load(Relaxed);
-    let env = sycl_analyzer::workspace::compile_env(
+    let env = sycl_analyzer::project::compile_env(
         None,
         sycl_analyzer::devices::DeviceTable::builtin(),
         &Default::default(),

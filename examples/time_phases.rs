@@ -14,7 +14,7 @@ fn main() {
     let files = sycl_analyzer::workspace::discover(&[dir]).unwrap();
     println!("discover: {:?} ({} files)", t.elapsed(), files.len());
     let t = Instant::now();
-    let env = sycl_analyzer::workspace::compile_env(
+    let env = sycl_analyzer::project::compile_env(
         None,
         sycl_analyzer::devices::DeviceTable::builtin(),
         &Default::default(),

@@ -1,6 +1,9 @@
 //! Editor features as domain data (no LSP types): what to show on hover.
 
+pub mod host;
 pub mod inactive;
+
+pub use host::{Analysis, AnalysisConfig, AnalysisHost, Change};
 
 use crate::analysis::FunctionSummary;
 use crate::devices::{

@@ -10,6 +10,7 @@ pub mod diagnostics;
 pub mod ide;
 pub mod lsp;
 pub mod memory;
+pub mod project;
 pub mod proto;
 pub mod semantic;
 pub mod server;

@@ -199,7 +199,7 @@ fn body_edits_retype_instances_and_auto_callers_elsewhere() {
 fn extract_for(texts: &[(PathBuf, String)], targets: &str) -> Vec<SourceFile> {
     let table = DeviceTable::builtin();
     let targets = parse_target_list(targets, table).targets;
-    let env = sycl_analyzer::workspace::compile_env(Some(&targets), table, &Default::default());
+    let env = sycl_analyzer::project::compile_env(Some(&targets), table, &Default::default());
     let paths: Vec<Arc<str>> = texts
         .iter()
         .map(|(p, _)| Arc::from(p.display().to_string()))

@@ -136,7 +136,7 @@ fn fixtures_and_a_synthetic_workspace_by_parts() {
     sycl_analyzer::bench::synth::generate(dir.path(), 20_000, 3).unwrap();
     for ws in [root.as_path(), dir.path()] {
         let paths = sycl_analyzer::workspace::discover(&[ws.to_path_buf()]).unwrap();
-        let env = sycl_analyzer::workspace::compile_env(None, table, &Default::default());
+        let env = sycl_analyzer::project::compile_env(None, table, &Default::default());
         let loaded = sycl_analyzer::workspace::load(&paths, &env, || {});
         assert!(loaded.files.len() > 10, "{}", ws.display());
         each_settings(table, |settings| {
@@ -176,7 +176,7 @@ fn functions_by_parts_are_counted_per_compile() {
         std::fs::write(d.join("main.cpp"), program(name, guard, extra)).unwrap();
     }
     let paths = sycl_analyzer::workspace::discover(&[dir.path().to_path_buf()]).unwrap();
-    let env = sycl_analyzer::workspace::compile_env(Some(&targets), table, &Default::default());
+    let env = sycl_analyzer::project::compile_env(Some(&targets), table, &Default::default());
     let loaded = sycl_analyzer::workspace::load(&paths, &env, || {});
     assert_eq!(parts(&loaded.files).len(), 2);
     let settings = Settings {

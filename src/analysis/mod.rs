@@ -52,7 +52,7 @@ pub struct Stats {
     pub varying_files: usize,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     pub stats: Stats,

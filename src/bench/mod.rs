@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::analysis::{self, Settings};
 use crate::devices::DeviceTable;
-use crate::{cache, workspace};
+use crate::ide::AnalysisConfig;
+use crate::{cache, project, workspace};
 
 pub struct BenchArgs {
     pub dir: Option<PathBuf>,
@@ -85,22 +85,18 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     // Cold, as `check` runs: read, extract in parallel (facts packed), the analysis by parts;
     // no index.
     let table = DeviceTable::builtin();
-    let settings = Settings {
-        table,
-        targets: None,
-    };
-    let env = workspace::compile_env(None, table, &workspace::SyclFlags::default());
+    let config = AnalysisConfig::new(
+        table.clone(),
+        None,
+        project::compile_env(None, table, &project::SyclFlags::default()),
+    );
+    let env = config.env.clone();
     let (cpu0, _) = rusage();
     let t = Instant::now();
     let analyse = |loaded: &mut workspace::Loaded| {
-        if !loaded.outlined {
-            return analysis::analyze(&loaded.files, &settings);
-        }
-        analysis::analyze_parts(
-            &loaded.files,
-            crate::syntax::PackedFacts::unpack_once(std::mem::take(&mut loaded.packed)),
-            &settings,
-        )
+        project::host_of(config.clone(), loaded)
+            .analysis()
+            .findings()
     };
     let load = |index: &cache::Index| {
         workspace::load_selected(&paths, index, false, true, &env, || {}, |_| true)
@@ -118,7 +114,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     let findings = report.diagnostics.len();
     let report_file = cache::report_path(&index_file);
     // As `check` keeps it, under what the findings depend on.
-    let key = cache::report_key(&loaded.files, &loaded.hashes, &settings, env.key());
+    let key = cache::report_key(&loaded.files, &loaded.hashes, &config.settings(), env.key());
     cache::save_report(&report_file, key, &report).map_err(|e| e.to_string())?;
     drop(loaded);
 
@@ -128,7 +124,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     let index = cache::Index::load(&index_file);
     let loaded = load(&index);
     drop(index);
-    let key = cache::report_key(&loaded.files, &loaded.hashes, &settings, env.key());
+    let key = cache::report_key(&loaded.files, &loaded.hashes, &config.settings(), env.key());
     let warm_report = cache::load_report(&report_file, key)
         .ok_or("the warm run did not find the report the cold one saved")?;
     let warm = t.elapsed();
@@ -272,16 +268,12 @@ fn target_scaling(paths: &[PathBuf]) -> Result<Value, String> {
     )
     .targets;
     let run = |targets: &[crate::devices::ResolvedTarget]| {
-        let env = workspace::compile_env(Some(targets), table, &workspace::SyclFlags::default());
+        let env = project::compile_env(Some(targets), table, &project::SyclFlags::default());
+        let config = AnalysisConfig::new(table.clone(), Some(targets.to_vec()), env);
         let t = Instant::now();
-        let loaded = workspace::load_indexed(paths, &cache::Index::default(), false, &env, || {});
-        let report = analysis::analyze(
-            &loaded.files,
-            &Settings {
-                table,
-                targets: Some(targets),
-            },
-        );
+        let mut loaded =
+            workspace::load_indexed(paths, &cache::Index::default(), false, &config.env, || {});
+        let report = project::host_of(config, &mut loaded).analysis().findings();
         (t.elapsed(), report.stats.device_compiles)
     };
     let (mut t1, mut t5, mut compiles) = (Duration::MAX, Duration::MAX, 0);

@@ -8,9 +8,11 @@ use serde_json::{json, Value};
 
 use super::output::{self, Reporter};
 use super::{EXIT_INVALID, EXIT_OK};
-use crate::analysis::{self, Report, Settings};
-use crate::devices::{self, DeviceTable, ResolvedTarget};
+use crate::analysis::Report;
+use crate::devices::{DeviceTable, ResolvedTarget};
 use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::ide::AnalysisConfig;
+use crate::project::{self, LoadOptions, Project, ProjectConfig, TargetProblem};
 use crate::workspace;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -60,139 +62,75 @@ impl std::str::FromStr for Shard {
     }
 }
 
-/// The SYCL options of `compile_commands.json`: the one given, or one at the top of a checked
-/// directory or in its `build*/`.
-fn compile_flags(args: &CheckArgs) -> Result<Option<workspace::SyclFlags>, String> {
-    let candidates: Vec<PathBuf> = match &args.compile_commands {
-        Some(p) => vec![p.clone()],
-        None => args
-            .paths
-            .iter()
-            .filter(|p| p.is_dir())
-            .flat_map(|p| workspace::compile_commands_candidates(p))
-            .collect(),
-    };
-    workspace::find_sycl_flags(&candidates)
-}
-
-/// A workspace read for the command line: its device table when `compile_commands.json` named
-/// device-config files, the targets, and the facts.
-pub(crate) struct Workspace {
-    pub table: Option<DeviceTable>,
-    pub targets: Option<Vec<ResolvedTarget>>,
-    pub loaded: workspace::Loaded,
-    /// Where the last report of this workspace is kept, and the compile environment's key
-    /// (`None` with `--no-cache` or for a shard).
-    pub report: Option<(std::path::PathBuf, u64)>,
-}
-
-/// Reads the workspace `args` name (targets, device configs and flags from
-/// `compile_commands.json`); `Err(status)` when the targets are refused (already reported).
-/// `configs_given`: `--config` was used, so the device-config files of `compile_commands.json`
-/// do not apply. `pack`: the facts are loaded packed (`Loaded::packed`).
+/// Reads the workspace `args` name through the project model (targets, device configs and
+/// flags from `compile_commands.json`); `Err(status)` when the targets are refused (already
+/// reported). `configs_given`: `--config` was used (and is in `table`), so the device-config
+/// files of `compile_commands.json` do not apply. `pack`: the facts are loaded packed.
 pub(crate) fn load(
     args: &CheckArgs,
     configs_given: bool,
     pack: bool,
     table: &DeviceTable,
     reporter: &mut Reporter,
-) -> Result<Result<Workspace, i32>, String> {
-    let flags = compile_flags(args)?.unwrap_or_default();
-    let mut owned_table = None;
-    if !configs_given && !flags.device_configs.is_empty() {
+) -> Result<Result<project::Workspace, i32>, String> {
+    let project = Project::discover(&ProjectConfig {
+        roots: args.paths.clone(),
+        compile_commands: args.compile_commands.clone(),
+        targets: args.targets.clone(),
+        device_configs: Vec::new(),
+    })?;
+    let mut table = table.clone();
+    if !configs_given && !project.config_paths.is_empty() {
         let mut configs = Vec::new();
-        for p in &flags.device_configs {
+        for p in &project.config_paths {
             configs.push(super::load_config(p, reporter)?);
         }
         let diagnostics: Vec<Diagnostic> =
             configs.iter().flat_map(|c| c.diagnostics.clone()).collect();
         reporter.report(&diagnostics);
-        owned_table = Some(DeviceTable::with_overlays(&configs));
+        table = DeviceTable::with_overlays(&configs);
     }
-    let table = owned_table.as_ref().unwrap_or(table);
-    // What the driver would refuse in the build's own commands (an unknown `--offload-arch`):
-    // the build fails there, so the analysis would answer for targets nobody compiles for.
-    if args.targets.is_none() && !flags.errors.is_empty() {
-        super::report_driver_errors(
-            "compile_commands.json",
-            &flags.errors,
-            reporter,
-            args.format != CheckFormat::Text,
-        );
-        return Ok(Err(EXIT_INVALID));
-    }
-    let list = args
-        .targets
-        .clone()
-        .or_else(|| (!flags.targets.is_empty()).then(|| flags.targets.join(",")));
-    let targets: Option<Vec<ResolvedTarget>> = match list {
-        None => None,
-        Some(list) => {
-            let parsed = devices::parse_target_list(&list, table);
-            if !parsed.invalid.is_empty() {
-                super::report_invalid_targets(
-                    &list,
-                    &parsed,
-                    reporter,
-                    args.format != CheckFormat::Text,
-                );
-                return Ok(Err(EXIT_INVALID));
-            }
-            Some(parsed.targets)
+    let json = args.format != CheckFormat::Text;
+    let targets = match project.targets(&table) {
+        Ok(t) => t,
+        // What the driver would refuse in the build's own commands (an unknown
+        // `--offload-arch`): the build fails there, so the analysis would answer for targets
+        // nobody compiles for.
+        Err(TargetProblem::Driver(errors)) => {
+            super::report_driver_errors("compile_commands.json", &errors, reporter, json);
+            return Ok(Err(EXIT_INVALID));
+        }
+        Err(TargetProblem::Invalid { list, parsed }) => {
+            super::report_invalid_targets(&list, &parsed, reporter, json);
+            return Ok(Err(EXIT_INVALID));
         }
     };
-    let files = workspace::discover(&args.paths)?;
-    let bar = progress_bar(files.len());
-    // The persisted index of the first path: unchanged files are not parsed again.
-    let index_path = if args.no_cache {
-        None
-    } else {
-        args.paths.first().and_then(|p| crate::cache::index_path(p))
-    };
-    let mut index = index_path
-        .as_deref()
-        .map(crate::cache::Index::load)
-        .unwrap_or_default();
-    for f in &args.facts {
-        index.extend(crate::cache::Index::load_strict(f)?);
-    }
-    let env = workspace::compile_env(targets.as_deref(), table, &flags);
-    let mine = args.shard.map(|s| workspace::shard_of(&files, s.k, s.n));
-    let loaded = workspace::load_selected(
-        &files,
-        &index,
-        false,
-        pack,
-        &env,
-        || {
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
+    let env = project.compile_env(targets.as_deref(), &table);
+    let config = AnalysisConfig::new(table, targets, env);
+    let bar: std::sync::OnceLock<Option<indicatif::ProgressBar>> = std::sync::OnceLock::new();
+    let ws = project::load(
+        &project,
+        config,
+        &LoadOptions {
+            cache: !args.no_cache,
+            pack,
+            shard: args.shard.map(|s| (s.k, s.n)),
+            facts: &args.facts,
+            found: &|n| {
+                let _ = bar.set(progress_bar(n));
+            },
+            progress: &|| {
+                if let Some(Some(b)) = bar.get() {
+                    b.inc(1);
+                }
+            },
+            ..LoadOptions::default()
         },
-        |i| mine.as_ref().is_none_or(|m| m[i]),
-    );
-    // A shard's files alone would replace the whole workspace's index; facts merged from
-    // shards are not in the index on disk yet.
-    let unchanged = args.facts.is_empty() && loaded.same_as(&index);
-    if let (Some(p), None, false) = (&index_path, args.shard, unchanged) {
-        let _ = loaded.save_index(p);
-    }
-    if let Some(b) = bar {
+    )?;
+    if let Some(Some(b)) = bar.get() {
         b.finish_and_clear();
     }
-    drop(index);
-    // Parsing left its trees and texts freed: given back before the analysis grows.
-    crate::memory::trim();
-    let report = match (&index_path, args.shard) {
-        (Some(p), None) => Some((crate::cache::report_path(p), env.key())),
-        _ => None,
-    };
-    Ok(Ok(Workspace {
-        table: owned_table,
-        targets,
-        loaded,
-        report,
-    }))
+    Ok(Ok(ws))
 }
 
 pub fn run(
@@ -201,7 +139,7 @@ pub fn run(
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<i32, String> {
-    let ws = match load(&args, configs_given, true, table, reporter)? {
+    let mut ws = match load(&args, configs_given, true, table, reporter)? {
         Ok(ws) => ws,
         Err(code) => return Ok(code),
     };
@@ -223,37 +161,8 @@ pub fn run(
         );
         return Ok(EXIT_OK);
     }
-    let table = ws.table.as_ref().unwrap_or(table);
-    let (targets, mut loaded) = (ws.targets, ws.loaded);
-    let settings = Settings {
-        table,
-        targets: targets.as_deref(),
-    };
-    // The last run's findings when nothing they depend on changed (a warm start).
-    let key = ws.report.map(|(path, env)| {
-        let key = crate::cache::report_key(&loaded.files, &loaded.hashes, &settings, env);
-        (path, key)
-    });
-    let kept = key
-        .as_ref()
-        .and_then(|(path, key)| crate::cache::load_report(path, *key));
-    let mut report = kept.unwrap_or_else(|| {
-        // A part of the workspace at a time, its facts decoded only while it is analysed.
-        let report = if loaded.outlined {
-            analysis::analyze_parts(
-                &loaded.files,
-                crate::syntax::PackedFacts::unpack_once(std::mem::take(&mut loaded.packed)),
-                &settings,
-            )
-        } else {
-            analysis::analyze(&loaded.files, &settings)
-        };
-        if let Some((path, key)) = &key {
-            let _ = crate::cache::save_report(path, *key, &report);
-        }
-        report
-    });
-    report.diagnostics.extend(loaded.notices);
+    let (report, host) = ws.report();
+    let targets = ws.config.targets.clone();
     match args.format {
         CheckFormat::Json => {
             let reg = crate::devices::registry();
@@ -302,7 +211,7 @@ pub fn run(
         .any(|d| matches!(d.severity, Severity::Error | Severity::Warning));
     // The process ends here: freeing every file's facts one block at a time was a quarter of
     // a warm `check`, for memory the exit gives back at once.
-    std::mem::forget(loaded.files);
+    std::mem::forget(host);
     Ok(if flagged { EXIT_INVALID } else { EXIT_OK })
 }
 

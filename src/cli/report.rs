@@ -7,7 +7,6 @@ use super::check::{self, CheckArgs};
 use super::output::Reporter;
 use super::EXIT_OK;
 use crate::analysis::matrix::{Cell, Matrix, Reason, Status};
-use crate::analysis::{Engine, Settings};
 use crate::devices::DeviceTable;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -24,22 +23,17 @@ pub fn run(
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<i32, String> {
-    let ws = match check::load(&args, configs_given, false, table, reporter)? {
+    let mut ws = match check::load(&args, configs_given, false, table, reporter)? {
         Ok(ws) => ws,
         Err(code) => return Ok(code),
     };
-    let table = ws.table.as_ref().unwrap_or(table);
-    let Some(targets) = ws.targets else {
+    let Some(targets) = ws.config.targets.clone() else {
         return Err(
             "report needs targets: --targets LIST, or a compile_commands.json that names them"
                 .into(),
         );
     };
-    let settings = Settings {
-        table,
-        targets: Some(&targets),
-    };
-    let matrix = Engine::new(ws.loaded.files).matrix(&settings);
+    let matrix = ws.host().analysis().matrix(&targets);
     match format {
         ReportFormat::Json => super::output::print_json(&crate::proto::matrix_json(&matrix)),
         ReportFormat::Markdown => print!("{}", crate::proto::matrix_markdown(&matrix)),

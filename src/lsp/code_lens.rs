@@ -9,7 +9,6 @@ use async_lsp::ResponseError;
 use serde_json::json;
 
 use super::{convert, effective_targets, State};
-use crate::analysis::Settings;
 use crate::ide;
 
 pub(super) const SHOW_MATRIX: &str = "sycl-analyzer.showKernelMatrix";
@@ -21,23 +20,16 @@ pub(super) fn code_lens(
     let uri = params.text_document.uri;
     let doc_text = st.docs.get(&uri).map(|d| d.text.clone());
     let path = State::path_of(&uri);
-    let kept = st.analysis.clone();
-    let snapshot = st.snapshot.clone();
+    let analysis = st.host.analysis();
     let targets = effective_targets(st);
     let encoding = st.encoding;
     async move {
         let (Some(text), Some(path)) = (doc_text, path) else {
             return Ok(None);
         };
-        // The matrix reads the kept analysis, which a running analysis holds: off the loop.
+        // The matrix reads the shared engine, which a running analysis holds: off the loop.
         let lenses = tokio::task::spawn_blocking(move || {
-            let guard = kept.lock().ok()?;
-            let analysis = guard.as_ref()?;
-            let settings = Settings {
-                table: &snapshot.table,
-                targets: Some(&targets),
-            };
-            let matrix = analysis.matrix_of(&settings, &|f| f == path);
+            let matrix = analysis.matrix_if_analysed(&targets, &|f| f == path)?;
             let index = crate::text::LineIndex::new(&text);
             let lenses = matrix
                 .rows

@@ -78,7 +78,7 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
     let conditional = in_conditional(&doc.text, offset);
     let word = word.to_string();
     let text: Arc<str> = Arc::from(doc.text.as_str());
-    let env = st.compile.clone();
+    let env = st.compile();
     let table = st.snapshot.table.clone();
     let mut paths: Vec<Arc<str>> = st.files.iter().map(|f| f.path.clone()).collect();
     if !paths.iter().any(|p| **p == *path) {

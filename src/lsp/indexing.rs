@@ -13,6 +13,7 @@ use async_lsp::LanguageClient;
 
 use super::{start_watching, State, INDEX_TOKEN};
 use crate::analysis::SourceFile;
+use crate::project::Project;
 use crate::{syntax, workspace};
 
 pub(super) struct Indexed {
@@ -51,21 +52,24 @@ pub(super) fn start_indexing(st: &mut State) {
         });
     }
     let client = st.client.clone();
-    let env = st.compile.clone();
+    let project = Project {
+        roots: vec![root],
+        ..st.project.clone()
+    };
+    let config = st.host.config().clone();
     tokio::task::spawn_blocking(move || {
-        let paths = workspace::discover(std::slice::from_ref(&root)).unwrap_or_default();
-        let index_path = crate::cache::index_path(&root);
-        let index = index_path
-            .as_deref()
-            .map(crate::cache::Index::load)
-            .unwrap_or_default();
-        let loaded = workspace::load_indexed(&paths, &index, true, &env, || {});
-        if let Some(p) = index_path.as_ref().filter(|_| !loaded.same_as(&index)) {
-            let _ = loaded.save_index(p);
-        }
-        drop(index);
-        // Parsing every file left its trees and texts freed but resident.
-        crate::memory::trim_and_log("indexing");
+        let options = crate::project::LoadOptions {
+            cache: true,
+            keep_texts: true,
+            ..Default::default()
+        };
+        let loaded = match crate::project::load(&project, config, &options) {
+            Ok(ws) => ws.loaded,
+            Err(e) => {
+                tracing::warn!("indexing: {e}");
+                workspace::Loaded::default()
+            }
+        };
         let _ = client.emit(Indexed {
             files: loaded.files,
             texts: loaded.texts,

@@ -46,8 +46,10 @@ use async_lsp::{ClientSocket, LanguageClient};
 use serde_json::Value;
 use tower::ServiceBuilder;
 
-use crate::analysis::{self, Report, SourceFile};
-use crate::devices::{self, ResolvedTarget};
+use crate::analysis::{Report, SourceFile};
+use crate::devices::{self, DeviceTable, ResolvedTarget};
+use crate::ide::{AnalysisConfig, AnalysisHost, Change};
+use crate::project::{Project, ProjectConfig, SyclFlags};
 use crate::server::{self, Snapshot};
 use crate::text::Encoding;
 use crate::{ide, syntax, workspace};
@@ -112,9 +114,11 @@ struct State {
     root: Option<PathBuf>,
     options: Options,
     snapshot: Arc<Snapshot>,
-    targets: Option<Vec<ResolvedTarget>>,
-    /// How sources are preprocessed: the targets' device compile and compile_commands.json.
-    compile: Arc<workspace::CompileEnv>,
+    /// The analysis inputs (device table, targets, compile environment, files as last
+    /// analysed) and the incremental engine every run and feature shares.
+    host: AnalysisHost,
+    /// The project as last found (compile_commands.json, its targets and device configs).
+    project: Project,
     files: Arc<Vec<SourceFile>>,
     index_of: Arc<HashMap<String, usize>>,
     /// Which sources read each header, as `files` say.
@@ -145,9 +149,6 @@ struct State {
     dirty: HashMap<String, Arc<str>>,
     /// Sources skipped (too large, binary, over the parse budget): a note each, published.
     notices: HashMap<String, crate::diagnostics::Diagnostic>,
-    /// The call graph kept between runs (runs take it in turn), so that an edit inside
-    /// function bodies re-reads only those bodies.
-    analysis: Arc<std::sync::Mutex<Option<analysis::Engine>>>,
     /// With `--listen`: the snapshot the socket's clients read, kept equal to `snapshot`.
     shared: Option<server::daemon::Shared>,
     /// The client handles `workspace/semanticTokens/refresh`.
@@ -173,21 +174,23 @@ impl State {
         uri.to_file_path().ok().map(|p| p.display().to_string())
     }
 
-    /// The SYCL options of compile_commands.json: the configured one, else one at the root or
-    /// in `build*/`.
-    fn compile_flags(&self) -> workspace::SyclFlags {
-        let mut candidates: Vec<PathBuf> = self.options.compile_commands.iter().cloned().collect();
-        if let Some(root) = &self.root {
-            candidates.extend(workspace::compile_commands_candidates(root));
-        }
-        match workspace::find_sycl_flags(&candidates) {
-            Ok(flags) => {
-                let flags = flags.unwrap_or_default();
+    /// The project as configured: compile_commands.json (the configured one, else the nearest
+    /// found upward from the root), its targets and device configs unless configured.
+    fn project(&self) -> Project {
+        let config = ProjectConfig {
+            roots: self.root.iter().cloned().collect(),
+            compile_commands: self.options.compile_commands.clone(),
+            targets: self.options.targets.clone(),
+            device_configs: self.options.device_config.clone(),
+        };
+        match Project::discover(&config) {
+            Ok(project) => {
                 // The build fails there; the targets the driver accepts are still analysed.
-                for e in flags
+                for e in project
+                    .flags
                     .errors
                     .iter()
-                    .filter(|_| self.options.targets.is_none())
+                    .filter(|_| !project.targets_configured)
                 {
                     self.show(
                         lsp::MessageType::ERROR,
@@ -200,13 +203,23 @@ impl State {
                         ),
                     );
                 }
-                flags
+                project
             }
             Err(e) => {
                 self.show(lsp::MessageType::WARNING, e);
-                workspace::SyclFlags::default()
+                Project::with_flags(&config, SyclFlags::default())
             }
         }
+    }
+
+    /// The configured targets (`None`: the implicit `spir64`).
+    fn targets(&self) -> Option<&[ResolvedTarget]> {
+        self.host.config().targets.as_deref()
+    }
+
+    /// How sources are preprocessed: the targets' device compile and compile_commands.json.
+    fn compile(&self) -> Arc<workspace::CompileEnv> {
+        self.host.config().env.clone()
     }
 
     fn show(&self, typ: lsp::MessageType, message: String) {
@@ -219,12 +232,9 @@ impl State {
     /// Rebuilds the device table from the config files (the configured ones, else those of
     /// compile_commands.json; open ones with their unsaved text) and resolves the targets.
     fn reload_snapshot(&mut self) {
-        let flags = self.compile_flags();
-        self.config_paths = if self.options.device_config.is_empty() {
-            flags.device_configs.clone()
-        } else {
-            self.options.device_config.clone()
-        };
+        let project = self.project();
+        self.config_paths = project.config_paths.clone();
+        self.project = project.clone();
         // Start from the configs in force, so a file that no longer parses keeps its last
         // good entries.
         let mut configs = self.snapshot.configs.clone();
@@ -263,15 +273,24 @@ impl State {
         for p in problems {
             self.show(lsp::MessageType::ERROR, p);
         }
-        let list = self
-            .options
-            .targets
-            .clone()
-            .or_else(|| (!flags.targets.is_empty()).then(|| flags.targets.join(",")));
-        self.targets = list.map(|l| devices::parse_target_list(&l, &self.snapshot.table).targets);
-        let env = workspace::compile_env(self.targets.as_deref(), &self.snapshot.table, &flags);
-        if env.key() != self.compile.key() {
-            self.compile = Arc::new(env);
+        // Names the table does not know are left out here: the editor still analyses for the
+        // targets it can (the bad names are shown on the settings, not here).
+        let targets = project
+            .target_list
+            .as_ref()
+            .map(|l| devices::parse_target_list(l, &self.snapshot.table).targets);
+        let env = project.compile_env(targets.as_deref(), &self.snapshot.table);
+        let reparse = env.key() != self.compile().key();
+        let mut config = AnalysisConfig::new(self.snapshot.table.clone(), targets, env);
+        config.diagnostics = self.snapshot.configs.diagnostics().cloned().collect();
+        if !reparse {
+            // The same preprocessing: the environment (and the memo of headers it keeps) stays.
+            config.env = self.compile();
+        }
+        let mut change = Change::new();
+        change.set_config(config);
+        self.host.apply_change(change);
+        if reparse {
             // Other macros, other code: every source is preprocessed again.
             let paths: Vec<String> = self.index_of.keys().cloned().collect();
             for p in paths {
@@ -370,8 +389,8 @@ fn is_yaml(uri: &Url) -> bool {
 }
 
 fn effective_targets(st: &State) -> Vec<ResolvedTarget> {
-    st.targets
-        .clone()
+    st.targets()
+        .map(<[ResolvedTarget]>::to_vec)
         .unwrap_or_else(|| devices::parse_target_list("", &st.snapshot.table).targets)
 }
 
@@ -410,8 +429,12 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 root: None,
                 options: Options::default(),
                 snapshot: Arc::new(Snapshot::load(Vec::new(), Vec::new()).0),
-                targets: None,
-                compile: Arc::new(workspace::CompileEnv::none()),
+                project: Project::default(),
+                host: AnalysisHost::new(AnalysisConfig::new(
+                    DeviceTable::builtin().clone(),
+                    None,
+                    workspace::CompileEnv::none(),
+                )),
                 files: Arc::new(Vec::new()),
                 index_of: Arc::default(),
                 readers: inputs::Readers::default(),
@@ -427,7 +450,6 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 fragments: Vec::new(),
                 dirty: HashMap::new(),
                 notices: HashMap::new(),
-                analysis: Arc::default(),
                 shared: shared.clone(),
                 semantic_refresh: false,
                 lens_refresh: false,

@@ -9,7 +9,8 @@ use async_lsp::lsp_types::{self as lsp, PublishDiagnosticsParams};
 use async_lsp::LanguageClient;
 
 use super::{code_lens, convert, inactive_regions, inputs, State};
-use crate::analysis::{self, Report, Settings, SourceFile};
+use crate::analysis::{Report, SourceFile, Update};
+use crate::ide::Change;
 use crate::{syntax, workspace};
 use async_lsp::lsp_types::Url;
 
@@ -53,11 +54,9 @@ impl State {
             dirty,
             fragments: self.fragments.clone(),
         };
-        let env = self.compile.clone();
-        let snapshot = self.snapshot.clone();
-        let targets = self.targets.clone();
+        let env = self.compile();
+        let mut host = self.host.clone();
         let client = self.client.clone();
-        let kept = self.analysis.clone();
         let mut notices = self.notices.clone();
         let open: HashSet<String> = self.docs.keys().filter_map(State::path_of).collect();
         self.trees
@@ -117,45 +116,22 @@ impl State {
                 }
             }
             let functions: usize = files.iter().map(|f| f.facts.functions.len()).sum();
-            let settings = Settings {
-                table: &snapshot.table,
-                targets: targets.as_deref(),
-            };
-            // A run that panicked leaves the state to be rebuilt, not trusted.
-            let mut kept = kept.lock().unwrap_or_else(|e| {
-                kept.clear_poison();
-                let mut g = e.into_inner();
-                *g = None;
-                g
-            });
-            if stale() {
-                return;
-            }
-            // Whether this run freed much: the first analysis, a rebuilt graph, many files.
-            let mut burst = parsed.len() > 1;
-            let analysis = match kept.as_mut() {
-                Some(a) => {
-                    let t = std::time::Instant::now();
-                    let how = a.update(files);
-                    tracing::debug!(generation, ?how, elapsed = ?t.elapsed(), "update");
-                    burst |= !matches!(
-                        how,
-                        analysis::Update::Bodies { .. } | analysis::Update::Unchanged
-                    );
-                    a
-                }
-                None => {
-                    burst = true;
-                    kept.insert(analysis::Engine::new(files))
-                }
-            };
+            let mut change = Change::new();
+            change.set_files(files);
+            change.set_notices(notices.into_values().collect());
+            host.apply_change(change);
+            let analysis = host.analysis();
             // Summaries serve hovers, which only open documents get.
-            let mut report = analysis.report_for(&settings, |f| open.contains(f));
-            drop(kept);
-            report
-                .diagnostics
-                .extend(snapshot.configs.diagnostics().cloned());
-            report.diagnostics.extend(notices.into_values());
+            let t = std::time::Instant::now();
+            let Ok((mut report, how)) = analysis.findings_unless(&|f| open.contains(f), &stale)
+            else {
+                return;
+            };
+            tracing::debug!(generation, ?how, elapsed = ?t.elapsed(), "update");
+            // Whether this run freed much: the first analysis, a rebuilt graph, many files.
+            let burst =
+                parsed.len() > 1 || !matches!(how, Update::Bodies { .. } | Update::Unchanged);
+            analysis.add_notices(&mut report);
             tracing::debug!(
                 generation,
                 parsed = parsed.len(),
@@ -325,6 +301,10 @@ pub(super) fn on_analyzed(st: &mut State, a: Analyzed) -> ControlFlow<async_lsp:
             st.notices.insert(p, *workspace::notice(&name, why));
         }
         st.store_facts(a.parsed);
+        // The host's files are those just analysed: lenses and the matrix answer from them.
+        let mut change = crate::ide::Change::new();
+        change.set_files((*st.files).clone());
+        st.host.apply_change(change);
         let sent = st.publish(&a.report);
         // The first answer sends every file's diagnostics: tens of megabytes of messages at
         // 500 k lines, freed once written, and kept by glibc for good unless trimmed. The event

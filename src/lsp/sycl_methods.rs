@@ -4,18 +4,14 @@ use async_lsp::{ErrorCode, ResponseError};
 use serde_json::Value;
 
 use super::State;
-use crate::analysis::{self, Settings};
-use crate::devices::{self};
-use crate::server::{self, Snapshot};
+use crate::devices;
+use crate::server;
 
-/// `sycl/kernelMatrix` from the kept analysis; `None` before the first analysis.
+/// `sycl/kernelMatrix` from the editor's analysis; `None` before the first analysis.
 pub(super) fn matrix_of(
-    kept: &std::sync::Mutex<Option<analysis::Engine>>,
-    snapshot: &Snapshot,
+    analysis: &crate::ide::Analysis,
     params: &Value,
 ) -> Option<Result<Value, server::RpcError>> {
-    let guard = kept.lock().ok()?;
-    let analysis = guard.as_ref()?;
     let list = params.get("targets").filter(|t| !t.is_null())?;
     let text = match list {
         Value::String(s) => s.clone(),
@@ -26,19 +22,13 @@ pub(super) fn matrix_of(
             .join(","),
         _ => return None,
     };
-    let parsed = devices::parse_target_list(&text, &snapshot.table);
+    let parsed = devices::parse_target_list(&text, analysis.table());
     if !parsed.invalid.is_empty() {
         // The daemon's handler words the error.
         return None;
     }
-    let settings = Settings {
-        table: &snapshot.table,
-        targets: Some(&parsed.targets),
-    };
-    Some(Ok(crate::proto::matrix_answer(
-        &analysis.matrix(&settings),
-        params,
-    )))
+    let matrix = analysis.matrix_if_analysed(&parsed.targets, &|_| true)?;
+    Some(Ok(crate::proto::matrix_answer(&matrix, params)))
 }
 
 /// Any other request: a `sycl/*` method of the daemon, answered on the pool from the
@@ -50,11 +40,10 @@ pub(super) fn serve(
     // The daemon's methods, served from the editor's live state.
     let snapshot = st.snapshot.clone();
     // The matrix comes from the analysis the editor keeps (unsaved edits in).
-    let kept = (req.method == "sycl/kernelMatrix").then(|| st.analysis.clone());
+    let kept = (req.method == "sycl/kernelMatrix").then(|| st.host.analysis());
     // Without `targets`, a request means the editor's configured targets.
     let targets: Option<Vec<String>> = st
-        .targets
-        .as_ref()
+        .targets()
         .map(|t| t.iter().map(|t| t.canonical.clone()).collect());
     async move {
         if !req.method.starts_with("sycl/") {
@@ -76,7 +65,7 @@ pub(super) fn serve(
         }
         let outcome = tokio::task::spawn_blocking(move || {
             if let Some(kept) = kept {
-                if let Some(m) = matrix_of(&kept, &snapshot, &params) {
+                if let Some(m) = matrix_of(&kept, &params) {
                     return m.into();
                 }
             }

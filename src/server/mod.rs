@@ -1,5 +1,5 @@
-//! The methods every front end serves (the daemon's socket today, the language server next), as
-//! one set of handlers over an immutable [`Snapshot`]. Handlers take and return JSON (the shapes
+//! The methods every front end serves (the daemon's socket, and the language server's `sycl/*`
+//! methods), as one set of handlers over an immutable [`Snapshot`]. Handlers take and return JSON (the shapes
 //! of `proto`); only the transports know framing.
 
 pub mod client;
@@ -10,10 +10,9 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::analysis::{self, Settings};
 use crate::devices::{self, ConfigSet, DeviceTable, TargetList};
 use crate::diagnostics::{with_did_you_mean, Diagnostic};
-use crate::{proto, workspace};
+use crate::proto;
 
 /// JSON-RPC error codes.
 pub mod codes {
@@ -288,6 +287,58 @@ fn inside_roots(snapshot: &Snapshot, path: &Path) -> Option<PathBuf> {
         .then_some(real)
 }
 
+/// The roots' project for a request: compile_commands.json found as every front end finds it
+/// (its targets when the request names none, its device configs when the daemon was given
+/// none), loaded into a host.
+fn load_roots(snapshot: &Snapshot, params: &Value) -> Result<crate::project::Workspace, RpcError> {
+    use crate::project::{Project, ProjectConfig, TargetProblem};
+    let targets = match field(params, "targets") {
+        Some(_) => Some(target_param(params)?),
+        None => None,
+    };
+    let project = Project::discover(&ProjectConfig {
+        roots: snapshot.roots.clone(),
+        compile_commands: None,
+        targets,
+        device_configs: snapshot.config_paths.clone(),
+    })
+    .map_err(|e| RpcError::new(codes::INVALID_INPUT, e))?;
+    let table = if project.configs_from_database() {
+        let (s, problems) = Snapshot::load(snapshot.roots.clone(), project.config_paths.clone());
+        for p in problems {
+            tracing::warn!("{p}");
+        }
+        s.table
+    } else {
+        snapshot.table.clone()
+    };
+    let targets = match project.targets(&table) {
+        Ok(t) => t,
+        Err(TargetProblem::Invalid { list, parsed }) => {
+            let diagnostics = parsed.invalid_diagnostics(Arc::from("targets"), &list);
+            return Err(RpcError {
+                code: codes::INVALID_INPUT,
+                message: parsed.invalid[0].message.clone(),
+                data: Some(proto::diagnostics_json(&diagnostics)),
+            });
+        }
+        Err(TargetProblem::Driver(errors)) => {
+            let messages: Vec<String> = errors
+                .iter()
+                .map(|e| with_did_you_mean(e.message.clone(), &e.suggestions))
+                .collect();
+            return Err(RpcError::new(
+                codes::INVALID_INPUT,
+                format!("compile_commands.json: {}", messages.join("; ")),
+            ));
+        }
+    };
+    let env = project.compile_env(targets.as_deref(), &table);
+    let config = crate::ide::AnalysisConfig::new(table, targets, env);
+    crate::project::load(&project, config, &crate::project::LoadOptions::default())
+        .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))
+}
+
 fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
     let path = field(params, "path")
         .and_then(Value::as_str)
@@ -299,30 +350,13 @@ fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
             "'path' {path} is not an existing file inside the workspace roots"
         ))
     })?;
-    let targets = match field(params, "targets") {
-        Some(_) => Some(target_list(snapshot, params)?.targets),
-        None => None,
-    };
     // The file is analysed with the workspace it belongs to, so calls into other files resolve.
-    let files = workspace::discover(&snapshot.roots)
-        .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
-    let env = workspace::compile_env(
-        targets.as_deref(),
-        &snapshot.table,
-        &workspace::SyclFlags::default(),
-    );
-    let loaded = workspace::load(&files, &env, || {});
-    let settings = Settings {
-        table: &snapshot.table,
-        targets: targets.as_deref(),
-    };
-    let report = analysis::analyze(&loaded.files, &settings);
+    let report = load_roots(snapshot, params)?.host().analysis().report();
     let wanted =
         |file: &str| Path::new(file).canonicalize().ok().as_deref() == Some(real.as_path());
     let diagnostics: Vec<&Diagnostic> = report
         .diagnostics
         .iter()
-        .chain(&loaded.notices)
         .filter(|d| wanted(&d.file))
         .collect();
     Ok(json!({ "diagnostics": diagnostics, "stats": report.stats }))
@@ -336,19 +370,8 @@ fn kernel_matrix(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError>
             "'targets' (a -fsycl-targets list) is required",
         ));
     }
-    let targets = target_list(snapshot, params)?.targets;
-    let files = workspace::discover(&snapshot.roots)
-        .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
-    let env = workspace::compile_env(
-        Some(&targets),
-        &snapshot.table,
-        &workspace::SyclFlags::default(),
-    );
-    let loaded = workspace::load(&files, &env, || {});
-    let settings = Settings {
-        table: &snapshot.table,
-        targets: Some(&targets),
-    };
-    let matrix = analysis::Engine::new(loaded.files).matrix(&settings);
+    let analysis = load_roots(snapshot, params)?.host().analysis();
+    let targets = analysis.targets().unwrap_or_default().to_vec();
+    let matrix = analysis.matrix(&targets);
     Ok(proto::matrix_answer(&matrix, params))
 }

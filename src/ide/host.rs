@@ -1,0 +1,364 @@
+//! The analysis API every front end calls, in the spirit of rust-analyzer's `ide` crate: an
+//! [`AnalysisHost`] owns the inputs (each file's facts, the device table, the targets, the
+//! compile environment, notices of unusable files) and applies [`Change`]s; an [`Analysis`] is
+//! an immutable snapshot of those inputs that answers findings, the kernel × target matrix and
+//! the editor features.
+//!
+//! What is expensive to recompute (the call graph, bodies, propagated aspects, findings) lives
+//! in one incremental `analysis::Engine` that the host and all its snapshots share, behind a
+//! lock: a snapshot brings the engine to its own inputs before it answers findings, so the
+//! answer depends on the snapshot's inputs only, and an edit costs what the engine's update
+//! costs. No IO here: the front ends (through `project`) read files and hand facts in.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use crate::analysis::{self, matrix::Matrix, Engine, Report, Settings, SourceFile, Update};
+use crate::devices::{DeviceTable, ResolvedTarget};
+use crate::diagnostics::Diagnostic;
+use crate::syntax::PackedFacts;
+use crate::workspace::CompileEnv;
+
+/// A question given up because the inputs it was about were overtaken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cancelled;
+
+/// What the checks run against: the device table, the configured targets and how sources are
+/// preprocessed for them.
+#[derive(Clone)]
+pub struct AnalysisConfig {
+    pub table: Arc<DeviceTable>,
+    /// The configured `-fsycl-targets`; `None` for the implicit `spir64`, which never warns.
+    pub targets: Option<Arc<[ResolvedTarget]>>,
+    pub env: Arc<CompileEnv>,
+    /// Problems of the device-config files, published with the findings (an editor shows
+    /// them on the YAML); empty where the front end reports them itself.
+    pub diagnostics: Arc<[Diagnostic]>,
+}
+
+impl AnalysisConfig {
+    pub fn new(table: DeviceTable, targets: Option<Vec<ResolvedTarget>>, env: CompileEnv) -> Self {
+        Self {
+            table: Arc::new(table),
+            targets: targets.map(Arc::from),
+            env: Arc::new(env),
+            diagnostics: Arc::from(Vec::new()),
+        }
+    }
+
+    /// The embedded device table, no targets, no compile flags.
+    pub fn builtin() -> Self {
+        let table = DeviceTable::builtin().clone();
+        let env = crate::project::compile_env(None, &table, &Default::default());
+        Self::new(table, None, env)
+    }
+
+    pub fn settings(&self) -> Settings<'_> {
+        Settings {
+            table: &self.table,
+            targets: self.targets.as_deref(),
+        }
+    }
+}
+
+/// A set of changes to the inputs, applied at once by [`AnalysisHost::apply_change`].
+#[derive(Default)]
+pub struct Change {
+    files: Option<Vec<SourceFile>>,
+    packed: Option<Vec<PackedFacts>>,
+    config: Option<AnalysisConfig>,
+    notices: Option<Vec<Diagnostic>>,
+}
+
+impl Change {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The whole file set. Facts are compared by identity (`Arc`): a caller passes the facts
+    /// it already gave for files that did not change, and only the others are read again.
+    pub fn set_files(&mut self, files: Vec<SourceFile>) {
+        self.files = Some(files);
+    }
+
+    /// The file set as `check` loads it: outlines (`FileFacts::outline`) with each file's
+    /// facts packed, decoded a part of the workspace at a time (`analysis::analyze_parts`).
+    /// Answers findings once; made for a one-shot run, never for edits.
+    pub fn set_packed_files(&mut self, outlines: Vec<SourceFile>, packed: Vec<PackedFacts>) {
+        self.files = Some(outlines);
+        self.packed = Some(packed);
+    }
+
+    pub fn set_config(&mut self, config: AnalysisConfig) {
+        self.config = Some(config);
+    }
+
+    /// Notes on files that could not be analysed (unreadable, binary, over the budgets).
+    pub fn set_notices(&mut self, notices: Vec<Diagnostic>) {
+        self.notices = Some(notices);
+    }
+}
+
+/// The engine shared by a host and its snapshots, with the generation of the inputs it was
+/// last brought to.
+#[derive(Default)]
+struct Shared {
+    engine: Mutex<Kept>,
+    generations: AtomicU64,
+}
+
+#[derive(Default)]
+struct Kept {
+    engine: Option<Engine>,
+    generation: u64,
+}
+
+/// The inputs of one generation, immutable once made.
+struct Inputs {
+    generation: u64,
+    files: Arc<Vec<SourceFile>>,
+    /// With packed files: taken by the first findings, whose answer is then kept.
+    packed: Option<Mutex<Option<Vec<PackedFacts>>>>,
+    packed_report: OnceLock<Report>,
+    config: AnalysisConfig,
+    notices: Arc<Vec<Diagnostic>>,
+}
+
+/// Owns the analysis inputs and applies changes to them; hands out snapshots.
+#[derive(Clone)]
+pub struct AnalysisHost {
+    inputs: Arc<Inputs>,
+    shared: Arc<Shared>,
+}
+
+impl AnalysisHost {
+    pub fn new(config: AnalysisConfig) -> Self {
+        let shared = Arc::new(Shared::default());
+        Self {
+            inputs: Arc::new(Inputs {
+                generation: shared.generations.fetch_add(1, Ordering::Relaxed) + 1,
+                files: Arc::new(Vec::new()),
+                packed: None,
+                packed_report: OnceLock::new(),
+                config,
+                notices: Arc::new(Vec::new()),
+            }),
+            shared,
+        }
+    }
+
+    /// Applies `change`: a new generation of inputs, cheap (the engine catches up when a
+    /// snapshot asks).
+    pub fn apply_change(&mut self, change: Change) {
+        let old = &self.inputs;
+        let packed = match (change.packed, &change.files) {
+            (Some(p), _) => Some(Mutex::new(Some(p))),
+            // A new file set replaces packed facts; other changes keep them.
+            (None, Some(_)) => None,
+            (None, None) => old.packed.as_ref().map(|m| Mutex::new(lock(m).take())),
+        };
+        self.inputs = Arc::new(Inputs {
+            generation: self.shared.generations.fetch_add(1, Ordering::Relaxed) + 1,
+            files: change.files.map_or_else(|| old.files.clone(), Arc::new),
+            packed,
+            packed_report: OnceLock::new(),
+            config: change.config.unwrap_or_else(|| old.config.clone()),
+            notices: change.notices.map_or_else(|| old.notices.clone(), Arc::new),
+        });
+    }
+
+    /// A snapshot of the current inputs.
+    pub fn analysis(&self) -> Analysis {
+        Analysis {
+            inputs: self.inputs.clone(),
+            shared: self.shared.clone(),
+        }
+    }
+
+    pub fn config(&self) -> &AnalysisConfig {
+        &self.inputs.config
+    }
+
+    pub fn files(&self) -> &Arc<Vec<SourceFile>> {
+        &self.inputs.files
+    }
+
+    /// Drops the incremental state (a run that panicked while holding it leaves it suspect).
+    pub fn forget_engine(&self) {
+        self.shared.engine.clear_poison();
+        *lock(&self.shared.engine) = Kept::default();
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| {
+        m.clear_poison();
+        e.into_inner()
+    })
+}
+
+/// An immutable snapshot of the inputs; every answer is a function of them.
+#[derive(Clone)]
+pub struct Analysis {
+    inputs: Arc<Inputs>,
+    shared: Arc<Shared>,
+}
+
+impl Analysis {
+    pub fn files(&self) -> &[SourceFile] {
+        &self.inputs.files
+    }
+
+    pub fn config(&self) -> &AnalysisConfig {
+        &self.inputs.config
+    }
+
+    pub fn table(&self) -> &DeviceTable {
+        &self.inputs.config.table
+    }
+
+    pub fn targets(&self) -> Option<&[ResolvedTarget]> {
+        self.inputs.config.targets.as_deref()
+    }
+
+    pub fn notices(&self) -> &[Diagnostic] {
+        &self.inputs.notices
+    }
+
+    fn engine(&self) -> (MutexGuard<'_, Kept>, Update) {
+        self.engine_unless(&|| false)
+            .unwrap_or_else(|Cancelled| unreachable!("never cancelled"))
+    }
+
+    /// The engine, brought to this snapshot's files, unless `cancelled` once it is locked. A
+    /// panic in an earlier holder leaves it suspect: it is built again.
+    fn engine_unless(
+        &self,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(MutexGuard<'_, Kept>, Update), Cancelled> {
+        let poisoned = self.shared.engine.is_poisoned();
+        let mut kept = lock(&self.shared.engine);
+        if poisoned {
+            *kept = Kept::default();
+        }
+        if cancelled() {
+            return Err(Cancelled);
+        }
+        let files = || (*self.inputs.files).clone();
+        let current = kept.generation == self.inputs.generation;
+        let how = match kept.engine.as_mut() {
+            Some(_) if current => Update::Unchanged,
+            Some(e) => e.update(files()),
+            None => {
+                kept.engine = Some(Engine::new(files()));
+                Update::Full
+            }
+        };
+        kept.generation = self.inputs.generation;
+        Ok((kept, how))
+    }
+
+    /// The findings of the analysis (no notices), with summaries of every kernel and decorated
+    /// function.
+    pub fn findings(&self) -> Report {
+        self.findings_for(&|_| true).0
+    }
+
+    /// The same, with summaries only for the files `summarize` accepts (an editor needs them
+    /// for its open documents only), and what the engine had to redo.
+    pub fn findings_for(&self, summarize: &dyn Fn(&str) -> bool) -> (Report, Update) {
+        self.findings_unless(summarize, &|| false)
+            .unwrap_or_else(|Cancelled| unreachable!("never cancelled"))
+    }
+
+    /// The same, given up when `cancelled` says so once the engine is this snapshot's (an
+    /// editor's run that a newer edit overtook while it waited for the engine).
+    pub fn findings_unless(
+        &self,
+        summarize: &dyn Fn(&str) -> bool,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<(Report, Update), Cancelled> {
+        let settings = self.inputs.config.settings();
+        if let Some(packed) = &self.inputs.packed {
+            let report = self.inputs.packed_report.get_or_init(|| {
+                let taken = lock(packed).take().unwrap_or_default();
+                analysis::analyze_parts(
+                    &self.inputs.files,
+                    PackedFacts::unpack_once(taken),
+                    &settings,
+                )
+            });
+            return Ok((report.clone(), Update::Full));
+        }
+        let (mut kept, how) = self.engine_unless(cancelled)?;
+        let engine = kept.engine.as_mut().expect("brought up to date");
+        Ok((engine.report_for(&settings, summarize), how))
+    }
+
+    /// The findings, then the config files' problems, then the notices: what a front end
+    /// publishes.
+    pub fn report(&self) -> Report {
+        let mut report = self.findings();
+        self.add_notices(&mut report);
+        report
+    }
+
+    /// Appends the config problems and notices to findings (computed, or kept from a run).
+    pub fn add_notices(&self, report: &mut Report) {
+        report
+            .diagnostics
+            .extend(self.inputs.config.diagnostics.iter().cloned());
+        report
+            .diagnostics
+            .extend(self.inputs.notices.iter().cloned());
+    }
+
+    /// How many device compiles the inputs make (1 unless some file compiles differently for
+    /// some targets).
+    pub fn device_compiles(&self) -> usize {
+        self.engine()
+            .0
+            .engine
+            .as_ref()
+            .map_or(1, Engine::compile_count)
+    }
+
+    /// Which kernel each of `targets`' images holds, and why not.
+    pub fn matrix(&self, targets: &[ResolvedTarget]) -> Matrix {
+        self.matrix_of(targets, &|_| true)
+    }
+
+    /// The same, for the kernels of the files `wanted` accepts (an editor's open document).
+    /// An engine already at newer inputs (an edit analysed since this snapshot) answers from
+    /// those: a lens or a matrix view wants the newest state, never an older one.
+    pub fn matrix_of(&self, targets: &[ResolvedTarget], wanted: &dyn Fn(&str) -> bool) -> Matrix {
+        let settings = Settings {
+            table: &self.inputs.config.table,
+            targets: Some(targets),
+        };
+        {
+            let kept = lock(&self.shared.engine);
+            if let Some(e) = kept.engine.as_ref() {
+                if kept.generation > self.inputs.generation {
+                    return e.matrix_of(&settings, wanted);
+                }
+            }
+        }
+        let (kept, _) = self.engine();
+        kept.engine
+            .as_ref()
+            .expect("brought up to date")
+            .matrix_of(&settings, wanted)
+    }
+
+    /// The same, or `None` while no analysis has run (an editor's lens before the first
+    /// answer: building the engine there would race the first run for the same work).
+    pub fn matrix_if_analysed(
+        &self,
+        targets: &[ResolvedTarget],
+        wanted: &dyn Fn(&str) -> bool,
+    ) -> Option<Matrix> {
+        lock(&self.shared.engine).engine.as_ref()?;
+        Some(self.matrix_of(targets, wanted))
+    }
+}

@@ -1,0 +1,201 @@
+//! `compile_commands.json` as the DPC++ driver reads it: the SYCL options of each entry
+//! (targets, device-config files, per-file `-D`/`-I`/`-include`), and where the database is
+//! found (upward from the checked paths, as clangd finds it).
+
+use std::path::{Path, PathBuf};
+
+use crate::workspace::{CompileEnv, FileFlags, MAX_FILE_BYTES};
+
+/// The SYCL options a `compile_commands.json` gives, in order of first appearance.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SyclFlags {
+    /// `-fsycl-targets=` values, split at commas.
+    pub targets: Vec<String>,
+    /// `-fsycl-device-config-file=` paths, made absolute against the entry's directory.
+    pub device_configs: Vec<PathBuf>,
+    /// What the driver would refuse (an unknown `--offload-arch`), once each.
+    pub errors: Vec<crate::devices::driver::DriverError>,
+    /// Each file's macros and include directories.
+    pub files: Vec<(PathBuf, FileFlags)>,
+}
+
+/// The compile environment of a workspace: the device compile of `targets` (the implicit
+/// `spir64` when none is configured) and the per-file flags of `flags`.
+pub fn compile_env(
+    targets: Option<&[crate::devices::ResolvedTarget]>,
+    table: &crate::devices::DeviceTable,
+    flags: &SyclFlags,
+) -> CompileEnv {
+    let implicit;
+    let targets = match targets {
+        Some(t) => t,
+        None => {
+            implicit = crate::devices::parse_target_list("spir64", table).targets;
+            &implicit
+        }
+    };
+    CompileEnv::new(
+        crate::devices::predefined::device_compiles(targets, table),
+        flags.files.clone(),
+    )
+}
+
+pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String> {
+    use crate::devices::driver;
+    let db: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| format!("invalid compile_commands.json: {e}"))?;
+    let entries = db
+        .as_array()
+        .ok_or("compile_commands.json must be a JSON array")?;
+    let mut flags = SyclFlags::default();
+    // Targets a device-config file adds are passed through by name and checked later against
+    // the whole table; `--offload-arch` spellings are read against the built-in one.
+    let table = crate::devices::DeviceTable::builtin();
+    for e in entries {
+        let args: Vec<String> = match (e.get("arguments"), e.get("command")) {
+            (Some(serde_json::Value::Array(a)), _) => a
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect(),
+            (_, Some(serde_json::Value::String(c))) => driver::split_command(c),
+            _ => continue,
+        };
+        let dir = PathBuf::from(e.get("directory").and_then(|d| d.as_str()).unwrap_or("."));
+        let read = |p: &Path| {
+            std::fs::metadata(p)
+                .ok()
+                .filter(|m| m.len() <= MAX_FILE_BYTES)
+                .and_then(|_| std::fs::read_to_string(p).ok())
+        };
+        let args = driver::expand_response_files(&args, &dir, &read);
+        let f = driver::parse(&args, &dir, table);
+        if let Some(file) = e.get("file").and_then(|f| f.as_str()) {
+            flags.files.push((
+                dir.join(file),
+                FileFlags {
+                    macros: f.macros.clone(),
+                    include_dirs: f
+                        .include_dirs
+                        .iter()
+                        .chain(&f.system_include_dirs)
+                        .cloned()
+                        .collect(),
+                    forced_includes: f.forced_includes.clone(),
+                },
+            ));
+        }
+        for t in f.targets {
+            if !flags.targets.contains(&t) {
+                flags.targets.push(t);
+            }
+        }
+        for p in f.device_configs {
+            if !flags.device_configs.contains(&p) {
+                flags.device_configs.push(p);
+            }
+        }
+        for err in f.errors {
+            if !flags.errors.contains(&err) {
+                flags.errors.push(err);
+            }
+        }
+    }
+    Ok(flags)
+}
+
+/// Where a `compile_commands.json` is looked for under a directory: the directory itself, then
+/// its `build*` subdirectories in name order.
+pub fn compile_commands_candidates(dir: &Path) -> Vec<PathBuf> {
+    let mut builds: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.is_dir()
+                        && p.file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with("build"))
+                })
+                .map(|p| p.join("compile_commands.json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    builds.sort();
+    let mut all = vec![dir.join("compile_commands.json")];
+    all.extend(builds);
+    all.retain(|p| p.is_file());
+    all
+}
+
+/// The databases that apply to `paths`, as clangd finds one: from each path (a file's
+/// directory, or the directory itself) upward, the nearest directory holding a
+/// `compile_commands.json` or a `build*/compile_commands.json`; that directory's candidates, in
+/// the order of [`compile_commands_candidates`]. Paths are kept as given where they are below
+/// the given path (messages name them as the user wrote them).
+pub fn database_candidates(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for path in paths {
+        let start = if path.is_dir() {
+            path.clone()
+        } else {
+            match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                _ => PathBuf::from("."),
+            }
+        };
+        let upward = crate::workspace::absolute(&start);
+        let levels =
+            std::iter::once(start).chain(upward.ancestors().skip(1).map(Path::to_path_buf));
+        for dir in levels {
+            let found = compile_commands_candidates(&dir);
+            if found.is_empty() {
+                continue;
+            }
+            for c in found {
+                if seen.insert(crate::workspace::absolute(&c)) {
+                    out.push(c);
+                }
+            }
+            break;
+        }
+    }
+    out
+}
+
+/// The SYCL options of the first of `candidates` that names any; an unreadable or invalid
+/// database is an error.
+pub fn find_sycl_flags(candidates: &[PathBuf]) -> Result<Option<SyclFlags>, String> {
+    for path in candidates {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
+        let flags = sycl_flags_from_compile_commands(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if !flags.targets.is_empty() || !flags.device_configs.is_empty() || !flags.files.is_empty()
+        {
+            return Ok(Some(flags));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compile_commands_targets_in_both_forms() {
+        let db = r#"[{"directory": "/b", "file": "a.cpp", "command": "clang++ -fsycl -fsycl-targets=intel_gpu_pvc,spir64 -c a.cpp"},
+                     {"directory": "/b", "file": "b.cpp", "arguments": ["clang++", "-fsycl-targets", "nvidia_gpu_sm_80,intel_gpu_pvc", "b.cpp"]},
+                     {"directory": "/b", "file": "c.cpp", "command": "g++ -c c.cpp"}]"#;
+        let flags = sycl_flags_from_compile_commands(db).unwrap();
+        assert_eq!(
+            flags.targets,
+            ["intel_gpu_pvc", "spir64", "nvidia_gpu_sm_80"]
+        );
+        assert!(sycl_flags_from_compile_commands("{").is_err());
+        assert!(sycl_flags_from_compile_commands("{}").is_err());
+        let db = r#"[{"directory": "/b", "file": "a.cpp", "command": "icpx -fsycl-device-config-file=cfg/dev.yaml -c a.cpp"}]"#;
+        let flags = sycl_flags_from_compile_commands(db).unwrap();
+        assert_eq!(flags.device_configs, [PathBuf::from("/b/cfg/dev.yaml")]);
+    }
+}
