@@ -604,3 +604,71 @@ fn logs_follow_sycl_analyzer_log_into_the_log_file() {
     );
     assert!(bad.contains("daemon listening"), "the default, info: {bad}");
 }
+
+/// `sycl/checkFile` reads the project as `check` does: compile_commands.json's targets when the
+/// request names none, and each file's `-D` flags (before, the daemon ignored the database and
+/// analysed for the implicit spir64 without the file's macros).
+#[test]
+fn check_file_reads_compile_commands_as_check_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    let kernel = root.join("src/k.cpp");
+    std::fs::write(
+        &kernel,
+        "#include <sycl/sycl.hpp>\n\
+         void run(sycl::queue &q, float *out) {\n\
+         \x20 q.single_task([=] {\n\
+         #ifdef WIDE\n\
+         \x20   double x = out[0];\n\
+         \x20   out[0] = x * 2.0;\n\
+         #endif\n\
+         \x20 });\n\
+         }\n",
+    )
+    .unwrap();
+    let db = json!([{
+        "directory": root.display().to_string(),
+        "file": "src/k.cpp",
+        "command": "icpx -fsycl -fsycl-targets=intel_gpu_dg1 -DWIDE -c src/k.cpp",
+    }]);
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    std::fs::write(root.join("build/compile_commands.json"), db.to_string()).unwrap();
+    let socket = dir.path().join("run/d.sock");
+    let mut child = Command::new(bin())
+        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
+        .arg(&root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&socket);
+    let mut c = Conn::open(&socket);
+    let r = c.call(1, "sycl/checkFile", json!({ "path": kernel }));
+    let diags = r["result"]["diagnostics"].as_array().unwrap();
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["target-unsupported-aspect"], "{r}");
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("'intel_gpu_dg1'"),
+        "{r}"
+    );
+    // Targets named by the request still win over the database's.
+    let r = c.call(
+        2,
+        "sycl/checkFile",
+        json!({ "path": kernel, "targets": "spir64" }),
+    );
+    assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+    // The matrix too: the kernel is left out of dg1's image.
+    let r = c.call(
+        3,
+        "sycl/kernelMatrix",
+        json!({ "targets": "intel_gpu_dg1" }),
+    );
+    assert!(r["result"].to_string().contains("fp64"), "{r}");
+    let _ = child.kill();
+    let _ = child.wait();
+}

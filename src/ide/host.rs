@@ -362,3 +362,118 @@ impl Analysis {
         Some(self.matrix_of(targets, wanted))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USES_DOUBLE: &str = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue &q, float *o) {\n  \
+        q.single_task([=]() [[sycl::device_has()]] { double d = 1.5; *o = d; });\n}\n";
+    const FLOAT_ONLY: &str = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue &q, float *o) {\n  \
+        q.single_task([=]() [[sycl::device_has()]] { float d = 1.5f; *o = d; });\n}\n";
+
+    fn file(text: &str) -> SourceFile {
+        SourceFile {
+            path: Arc::from("a.cpp"),
+            facts: Arc::new(crate::syntax::extract(text)),
+        }
+    }
+
+    fn host_with(text: &str) -> AnalysisHost {
+        let mut host = AnalysisHost::new(AnalysisConfig::builtin());
+        let mut change = Change::new();
+        change.set_files(vec![file(text)]);
+        host.apply_change(change);
+        host
+    }
+
+    fn aspects(report: &Report) -> Vec<String> {
+        report
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.aspect.clone())
+            .collect()
+    }
+
+    #[test]
+    fn a_snapshot_answers_for_its_own_inputs_after_the_host_moved_on() {
+        let mut host = host_with(USES_DOUBLE);
+        let before = host.analysis();
+        assert_eq!(aspects(&before.findings()), ["fp64"]);
+        let mut change = Change::new();
+        change.set_files(vec![file(FLOAT_ONLY)]);
+        host.apply_change(change);
+        let after = host.analysis();
+        assert_eq!(aspects(&after.findings()), Vec::<String>::new());
+        // The shared engine is at the new inputs; the old snapshot brings it back to its own.
+        assert_eq!(aspects(&before.findings()), ["fp64"]);
+        assert_eq!(aspects(&after.findings()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_config_change_keeps_the_files_and_changes_the_answers() {
+        let mut host = host_with(USES_DOUBLE);
+        assert!(host.analysis().findings().diagnostics.len() == 1);
+        let table = DeviceTable::builtin().clone();
+        let targets = crate::devices::parse_target_list("intel_gpu_dg1", &table).targets;
+        let env = crate::project::compile_env(Some(&targets), &table, &Default::default());
+        let mut change = Change::new();
+        change.set_config(AnalysisConfig::new(table, Some(targets), env));
+        host.apply_change(change);
+        let analysis = host.analysis();
+        assert_eq!(analysis.files().len(), 1);
+        let codes: Vec<&str> = analysis
+            .findings()
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
+        assert_eq!(codes, ["aspect-mismatch", "target-unsupported-aspect"]);
+    }
+
+    #[test]
+    fn notices_and_config_problems_follow_the_findings() {
+        let mut host = host_with(USES_DOUBLE);
+        let notice = *crate::workspace::notice(&Arc::from("big.cpp"), "skipped".into());
+        let mut change = Change::new();
+        change.set_notices(vec![notice]);
+        host.apply_change(change);
+        let report = host.analysis().report();
+        let files: Vec<&str> = report.diagnostics.iter().map(|d| &*d.file).collect();
+        assert_eq!(files, ["a.cpp", "big.cpp"]);
+    }
+
+    #[test]
+    fn an_overtaken_question_is_given_up_and_the_engine_stays_usable() {
+        let host = host_with(USES_DOUBLE);
+        let analysis = host.analysis();
+        assert_eq!(
+            analysis.findings_unless(&|_| true, &|| true).err(),
+            Some(Cancelled)
+        );
+        let (report, how) = analysis.findings_for(&|_| true);
+        assert_eq!(aspects(&report), ["fp64"]);
+        assert_eq!(how, Update::Full);
+        let (_, how) = analysis.findings_for(&|_| true);
+        assert_eq!(how, Update::Unchanged);
+    }
+
+    #[test]
+    fn packed_facts_are_analysed_by_parts_and_the_answer_kept() {
+        let f = file(USES_DOUBLE);
+        let packed = PackedFacts::pack(&f.facts);
+        let outline = SourceFile {
+            path: f.path.clone(),
+            facts: Arc::new(f.facts.outline()),
+        };
+        let mut host = AnalysisHost::new(AnalysisConfig::builtin());
+        let mut change = Change::new();
+        change.set_packed_files(vec![outline], vec![packed]);
+        host.apply_change(change);
+        let analysis = host.analysis();
+        assert_eq!(aspects(&analysis.findings()), ["fp64"]);
+        // Asked again, the kept answer (the packed facts were decoded and let go of).
+        assert_eq!(aspects(&analysis.findings()), ["fp64"]);
+        assert!(analysis.matrix_if_analysed(&[], &|_| true).is_none());
+    }
+}
