@@ -1,7 +1,7 @@
 //! Problems found in user input, with stable codes and exact positions.
 //!
-//! Domain data only: the CLI renders these as compiler-style text or JSON, the language server
-//! (later) converts them to its protocol's types.
+//! Domain data only: the CLI renders these as compiler-style text, JSON or SARIF, the daemon
+//! as JSON, and the language server converts them to LSP types (`lsp::convert`).
 
 use std::sync::Arc;
 
