@@ -10,8 +10,8 @@ mod parts;
 mod types;
 pub mod visibility;
 
+pub use crate::base::SourceFile;
 pub use compiles::Engine;
-pub(crate) use parts::UnionFind;
 pub use parts::{analyze_parts, parts};
 
 use std::collections::BTreeMap;
@@ -23,15 +23,7 @@ use types::TypeIndex;
 
 use crate::devices::{registry, AspectId, AspectSet, DeviceTable, ResolvedTarget};
 use crate::diagnostics::{suggest, with_did_you_mean, ChainStep, Code, Diagnostic, Severity};
-use crate::syntax::{AspectRef, DeclForm, FileFacts, Located};
-
-/// One analysed file.
-#[derive(Clone, Debug)]
-pub struct SourceFile {
-    pub path: Arc<str>,
-    /// Shared: a snapshot of the workspace is a vector of cheap clones.
-    pub facts: Arc<FileFacts>,
-}
+use crate::syntax::{AspectRef, DeclForm, Located};
 
 /// What the checks are run against.
 pub struct Settings<'a> {
