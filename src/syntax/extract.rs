@@ -19,7 +19,7 @@ pub use nodes::{aspect_ref, declarator_name, normalize};
 use super::facts::*;
 use super::prepare::{properties_in, AttrKind, Prepared};
 use super::{Positions, Starts};
-use crate::text::TextRange;
+use crate::text::{Span, TextRange};
 
 /// Calls whose last argument is a kernel.
 const KERNEL_INVOCATIONS: [&str; 6] = [

@@ -19,6 +19,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
+/// Defined beside the text positions; named here too, as every fact carries one.
+pub use crate::text::Span;
 pub use facts::*;
 pub use ir::*;
 pub use name::Name;

@@ -3,9 +3,10 @@
 
 use tree_sitter::Node;
 
-use super::super::facts::{AspectRef, Span};
+use super::super::facts::AspectRef;
 use super::super::NodeExt;
 use super::FIELDS;
+use crate::text::Span;
 
 /// The argument expressions of an `argument_list`.
 pub(super) fn arguments(args: Option<Node>) -> Vec<Node> {
