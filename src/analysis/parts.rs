@@ -18,8 +18,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::compiles::{self, Engine};
+use super::report::{sort_findings, Report, Settings, TargetCounts};
 use super::visibility::Visibility;
-use super::{compiles, graph, types, Engine, Report, Settings, TargetCounts};
+use super::{graph, types};
 use crate::base::{PathIndex, SourceFile, UnionFind};
 use crate::semantic::known_aspects;
 use crate::syntax::{FileFacts, KernelRef};
@@ -162,7 +164,7 @@ pub fn analyze_parts(
         out.summaries
             .sort_by_key(|s| (index.get(&*s.file).copied(), s.name_span.range.start));
     }
-    super::sort_findings(&mut out.diagnostics);
+    sort_findings(&mut out.diagnostics);
     out.stats.files = files.len();
     out.stats.device_compiles = if settings.targets.is_some() {
         compiles
