@@ -9,7 +9,7 @@ use std::num::NonZeroU16 as FieldId;
 use crate::syntax::Name;
 use tree_sitter::Node;
 
-use super::NodeExt;
+use super::tree::NodeExt;
 
 mod calls;
 mod nodes;
@@ -18,7 +18,7 @@ pub use nodes::{aspect_ref, declarator_name, normalize};
 
 use super::facts::*;
 use super::prepare::{properties_in, AttrKind, Prepared};
-use super::{Positions, Starts};
+use super::tree::{Positions, Starts};
 use crate::text::{Span, TextRange};
 
 /// Calls whose last argument is a kernel.

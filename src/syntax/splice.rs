@@ -14,7 +14,8 @@ use super::facts::{AspectRef, CallTarget, Class, FileFacts, Function, KernelRef}
 use super::ir::Expr;
 use super::pp::SourceMap;
 use super::prepare::Prepared;
-use super::{extract, lower, Positions, Starts};
+use super::tree::{Positions, Starts};
+use super::{extract, lower};
 use crate::text::Span;
 
 thread_local! {

@@ -5,7 +5,7 @@ use crate::syntax::Name;
 use tree_sitter::Node;
 
 use super::super::facts::*;
-use super::super::NodeExt;
+use super::super::tree::NodeExt;
 use super::nodes::*;
 use super::{Extractor, Local, FIELDS, GUARDED_CALLS, KERNEL_INVOCATIONS};
 

@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::super::facts::AspectRef;
-use super::super::NodeExt;
+use super::super::tree::NodeExt;
 use super::FIELDS;
 use crate::text::Span;
 
