@@ -7,7 +7,7 @@ use tree_sitter::Node;
 use super::super::facts::*;
 use super::super::tree::NodeExt;
 use super::nodes::*;
-use super::{Extractor, Local, FIELDS, GUARDED_CALLS, KERNEL_INVOCATIONS};
+use super::{Extractor, Local, GUARDED_CALLS, KERNEL_INVOCATIONS};
 
 impl Extractor<'_> {
     pub(super) fn push_call(
