@@ -2,6 +2,7 @@
 //! the compiler. See ARCHITECTURE.md for the layers.
 
 pub mod analysis;
+pub mod base;
 pub mod bench;
 pub mod cache;
 pub mod cli;

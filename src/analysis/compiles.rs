@@ -8,7 +8,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{target_unsupported_message, OneCompile, Report, Settings, SourceFile, Update};
+use super::checks::target_unsupported_message;
+use super::engine::{OneCompile, Update};
+use super::matrix;
+use super::report::{sort_findings, FunctionSummary, Report, Settings, TargetCounts};
+use crate::base::SourceFile;
 use crate::devices::ResolvedTarget;
 use crate::diagnostics::{Code, Diagnostic};
 
@@ -183,16 +187,12 @@ impl Engine {
     }
 
     /// Which kernel each target's image holds, and why not (`analysis::matrix`).
-    pub fn matrix(&self, settings: &Settings) -> super::matrix::Matrix {
+    pub fn matrix(&self, settings: &Settings) -> matrix::Matrix {
         self.matrix_of(settings, &|_| true)
     }
 
     /// The same, for the kernels of the files `wanted` accepts (an editor's open document).
-    pub fn matrix_of(
-        &self,
-        settings: &Settings,
-        wanted: &dyn Fn(&str) -> bool,
-    ) -> super::matrix::Matrix {
+    pub fn matrix_of(&self, settings: &Settings, wanted: &dyn Fn(&str) -> bool) -> matrix::Matrix {
         let all = settings.targets.unwrap_or_default();
         let order: Vec<String> = all.iter().map(|t| t.canonical.clone()).collect();
         let parts = self
@@ -209,7 +209,7 @@ impl Engine {
                 (names, c.analysis.matrix_rows(&s, wanted))
             })
             .collect();
-        super::matrix::merge(&order, parts)
+        matrix::merge(&order, parts)
     }
 }
 
@@ -222,12 +222,11 @@ fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
     for (targets, report) in &reports {
         out.stats.functions = out.stats.functions.max(report.stats.functions);
         out.stats.kernels = out.stats.kernels.max(report.stats.kernels);
-        out.per_target
-            .extend(targets.iter().map(|t| super::TargetCounts {
-                target: t.clone(),
-                functions: report.stats.functions,
-                kernels: report.stats.kernels,
-            }));
+        out.per_target.extend(targets.iter().map(|t| TargetCounts {
+            target: t.clone(),
+            functions: report.stats.functions,
+            kernels: report.stats.kernels,
+        }));
     }
     let found = same_findings(
         reports
@@ -250,7 +249,7 @@ fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
         }
         out.diagnostics.push(d);
     }
-    super::sort_findings(&mut out.diagnostics);
+    sort_findings(&mut out.diagnostics);
     out.summaries = same_summaries(reports.into_iter().flat_map(|(_, r)| r.summaries));
     out
 }
@@ -316,10 +315,8 @@ pub(super) fn same_findings(
 }
 
 /// Summaries of one function (file and name range) made one: used aspects joined.
-pub(super) fn same_summaries(
-    all: impl Iterator<Item = super::FunctionSummary>,
-) -> Vec<super::FunctionSummary> {
-    let mut summaries: BTreeMap<(Arc<str>, usize, usize), super::FunctionSummary> = BTreeMap::new();
+pub(super) fn same_summaries(all: impl Iterator<Item = FunctionSummary>) -> Vec<FunctionSummary> {
+    let mut summaries: BTreeMap<(Arc<str>, usize, usize), FunctionSummary> = BTreeMap::new();
     for s in all {
         let key = (
             s.file.clone(),

@@ -24,7 +24,7 @@ use petgraph::graph::DiGraph;
 
 use super::types::{known_aspects, TypeIndex};
 use super::visibility::Visibility;
-use super::SourceFile;
+use crate::base::{SourceFile, UnionFind};
 use crate::devices::{AspectId, AspectSet};
 use crate::semantic::features::features;
 use crate::semantic::{self, Decls, Instance, Ty};
@@ -329,7 +329,7 @@ fn unlinked_declarations(
     if files.len() < 2 || files.len() > MAX_LINK_FILES {
         return vec![all];
     }
-    let mut sets = super::UnionFind::new(files.len());
+    let mut sets = UnionFind::new(files.len());
     for (x, &a) in files.iter().enumerate() {
         for (y, &b) in files.iter().enumerate().skip(x + 1) {
             if visibility.sees(a, b) || visibility.sees(b, a) {
@@ -493,7 +493,7 @@ impl Skeleton {
     /// The part (`part_of`) of a node's first member's file.
     fn part_of_node(&self, node: NodeId) -> u32 {
         let part_of = self.part_of.get_or_init(|| {
-            let mut sets = super::UnionFind::new(self.node_of.len());
+            let mut sets = UnionFind::new(self.node_of.len());
             for (i, seen) in self.visibility.lists().iter().enumerate() {
                 seen.iter().for_each(|&j| sets.union(i, j as usize));
             }

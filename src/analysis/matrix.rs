@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+use super::checks::chain_steps;
 use super::graph::{Graph, NodeId};
-use super::{chain_steps, Settings};
+use super::report::{declared_names, Settings};
 use crate::devices::{registry, AspectSet};
 use crate::diagnostics::ChainStep;
 use crate::syntax::{AspectRef, Located};
@@ -232,7 +233,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                 name_span,
                 name: graph.display_name(node),
                 kernel: graph.is_kernel(node),
-                declared: decl.map(super::declared_names),
+                declared: decl.map(declared_names),
                 used,
                 guarded: graph.guarded(node),
                 cells,

@@ -8,7 +8,7 @@
 //! name from the other (a launch of it, its `operator()`). Aliases that declare aspects are
 //! looked up by name across the workspace: with any, the workspace is one part.
 //!
-//! An include resolves among the files analysed together (`visibility::PathIndex`): one that
+//! An include resolves among the files analysed together (`base::PathIndex`): one that
 //! names several equally near headers of the workspace resolves to none of them, but could to
 //! the one of them a part holds. Such includes are dropped from the facts a part is analysed
 //! with, so that a part sees what it sees in the whole.
@@ -18,55 +18,13 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::visibility::{PathIndex, Visibility};
-use super::{compiles, graph, types, Engine, Report, Settings, SourceFile, TargetCounts};
+use super::compiles::{self, Engine};
+use super::report::{sort_findings, Report, Settings, TargetCounts};
+use super::visibility::Visibility;
+use super::{graph, types};
+use crate::base::{PathIndex, SourceFile, UnionFind};
 use crate::semantic::known_aspects;
 use crate::syntax::{FileFacts, KernelRef};
-
-/// Disjoint sets of indices, merged by `union`.
-pub(crate) struct UnionFind {
-    parent: Vec<usize>,
-}
-
-impl UnionFind {
-    pub fn new(n: usize) -> Self {
-        UnionFind {
-            parent: (0..n).collect(),
-        }
-    }
-
-    fn root(&mut self, mut i: usize) -> usize {
-        while self.parent[i] != i {
-            self.parent[i] = self.parent[self.parent[i]];
-            i = self.parent[i];
-        }
-        i
-    }
-
-    pub fn union(&mut self, a: usize, b: usize) {
-        let (a, b) = (self.root(a), self.root(b));
-        if a != b {
-            self.parent[a.max(b)] = a.min(b);
-        }
-    }
-
-    /// Per index, the index of its set's first member.
-    pub fn sets(&mut self) -> Vec<usize> {
-        (0..self.parent.len()).map(|i| self.root(i)).collect()
-    }
-
-    /// The sets, each in index order, ordered by their first index.
-    pub fn groups(mut self) -> Vec<Vec<usize>> {
-        let n = self.parent.len();
-        let mut groups: Vec<Vec<usize>> = vec![Vec::new(); n];
-        for i in 0..n {
-            let r = self.root(i);
-            groups[r].push(i);
-        }
-        groups.retain(|g| !g.is_empty());
-        groups
-    }
-}
 
 /// The independent parts of `files` (their facts may be outlines, `FileFacts::outline`).
 pub fn parts(files: &[SourceFile]) -> Vec<Vec<usize>> {
@@ -206,7 +164,7 @@ pub fn analyze_parts(
         out.summaries
             .sort_by_key(|s| (index.get(&*s.file).copied(), s.name_span.range.start));
     }
-    super::sort_findings(&mut out.diagnostics);
+    sort_findings(&mut out.diagnostics);
     out.stats.files = files.len();
     out.stats.device_compiles = if settings.targets.is_some() {
         compiles

@@ -9,7 +9,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::cell::RefCell;
 
-use super::SourceFile;
+use crate::base::SourceFile;
 use crate::devices::AspectSet;
 pub use crate::semantic::known_aspects;
 use crate::semantic::Decls;

@@ -7,125 +7,12 @@
 //! include and shares the longest directory prefix with the includer (what `-I` would find;
 //! when several share it, to none). A header also sees the translation unit it is compiled in.
 
-use rustc_hash::FxHashMap as HashMap;
-use std::path::{Component, Path, PathBuf};
-
-use super::SourceFile;
+use crate::base::{is_header, PathIndex, SourceFile};
 
 #[derive(Clone)]
 pub struct Visibility {
     /// Per file, the sorted indices of the files it sees (itself included).
     visible: Vec<Vec<u32>>,
-}
-
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
-
-fn common_prefix(a: &Path, b: &Path) -> usize {
-    a.components()
-        .zip(b.components())
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// The workspace's paths, for resolving includes as a compiler with unknown `-I` would.
-pub struct PathIndex {
-    paths: Vec<PathBuf>,
-    by_path: HashMap<PathBuf, u32>,
-    /// Suffix matches only among files of the same name: comparing every include with every
-    /// path showed in profiles on real code bases.
-    by_file_name: HashMap<std::ffi::OsString, Vec<u32>>,
-}
-
-impl PathIndex {
-    pub fn new<'p>(paths: impl IntoIterator<Item = &'p str>) -> Self {
-        let paths: Vec<PathBuf> = paths.into_iter().map(|p| normalize(Path::new(p))).collect();
-        let by_path = paths
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.clone(), i as u32))
-            .collect();
-        let mut by_file_name: HashMap<std::ffi::OsString, Vec<u32>> = HashMap::default();
-        for (i, p) in paths.iter().enumerate() {
-            if let Some(n) = p.file_name() {
-                by_file_name.entry(n.to_owned()).or_default().push(i as u32);
-            }
-        }
-        PathIndex {
-            paths,
-            by_path,
-            by_file_name,
-        }
-    }
-
-    pub fn get(&self, path: &Path) -> Option<u32> {
-        self.by_path.get(&normalize(path)).copied()
-    }
-
-    /// The workspace file `inc` names from file `from`: relative to `from`'s directory, then
-    /// to each of `dirs` (the `-I` list), else the one workspace file ending with it that is
-    /// nearest to `from`.
-    pub fn resolve(&self, from: u32, inc: &str, dirs: &[PathBuf]) -> Option<u32> {
-        // Several equally near: the build's `-I` order decides, which is not known here.
-        // Taking any would mix programs (a benchmark suite whose programs each have a
-        // `reference.h`, included by one that has none): none is found.
-        match self.candidates(from, inc, dirs)[..] {
-            [j] => Some(j),
-            _ => None,
-        }
-    }
-
-    /// The files `resolve` chooses among: the one found relative to `from` or `dirs`, else
-    /// the workspace files ending with `inc` that are nearest to `from`.
-    pub fn candidates(&self, from: u32, inc: &str, dirs: &[PathBuf]) -> Vec<u32> {
-        let from = &self.paths[from as usize];
-        let dir = from.parent().unwrap_or(Path::new(""));
-        for d in std::iter::once(dir).chain(dirs.iter().map(PathBuf::as_path)) {
-            if let Some(&j) = self.by_path.get(&normalize(&d.join(inc))) {
-                return vec![j];
-            }
-        }
-        let inc = normalize(Path::new(inc));
-        let same_name = inc
-            .file_name()
-            .and_then(|n| self.by_file_name.get(n))
-            .map_or(&[][..], Vec::as_slice);
-        let matches: Vec<u32> = same_name
-            .iter()
-            .copied()
-            .filter(|&j| self.paths[j as usize].ends_with(&inc))
-            .collect();
-        let best = matches
-            .iter()
-            .map(|&j| common_prefix(from, &self.paths[j as usize]))
-            .max()
-            .unwrap_or(0);
-        matches
-            .into_iter()
-            .filter(|&j| common_prefix(from, &self.paths[j as usize]) == best)
-            .collect()
-    }
-}
-
-/// Headers by extension: compiled only as part of a translation unit.
-pub fn is_header(path: &str) -> bool {
-    Path::new(path)
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inl" | "ipp" | "tpp"))
 }
 
 impl Visibility {

@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{FunctionSummary, Report, Settings, SourceFile, Stats};
+use crate::analysis::{FunctionSummary, Report, Settings, Stats};
+use crate::base::SourceFile;
 use crate::devices::AspectSet;
 use crate::diagnostics::{ChainStep, Code, Diagnostic, Severity};
 use crate::syntax::Located;

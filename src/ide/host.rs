@@ -13,7 +13,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crate::analysis::{self, matrix::Matrix, Engine, Report, Settings, SourceFile, Update};
+use crate::analysis::{self, matrix::Matrix, Engine, Report, Settings, Update};
+use crate::base::SourceFile;
 use crate::devices::{DeviceTable, ResolvedTarget};
 use crate::diagnostics::Diagnostic;
 use crate::syntax::PackedFacts;

@@ -12,7 +12,7 @@ use async_lsp::lsp_types::{
 use async_lsp::LanguageClient;
 
 use super::{start_watching, State, INDEX_TOKEN};
-use crate::analysis::SourceFile;
+use crate::base::SourceFile;
 use crate::project::Project;
 use crate::{syntax, workspace};
 

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::analysis::SourceFile;
+use crate::base::SourceFile;
 use crate::syntax;
 
 /// For each file some source's preprocessing read (a header, or a source included as one),

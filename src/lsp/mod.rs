@@ -46,7 +46,8 @@ use async_lsp::{ClientSocket, LanguageClient};
 use serde_json::Value;
 use tower::ServiceBuilder;
 
-use crate::analysis::{Report, SourceFile};
+use crate::analysis::Report;
+use crate::base::SourceFile;
 use crate::devices::{self, DeviceTable, ResolvedTarget};
 use crate::ide::{AnalysisConfig, AnalysisHost, Change};
 use crate::project::{Project, ProjectConfig, SyclFlags};

@@ -9,7 +9,8 @@ use async_lsp::lsp_types::{self as lsp, PublishDiagnosticsParams};
 use async_lsp::LanguageClient;
 
 use super::{code_lens, convert, inactive_regions, inputs, State};
-use crate::analysis::{Report, SourceFile, Update};
+use crate::analysis::{Report, Update};
+use crate::base::SourceFile;
 use crate::ide::Change;
 use crate::{syntax, workspace};
 use async_lsp::lsp_types::Url;

@@ -2,14 +2,13 @@
 //! walked into, ERROR nodes included, so a broken region costs only what is inside it.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
 
 use std::num::NonZeroU16 as FieldId;
 
 use crate::syntax::Name;
 use tree_sitter::Node;
 
-use super::NodeExt;
+use super::tree::NodeExt;
 
 mod calls;
 mod nodes;
@@ -18,8 +17,8 @@ pub use nodes::{aspect_ref, declarator_name, normalize};
 
 use super::facts::*;
 use super::prepare::{properties_in, AttrKind, Prepared};
-use super::{Positions, Starts};
-use crate::text::TextRange;
+use super::tree::{Positions, Starts};
+use crate::text::{Span, TextRange};
 
 /// Calls whose last argument is a kernel.
 const KERNEL_INVOCATIONS: [&str; 6] = [
@@ -33,59 +32,6 @@ const KERNEL_INVOCATIONS: [&str; 6] = [
 
 /// Member and free calls whose callable argument runs only on devices with the given aspects.
 const GUARDED_CALLS: [&str; 2] = ["if_device_has", "else_if_device_has"];
-
-/// tree-sitter-cpp field ids, looked up once: `child_by_field_name` compares the name with
-/// every field name of the grammar on each call, which showed in profiles.
-struct Fields {
-    argument: FieldId,
-    arguments: FieldId,
-    body: FieldId,
-    captures: FieldId,
-    condition: FieldId,
-    consequence: FieldId,
-    declarator: FieldId,
-    default_value: FieldId,
-    field: FieldId,
-    function: FieldId,
-    left: FieldId,
-    name: FieldId,
-    operator: FieldId,
-    parameters: FieldId,
-    path: FieldId,
-    right: FieldId,
-    scope: FieldId,
-    r#type: FieldId,
-    value: FieldId,
-}
-
-static FIELDS: LazyLock<Fields> = LazyLock::new(|| {
-    let lang: tree_sitter::Language = tree_sitter_cpp::LANGUAGE.into();
-    let id = |n: &str| {
-        lang.field_id_for_name(n)
-            .expect("tree-sitter-cpp has this field")
-    };
-    Fields {
-        argument: id("argument"),
-        arguments: id("arguments"),
-        body: id("body"),
-        captures: id("captures"),
-        condition: id("condition"),
-        consequence: id("consequence"),
-        declarator: id("declarator"),
-        default_value: id("default_value"),
-        field: id("field"),
-        function: id("function"),
-        left: id("left"),
-        name: id("name"),
-        operator: id("operator"),
-        parameters: id("parameters"),
-        path: id("path"),
-        right: id("right"),
-        scope: id("scope"),
-        r#type: id("type"),
-        value: id("value"),
-    }
-});
 
 #[derive(Clone, Copy, Debug)]
 enum Owner {

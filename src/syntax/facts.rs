@@ -6,30 +6,7 @@ use serde::{Deserialize, Serialize};
 use thin_vec::ThinVec;
 
 use super::ir::{Body, Field, Global, TParam};
-use crate::text::{LineCol, Lines, TextRange};
-
-/// A piece of its file: a byte range in 8 bytes. Its line and column come from the file's
-/// [`Lines`] ([`FileFacts::locate`]) when a diagnostic or an answer needs them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Span {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    /// Offsets past 4 GiB are clamped (no source file is).
-    pub fn new(range: TextRange) -> Self {
-        let clamp = |i: usize| i.min(u32::MAX as usize) as u32;
-        Self {
-            start: clamp(range.start),
-            end: clamp(range.end),
-        }
-    }
-
-    pub fn range(self) -> TextRange {
-        TextRange::new(self.start as usize, self.end as usize)
-    }
-}
+use crate::text::{LineCol, Lines, Span, TextRange};
 
 /// A span with its resolved 1-based position: what leaves the analysis.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

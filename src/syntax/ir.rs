@@ -8,7 +8,7 @@ use crate::syntax::Name;
 use serde::{Deserialize, Serialize};
 use thin_vec::ThinVec;
 
-use super::facts::Span;
+use crate::text::Span;
 
 pub type ExprId = u32;
 pub type LocalId = u32;

@@ -9,13 +9,13 @@ use std::sync::LazyLock;
 use crate::syntax::Name;
 use tree_sitter::Node;
 
-use super::NodeExt;
+use super::tree::NodeExt;
 
 use super::extract::{declarator_name, normalize};
-use super::facts::{FileFacts, Span};
+use super::facts::FileFacts;
 use super::ir::*;
-use super::{Positions, Starts};
-use crate::text::TextRange;
+use super::tree::{Positions, Starts};
+use crate::text::{Span, TextRange};
 
 /// Nesting the lowering descends to: deeper expressions become `Unknown`.
 const MAX_DEPTH: usize = 600;

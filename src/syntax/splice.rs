@@ -10,11 +10,13 @@
 
 use tree_sitter::{InputEdit, Node, Tree};
 
-use super::facts::{AspectRef, CallTarget, Class, FileFacts, Function, KernelRef, Span};
+use super::facts::{AspectRef, CallTarget, Class, FileFacts, Function, KernelRef};
 use super::ir::Expr;
 use super::pp::SourceMap;
 use super::prepare::Prepared;
-use super::{extract, lower, Positions, Starts};
+use super::tree::{Positions, Starts};
+use super::{extract, lower};
+use crate::text::Span;
 
 thread_local! {
     static SPLICED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };

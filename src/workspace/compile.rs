@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::analysis::visibility::{is_header, PathIndex};
+use crate::base::{is_header, PathIndex, UnionFind};
 use crate::devices::predefined::{DeviceCompiles, Predefined};
 use crate::syntax::pp::{self, MacroAt, MacroDef, MacroTable, Macros, Origin, Source};
 use crate::syntax::{self, FileFacts};
@@ -307,7 +307,7 @@ impl<'e> Sources<'e> {
     /// The files that reach each other through includes, each group in file order, the
     /// groups by their first file: once a group is extracted, none of its texts is read again.
     pub fn include_groups(&self) -> Vec<Vec<usize>> {
-        let mut sets = crate::analysis::UnionFind::new(self.paths.len());
+        let mut sets = UnionFind::new(self.paths.len());
         for (j, ins) in self.all_includers().iter().enumerate() {
             for &(i, _) in ins {
                 sets.union(i as usize, j);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::analysis::SourceFile;
+use crate::base::SourceFile;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::syntax::{self, PackedFacts, CPP_EXTENSIONS};
 use crate::text::{LineCol, TextRange};

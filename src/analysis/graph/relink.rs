@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::{Bodies, Collected, Collector, NodeId, Skeleton};
 use crate::analysis::types::TypeIndex;
-use crate::analysis::SourceFile;
+use crate::base::SourceFile;
 use crate::semantic::{self, Ty};
 use crate::syntax::FileFacts;
 

@@ -5,9 +5,9 @@ use crate::syntax::Name;
 use tree_sitter::Node;
 
 use super::super::facts::*;
-use super::super::NodeExt;
+use super::super::tree::NodeExt;
 use super::nodes::*;
-use super::{Extractor, Local, FIELDS, GUARDED_CALLS, KERNEL_INVOCATIONS};
+use super::{Extractor, Local, GUARDED_CALLS, KERNEL_INVOCATIONS};
 
 impl Extractor<'_> {
     pub(super) fn push_call(

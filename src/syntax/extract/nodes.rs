@@ -1,11 +1,67 @@
 //! Helpers over tree-sitter nodes and source text for the extractor: names, declarators,
 //! literals and their context, argument lists.
 
+use std::num::NonZeroU16 as FieldId;
+use std::sync::LazyLock;
+
 use tree_sitter::Node;
 
-use super::super::facts::{AspectRef, Span};
-use super::super::NodeExt;
-use super::FIELDS;
+use super::super::facts::AspectRef;
+use super::super::tree::NodeExt;
+use crate::text::Span;
+
+/// tree-sitter-cpp field ids, looked up once: `child_by_field_name` compares the name with
+/// every field name of the grammar on each call, which showed in profiles.
+pub(super) struct Fields {
+    pub(super) argument: FieldId,
+    pub(super) arguments: FieldId,
+    pub(super) body: FieldId,
+    pub(super) captures: FieldId,
+    pub(super) condition: FieldId,
+    pub(super) consequence: FieldId,
+    pub(super) declarator: FieldId,
+    pub(super) default_value: FieldId,
+    pub(super) field: FieldId,
+    pub(super) function: FieldId,
+    pub(super) left: FieldId,
+    pub(super) name: FieldId,
+    pub(super) operator: FieldId,
+    pub(super) parameters: FieldId,
+    pub(super) path: FieldId,
+    pub(super) right: FieldId,
+    pub(super) scope: FieldId,
+    pub(super) r#type: FieldId,
+    pub(super) value: FieldId,
+}
+
+pub(super) static FIELDS: LazyLock<Fields> = LazyLock::new(|| {
+    let lang: tree_sitter::Language = tree_sitter_cpp::LANGUAGE.into();
+    let id = |n: &str| {
+        lang.field_id_for_name(n)
+            .expect("tree-sitter-cpp has this field")
+    };
+    Fields {
+        argument: id("argument"),
+        arguments: id("arguments"),
+        body: id("body"),
+        captures: id("captures"),
+        condition: id("condition"),
+        consequence: id("consequence"),
+        declarator: id("declarator"),
+        default_value: id("default_value"),
+        field: id("field"),
+        function: id("function"),
+        left: id("left"),
+        name: id("name"),
+        operator: id("operator"),
+        parameters: id("parameters"),
+        path: id("path"),
+        right: id("right"),
+        scope: id("scope"),
+        r#type: id("type"),
+        value: id("value"),
+    }
+});
 
 /// The argument expressions of an `argument_list`.
 pub(super) fn arguments(args: Option<Node>) -> Vec<Node> {

@@ -1,0 +1,293 @@
+//! The checks of one device compile and their messages: unknown aspect names,
+//! `aspect-mismatch` (a `device_has` list missing what the function uses), the AOT-target
+//! checks (aspects and sub-group sizes a target lacks) and `if_architecture_is` without AOT.
+
+use std::collections::BTreeMap;
+
+use super::graph::{Graph, NodeId};
+use crate::base::SourceFile;
+use crate::devices::{registry, AspectId, AspectSet, ResolvedTarget};
+use crate::diagnostics::{suggest, with_did_you_mean, ChainStep, Code, Diagnostic, Severity};
+use crate::syntax::{AspectRef, DeclForm, Located};
+
+fn diagnostic(
+    graph: &Graph,
+    file: u32,
+    at: Located,
+    severity: Severity,
+    code: Code,
+    message: String,
+) -> Diagnostic {
+    Diagnostic::new(
+        graph.path(file).clone(),
+        at.range,
+        at.pos,
+        severity,
+        code,
+        message,
+    )
+}
+
+/// Aspect names written in `device_has` / `uses_aspects` of a file that the registry does not
+/// know.
+pub(super) fn unknown_aspects(file: &SourceFile) -> Vec<Diagnostic> {
+    let reg = registry();
+    let mut out = Vec::new();
+    for refs in file.facts.aspect_refs() {
+        for r in refs {
+            if let AspectRef::Named { name, span } = r {
+                if reg.by_name(name).is_none() {
+                    let suggestions = suggest(name, reg.names(), 3);
+                    let at = file.facts.locate(*span);
+                    let mut d = Diagnostic::new(
+                        file.path.clone(),
+                        at.range,
+                        at.pos,
+                        Severity::Error,
+                        Code::UnknownAspect,
+                        with_did_you_mean(format!("unknown aspect '{name}'"), &suggestions),
+                    );
+                    d.suggestions = suggestions;
+                    out.push(d);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The chain of a finding as diagnostic steps; the nodes it passes through go to `deps`.
+pub(super) fn chain_steps(
+    graph: &Graph,
+    from: NodeId,
+    aspect: AspectId,
+    deps: &mut Vec<NodeId>,
+) -> Vec<ChainStep> {
+    let Some((calls, found)) = graph.chain(from, aspect) else {
+        return Vec::new();
+    };
+    deps.extend(calls.iter().flat_map(|(caller, edge)| [*caller, edge.to]));
+    let mut steps: Vec<ChainStep> = calls
+        .into_iter()
+        .map(|(caller, edge)| {
+            let callee = graph.display_name(edge.to);
+            let file = graph.node_file(caller);
+            let at = graph.locate(file, edge.span);
+            ChainStep {
+                function: Some(callee.clone()),
+                use_: None,
+                file: graph.path(file).clone(),
+                range: at.range,
+                pos: at.pos,
+                message: format!("propagated from call to function '{callee}'"),
+            }
+        })
+        .collect();
+    let at = graph.locate(found.file, found.span);
+    steps.push(ChainStep {
+        function: None,
+        use_: Some(found.what.clone()),
+        file: graph.path(found.file).clone(),
+        range: at.range,
+        pos: at.pos,
+        message: match graph.macro_at(found.file, at.range) {
+            Some(m) if m.starts_with("#include") => {
+                format!("uses '{}' here, in the text of {m}", found.what)
+            }
+            Some(m) => format!(
+                "uses '{}' here, in the expansion of macro '{m}'",
+                found.what
+            ),
+            None => format!("uses '{}' here", found.what),
+        },
+    });
+    steps
+}
+
+pub(super) fn check_mismatch(
+    graph: &Graph,
+    node: NodeId,
+    out: &mut Vec<Diagnostic>,
+    deps: &mut Vec<NodeId>,
+) {
+    let reg = registry();
+    {
+        let Some(decl) = graph.device_has(node) else {
+            return;
+        };
+        // An aspect the source cannot name could be any aspect: never warn from it.
+        if decl
+            .aspects
+            .iter()
+            .any(|a| matches!(a, AspectRef::Unknown { .. }))
+        {
+            return;
+        }
+        let declared: AspectSet = decl
+            .aspects
+            .iter()
+            .filter_map(|a| match a {
+                AspectRef::Named { name, .. } => reg.by_name(name),
+                AspectRef::Unknown { .. } => None,
+            })
+            .collect();
+        let missing: BTreeMap<&str, AspectId> = graph
+            .used(node)
+            .iter()
+            .filter(|a| !declared.contains(*a))
+            .map(|a| (reg.name(a), a))
+            .collect();
+        let name = graph.display_name(node);
+        let what = match decl.form {
+            DeclForm::Attribute => "'sycl::device_has' attribute",
+            DeclForm::Property => "'device_has' property",
+        };
+        for (aspect_name, aspect) in missing {
+            let (file, span) = graph.name_span(node);
+            let mut d = diagnostic(
+                graph,
+                file,
+                span,
+                Severity::Warning,
+                Code::AspectMismatch,
+                format!("function '{name}' uses aspect '{aspect_name}' not listed in its {what}"),
+            );
+            d.function = Some(name.clone());
+            d.aspect = Some(aspect_name.to_string());
+            d.chain = chain_steps(graph, node, aspect, deps);
+            out.push(d);
+        }
+    }
+}
+
+/// The targets' device-table entries.
+type Entries<'t> = [(&'t ResolvedTarget, &'t crate::devices::TargetInfo)];
+
+pub(super) fn check_target(
+    graph: &Graph,
+    node: NodeId,
+    entries: &Entries,
+    out: &mut Vec<Diagnostic>,
+    deps: &mut Vec<NodeId>,
+) {
+    let reg = registry();
+    {
+        let name = graph.display_name(node);
+        let kind = if graph.is_kernel(node) {
+            "kernel"
+        } else {
+            "SYCL_EXTERNAL function"
+        };
+        let mut aspects = graph.used(node);
+        if let Some(decl) = graph.device_has(node) {
+            for a in &decl.aspects {
+                if let AspectRef::Named { name, .. } = a {
+                    if let Some(id) = reg.by_name(name) {
+                        aspects.insert(id);
+                    }
+                }
+            }
+        }
+        let mut by_aspect: BTreeMap<&str, (AspectId, Vec<&str>)> = BTreeMap::new();
+        for (t, info) in entries {
+            if info.may_support_other_aspects {
+                continue;
+            }
+            for a in aspects.iter().filter(|a| !info.aspects.contains(*a)) {
+                by_aspect
+                    .entry(reg.name(a))
+                    .or_insert((a, Vec::new()))
+                    .1
+                    .push(t.canonical.as_str());
+            }
+        }
+        for (aspect_name, (aspect, lacking)) in by_aspect {
+            let (file, span) = graph.name_span(node);
+            let mut d = diagnostic(
+                graph,
+                file,
+                span,
+                Severity::Warning,
+                Code::TargetUnsupportedAspect,
+                target_unsupported_message(kind, &name, aspect_name, &lacking),
+            );
+            d.function = Some(name.clone());
+            d.aspect = Some(aspect_name.to_string());
+            d.targets = lacking.iter().map(|t| t.to_string()).collect();
+            d.chain = chain_steps(graph, node, aspect, deps);
+            out.push(d);
+        }
+        if let Some((size, span)) = graph.reqd_sub_group_size(node) {
+            for (t, info) in entries {
+                if info.sub_group_sizes.is_empty()
+                    || info.sub_group_sizes.iter().any(|&s| i64::from(s) == size)
+                {
+                    continue;
+                }
+                let sizes: Vec<String> = info.sub_group_sizes.iter().map(u32::to_string).collect();
+                let file = graph.node_file(node);
+                let mut d = diagnostic(
+                    graph,
+                    file,
+                    graph.locate(file, span),
+                    Severity::Warning,
+                    Code::TargetUnsupportedSubGroupSize,
+                    format!(
+                        "{kind} '{name}' requires sub-group size {size}, which target '{}' does not \
+                         support (its sizes: {})",
+                        t.canonical,
+                        sizes.join(", ")
+                    ),
+                );
+                d.function = Some(name.clone());
+                d.targets = vec![t.canonical.clone()];
+                out.push(d);
+            }
+        }
+    }
+}
+
+/// The message of a `target-unsupported-aspect` finding; `kind` is `kernel` or
+/// `SYCL_EXTERNAL function`.
+pub(super) fn target_unsupported_message(
+    kind: &str,
+    name: &str,
+    aspect: &str,
+    lacking: &[impl AsRef<str>],
+) -> String {
+    let quoted: Vec<String> = lacking
+        .iter()
+        .map(|t| format!("'{}'", t.as_ref()))
+        .collect();
+    format!(
+        "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has: the AOT image \
+         for it will not contain this {kind}, and launching it there throws \
+         errc::kernel_not_supported",
+        quoted.join(", ")
+    )
+}
+
+/// `if_architecture_is` in device code when a target is not AOT-compiled.
+pub(super) fn check_arch(
+    graph: &Graph,
+    node: NodeId,
+    plain: &ResolvedTarget,
+    out: &mut Vec<Diagnostic>,
+) {
+    for span in graph.arch_checks(node) {
+        let file = graph.node_file(node);
+        out.push(diagnostic(
+            graph,
+            file,
+            graph.locate(file, *span),
+            Severity::Error,
+            Code::IfArchitectureNotAot,
+            format!(
+                "The if_architecture_is function may only be used when AOT compiling with \
+                 '-fsycl-targets=spir64_x86_64' or '-fsycl-targets=*_gpu_*' (target '{}' \
+                 is not)",
+                plain.canonical
+            ),
+        ));
+    }
+}

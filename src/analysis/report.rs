@@ -1,0 +1,82 @@
+//! What an analysis answers: the findings, counts and summaries of a workspace, and the
+//! settings (device table, targets) the checks are run against.
+
+use std::sync::Arc;
+
+use crate::devices::{AspectSet, DeviceTable, ResolvedTarget};
+use crate::diagnostics::Diagnostic;
+use crate::syntax::{AspectRef, Located};
+
+/// What the checks are run against.
+pub struct Settings<'a> {
+    pub table: &'a DeviceTable,
+    /// The configured `-fsycl-targets`; `None` for the implicit `spir64`, which never warns.
+    pub targets: Option<&'a [ResolvedTarget]>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    pub files: usize,
+    pub functions: usize,
+    pub kernels: usize,
+    /// Distinct device compiles analysed: 1 unless some file compiles differently for some
+    /// of the targets.
+    pub device_compiles: usize,
+    /// Files that compile differently for some targets.
+    pub varying_files: usize,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub diagnostics: Vec<Diagnostic>,
+    pub stats: Stats,
+    /// Kernels and functions that declare aspects: what they declare and use, for editors.
+    pub summaries: Vec<FunctionSummary>,
+    /// With several device compiles: each target's compile's functions and kernels (the stats
+    /// hold the largest), so that reports of independent parts add up exactly.
+    pub per_target: Vec<TargetCounts>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetCounts {
+    pub target: String,
+    pub functions: usize,
+    pub kernels: usize,
+}
+
+/// Declared versus used aspects of a kernel or decorated function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSummary {
+    pub file: Arc<str>,
+    /// Where its name (or a lambda's introducer) is.
+    pub name_span: Located,
+    pub name: String,
+    pub kernel: bool,
+    /// `None` when it declares nothing; names as written (unknown ones included).
+    pub declared: Option<Vec<String>>,
+    pub used: AspectSet,
+}
+
+/// A `device_has` list's aspects as written (unknown ones included).
+pub(super) fn declared_names(d: &crate::syntax::DeviceHas) -> Vec<String> {
+    d.aspects
+        .iter()
+        .map(|a| match a {
+            AspectRef::Named { name, .. } => name.clone(),
+            AspectRef::Unknown { text, .. } => text.clone(),
+        })
+        .collect()
+}
+
+/// Findings in the order they are reported: by place, then aspect and text.
+pub(super) fn sort_findings(diagnostics: &mut [Diagnostic]) {
+    diagnostics.sort_by(|a, b| {
+        (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
+            &b.file,
+            b.pos.line,
+            b.pos.column,
+            &b.aspect,
+            &b.message,
+        ))
+    });
+}
