@@ -9,6 +9,7 @@ pub mod cli;
 pub mod devices;
 pub mod diagnostics;
 pub mod ide;
+pub mod logging;
 pub mod lsp;
 pub mod memory;
 pub mod project;

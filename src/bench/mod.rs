@@ -321,7 +321,7 @@ fn edit_latency(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         // The server's log, when one is asked for (to see where an edit's time goes).
-        .stderr(if std::env::var_os(crate::cli::logging::ENV).is_some() {
+        .stderr(if std::env::var_os(crate::logging::ENV).is_some() {
             Stdio::inherit()
         } else {
             Stdio::null()

@@ -2,7 +2,6 @@
 //! knowledge; every answer comes from `crate::devices`.
 
 mod check;
-pub(crate) mod logging;
 mod output;
 mod remote;
 mod report;
@@ -266,7 +265,7 @@ pub fn main() -> i32 {
         Command::Daemon { .. } | Command::Lsp { .. } => "info",
         _ => "warn",
     };
-    if let Err(e) = logging::init(cli.log_file.as_deref(), default) {
+    if let Err(e) = crate::logging::init(cli.log_file.as_deref(), default) {
         eprintln!("error: {e}");
         return EXIT_USAGE;
     }

@@ -1,5 +1,5 @@
-//! `textDocument/hover`: aspects, kernels' declared and used aspects, target names, and macros
-//! as each device compile sees them where the cursor is.
+//! `textDocument/hover`: positions and LSP types around `ide::hover`, which decides what to show;
+//! a macro's value per device compile (preprocessing) is asked on the blocking pool.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -37,46 +37,43 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
     let pos = params.text_document_position_params.position;
     let index = crate::text::LineIndex::new(&doc.text);
     let offset = index.offset_of(&doc.text, pos.line, pos.character, st.encoding);
-    let yaml = is_yaml(uri);
     let targets = effective_targets(st);
-    let table = &st.snapshot.table;
     let path = State::path_of(uri);
-    let summary = st.last.summaries.iter().find(|f| {
-        Some(&*f.file) == path.as_deref()
-            && f.name_span.range.start <= offset
-            && offset <= f.name_span.range.end
-    });
     let encoding = st.encoding;
-    let reply = move |text: &str, range, markdown: String| Hover {
+    let reply = move |text: &str, h: ide::HoverText| Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: markdown,
+            value: h.markdown,
         }),
         range: Some(convert::range(
             text,
             &crate::text::LineIndex::new(text),
-            range,
+            h.range,
             encoding,
         )),
     };
-    let found = ide::aspect_hover(&doc.text, offset, yaml, table, &targets)
-        .or_else(|| summary.map(|f| (f.name_span.range, ide::function_hover(f))));
-    if let Some((range, markdown)) = found {
-        return Answer::Now(Some(reply(&doc.text, range, markdown)));
-    }
-    let Some((range, word)) = ide::word_at(&doc.text, offset) else {
-        return Answer::Now(None);
+    let query = ide::HoverQuery {
+        text: &doc.text,
+        offset,
+        file: path.as_deref(),
+        yaml: is_yaml(uri),
+        table: &st.snapshot.table,
+        targets: &targets,
+        functions: &st.last.summaries,
     };
-    let fallback = ide::macro_hover(word, table, &targets).or_else(|| {
-        yaml.then(|| ide::yaml_key_hover(&doc.text, range, table))
-            .flatten()
-    });
-    let Some(path) = path.filter(|_| !yaml) else {
-        return Answer::Now(fallback.map(|m| reply(&doc.text, range, m)));
+    let pending = match ide::hover(&query) {
+        ide::HoverAnswer::Ready(h) => return Answer::Now(h.map(|h| reply(&doc.text, h))),
+        ide::HoverAnswer::MacroValue(pending) => pending,
+    };
+    let Some(path) = path else {
+        // Not asked for without a file.
+        return Answer::Now(
+            pending
+                .answer(None, &st.snapshot.table)
+                .map(|h| reply(&doc.text, h)),
+        );
     };
     // A C++ word: what macro it is here, in each device compile.
-    let conditional = in_conditional(&doc.text, offset);
-    let word = word.to_string();
     let text: Arc<str> = Arc::from(doc.text.as_str());
     let env = st.compile();
     let table = st.snapshot.table.clone();
@@ -113,31 +110,10 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
         let sources = workspace::Sources::new(&env, paths, texts, None)
             .fetching(super::inputs::read_closed)
             .knowing_includers(may_include);
-        let markdown = sources
+        let per_compile = sources
             .position(&path)
-            .map(|i| sources.macro_at(i, offset, &word))
-            .and_then(|per| ide::macro_value_hover(&word, &per, conditional, &table))
-            .or(fallback)?;
-        Some(reply(&text, range, markdown))
+            .map(|i| sources.macro_at(i, offset, &pending.word));
+        let h = pending.answer(per_compile.as_deref(), &table)?;
+        Some(reply(&text, h))
     }))
-}
-
-/// Whether `offset` is on an `#if`-family line, where a macro's being undefined matters.
-fn in_conditional(text: &str, offset: usize) -> bool {
-    let start = text[..offset.min(text.len())]
-        .rfind('\n')
-        .map_or(0, |n| n + 1);
-    let line = text[start..].trim_start();
-    let Some(rest) = line.strip_prefix('#') else {
-        return false;
-    };
-    let directive: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_alphabetic())
-        .collect();
-    matches!(
-        directive.as_str(),
-        "if" | "ifdef" | "ifndef" | "elif" | "elifdef" | "elifndef"
-    )
 }

@@ -5,7 +5,7 @@
 use async_lsp::lsp_types::{self as lsp, notification::Notification, Url};
 use serde::{Deserialize, Serialize};
 
-use super::{convert, semantic_tokens, State};
+use super::{convert, State};
 use crate::ide::inactive::{self, LineSpan};
 use crate::text::LineIndex;
 use crate::workspace;
@@ -50,9 +50,11 @@ pub(super) fn spans_of(
 }
 
 /// After an accepted analysis: tells the client of every open document whose inactive lines
-/// changed (a notification per document, and once after it is opened), and asks for semantic
-/// tokens again when those it holds are out of date.
-pub(super) fn after_analysis(st: &mut State) {
+/// changed (a notification per document, and once after it is opened). Whether semantic tokens
+/// the client holds are out of date: the caller asks for them again
+/// (`semantic_tokens::refresh`).
+#[must_use]
+pub(super) fn after_analysis(st: &mut State) -> bool {
     let mut refresh = false;
     let uris: Vec<Url> = st.docs.keys().cloned().collect();
     for uri in uris {
@@ -82,9 +84,7 @@ pub(super) fn after_analysis(st: &mut State) {
             st.inactive_sent.insert(uri, spans);
         }
     }
-    if refresh && st.semantic_refresh {
-        semantic_tokens::refresh(st);
-    }
+    refresh
 }
 
 /// Forgets what was sent for a document (closed, or opened again: it gets a notification).

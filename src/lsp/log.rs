@@ -20,7 +20,7 @@ thread_local! {
     static SENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// The layer `cli::logging` installs; it does nothing until a server sets its sink.
+/// The layer `crate::logging` installs; it does nothing until a server sets its sink.
 pub struct Forward;
 
 impl<S: Subscriber> Layer<S> for Forward {

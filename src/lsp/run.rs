@@ -8,7 +8,7 @@ use std::sync::Arc;
 use async_lsp::lsp_types::{self as lsp, PublishDiagnosticsParams};
 use async_lsp::LanguageClient;
 
-use super::{code_lens, convert, inactive_regions, inputs, State};
+use super::{code_lens, convert, inactive_regions, inputs, semantic_tokens, State};
 use crate::analysis::{Report, Update};
 use crate::base::SourceFile;
 use crate::ide::Change;
@@ -315,7 +315,10 @@ pub(super) fn on_analyzed(st: &mut State, a: Analyzed) -> ControlFlow<async_lsp:
             let _ = st.client.emit(Published);
         }
         st.last = Arc::new(a.report);
-        inactive_regions::after_analysis(st);
+        // Inactive lines may have changed with the analysis, and the tokens showing them.
+        if inactive_regions::after_analysis(st) && st.semantic_refresh {
+            semantic_tokens::refresh(st);
+        }
         // Where each kernel runs may have changed with the analysis.
         if st.lens_refresh {
             code_lens::refresh(st);

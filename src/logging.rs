@@ -1,7 +1,8 @@
 //! Logs of the daemon, the language server and the CLI, through `tracing`: on standard error (a
 //! language server's is the editor's log; stdout is the protocol's) or in `--log-file`; the
 //! level from `SYCL_ANALYZER_LOG` in `tracing-subscriber`'s env-filter syntax
-//! (`debug`, `sycl_analyzer::lsp=trace,warn`).
+//! (`debug`, `sycl_analyzer::lsp=trace,warn`). Shared by the front ends: `cli` installs the
+//! subscriber, `bench` shows the measured server's log when the variable is set.
 
 use std::path::Path;
 use std::sync::Mutex;
