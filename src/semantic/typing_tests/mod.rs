@@ -21,7 +21,9 @@
 //! references, which is the type of an expression in C++ (`*p` is an `int` lvalue, not an
 //! `int&`). Each marker is probed in its own copy of the source, so one probe never changes
 //! the type of another marked expression. Before that, the harness checks that the marked
-//! range is exactly the span of one lowered expression of the unmodified source.
+//! range is exactly the span of one lowered expression of the unmodified source (or, for a
+//! parenthesised range, that of its contents). Beware C++'s own ambiguity: `x * d;` is a
+//! declaration to the parser; write `d = x * d;`.
 //!
 //! In a template, an expression is typed in the generic pattern (parameters stay `T`) and in
 //! each concrete instance the source's non-template functions reach (transitively): the
@@ -113,13 +115,28 @@ fn render(t: &Ty) -> String {
     }
 }
 
-/// Whether some function body of `facts` has an expression spanning exactly `start..end`.
-fn spans_an_expression(facts: &FileFacts, start: usize, end: usize) -> bool {
-    facts.functions.iter().filter_map(|f| f.body.as_deref()).any(|b| {
-        b.spans
-            .iter()
-            .any(|s| s.range().start == start && s.range().end == end)
-    })
+/// Whether some function body of `facts` has an expression spanning exactly `start..end`, or,
+/// for a parenthesised range (`(i, d)`), its contents (parentheses are no expression of their
+/// own in the lowered body).
+fn spans_an_expression(src: &str, facts: &FileFacts, start: usize, end: usize) -> bool {
+    let exact = facts
+        .functions
+        .iter()
+        .filter_map(|f| f.body.as_deref())
+        .any(|b| {
+            b.spans
+                .iter()
+                .any(|s| s.range().start == start && s.range().end == end)
+        });
+    exact || {
+        let text = &src[start..end];
+        text.starts_with('(') && text.ends_with(')') && end - start > 2 && {
+            let inner = &text[1..text.len() - 1];
+            let lead = inner.len() - inner.trim_start().len();
+            let trail = inner.len() - inner.trim_end().len();
+            spans_an_expression(src, facts, start + 1 + lead, end - 1 - trail)
+        }
+    }
 }
 
 /// The expression spans overlapping `start..end`, for a message about a range that is none.
@@ -214,7 +231,7 @@ pub(super) fn check_types(src: &str) {
             m.start,
             m.end
         );
-        if !spans_an_expression(&facts, m.start, m.end) {
+        if !spans_an_expression(src, &facts, m.start, m.end) {
             let _ = writeln!(
                 failures,
                 "{place}: no expression spans exactly this range; expressions there:\n{}",
