@@ -287,3 +287,6 @@ mod tests {
         assert_eq!(d.functions["f"], [(0, 0), (1, 0), (1, 1), (2, 0)]);
     }
 }
+
+#[cfg(test)]
+mod typing_tests;
