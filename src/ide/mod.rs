@@ -2,6 +2,7 @@
 //! in, completions, inlay-hint values, fixes as byte-range edits, code-lens lines and inactive
 //! lines. `lsp` converts them and positions, and schedules the work.
 
+mod answers;
 pub mod completion;
 pub mod fixes;
 pub mod host;
@@ -10,6 +11,7 @@ pub mod inactive;
 pub mod inlay_hints;
 pub mod lens;
 
+pub use answers::{KernelLens, Position};
 pub use completion::{cpp_completions, yaml_completions, Completion, CompletionKind};
 pub use fixes::{add_aspect, float_suffix, Edit, Fix};
 pub use host::{Analysis, AnalysisConfig, AnalysisHost, Cancelled, Change};

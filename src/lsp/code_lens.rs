@@ -1,5 +1,5 @@
 //! `textDocument/codeLens`: above each kernel and `SYCL_EXTERNAL` function of a document, on how
-//! many configured targets it runs and why not on the others (`ide::kernel_lens`). The command
+//! many configured targets it runs and why not on the others (`Analysis::kernel_lenses`). The command
 //! `sycl-analyzer.showKernelMatrix` (handled by the editor integrations) shows the whole matrix.
 
 use std::future::Future;
@@ -8,8 +8,7 @@ use async_lsp::lsp_types::{self as lsp, CodeLens, Command};
 use async_lsp::ResponseError;
 use serde_json::json;
 
-use super::{convert, effective_targets, State};
-use crate::ide;
+use super::{convert, State};
 
 pub(super) const SHOW_MATRIX: &str = "sycl-analyzer.showKernelMatrix";
 
@@ -21,7 +20,6 @@ pub(super) fn code_lens(
     let doc_text = st.docs.get(&uri).map(|d| d.text.clone());
     let path = State::path_of(&uri);
     let analysis = st.host.analysis();
-    let targets = effective_targets(st);
     let encoding = st.encoding;
     async move {
         let (Some(text), Some(path)) = (doc_text, path) else {
@@ -29,18 +27,16 @@ pub(super) fn code_lens(
         };
         // The matrix reads the shared engine, which a running analysis holds: off the loop.
         let lenses = tokio::task::spawn_blocking(move || {
-            let matrix = analysis.matrix_if_analysed(&targets, &|f| f == path)?;
             let index = crate::text::LineIndex::new(&text);
-            let lenses = matrix
-                .rows
-                .iter()
-                .filter(|r| r.name_span.range.end <= text.len())
-                .map(|r| CodeLens {
-                    range: convert::range(&text, &index, r.name_span.range, encoding),
+            let lenses = analysis
+                .kernel_lenses(&path, text.len())?
+                .into_iter()
+                .map(|l| CodeLens {
+                    range: convert::range(&text, &index, l.range, encoding),
                     command: Some(Command {
-                        title: ide::kernel_lens(r),
+                        title: l.title,
                         command: SHOW_MATRIX.into(),
-                        arguments: Some(vec![json!(r.name), json!(&*r.file)]),
+                        arguments: Some(vec![json!(l.kernel), json!(&*l.file)]),
                     }),
                     data: None,
                 })

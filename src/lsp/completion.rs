@@ -18,11 +18,13 @@ pub(super) fn completion(
         pos.position.character,
         st.encoding,
     );
-    let items = if is_yaml(&pos.text_document.uri) {
-        ide::yaml_completions(&doc.text, offset, &st.snapshot.table)
-    } else {
-        ide::cpp_completions(&doc.text, offset)
-    };
+    let path = State::path_of(&pos.text_document.uri);
+    let items = st.host.analysis().completions(ide::Position {
+        text: &doc.text,
+        offset,
+        file: path.as_deref(),
+        yaml: is_yaml(&pos.text_document.uri),
+    });
     (!items.is_empty()).then(|| {
         lsp::CompletionResponse::Array(
             items

@@ -1,4 +1,4 @@
-//! `textDocument/hover`: positions and LSP types around `ide::hover`, which decides what to show;
+//! `textDocument/hover`: positions and LSP types around `Analysis::hover`, which decides what to show;
 //! a macro's value per device compile (preprocessing) is asked on the blocking pool.
 
 use std::future::Future;
@@ -7,8 +7,8 @@ use std::sync::Arc;
 use async_lsp::lsp_types::{self as lsp, Hover, HoverContents, MarkupContent, MarkupKind};
 use async_lsp::ResponseError;
 
-use super::{convert, effective_targets, is_yaml, State};
-use crate::{ide, workspace};
+use super::{convert, is_yaml, State};
+use crate::ide;
 
 pub(super) fn hover(
     st: &mut State,
@@ -37,7 +37,6 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
     let pos = params.text_document_position_params.position;
     let index = crate::text::LineIndex::new(&doc.text);
     let offset = index.offset_of(&doc.text, pos.line, pos.character, st.encoding);
-    let targets = effective_targets(st);
     let path = State::path_of(uri);
     let encoding = st.encoding;
     let reply = move |text: &str, h: ide::HoverText| Hover {
@@ -52,16 +51,14 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
             encoding,
         )),
     };
-    let query = ide::HoverQuery {
+    let analysis = st.host.analysis();
+    let at = ide::Position {
         text: &doc.text,
         offset,
         file: path.as_deref(),
         yaml: is_yaml(uri),
-        table: &st.snapshot.table,
-        targets: &targets,
-        functions: &st.last.summaries,
     };
-    let pending = match ide::hover(&query) {
+    let pending = match analysis.hover(at, &st.last.summaries) {
         ide::HoverAnswer::Ready(h) => return Answer::Now(h.map(|h| reply(&doc.text, h))),
         ide::HoverAnswer::MacroValue(pending) => pending,
     };
@@ -75,13 +72,11 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
     };
     // A C++ word: what macro it is here, in each device compile.
     let text: Arc<str> = Arc::from(doc.text.as_str());
-    let env = st.compile();
-    let table = st.snapshot.table.clone();
     let mut paths: Vec<Arc<str>> = st.files.iter().map(|f| f.path.clone()).collect();
     if !paths.iter().any(|p| **p == *path) {
         paths.push(Arc::from(path.as_str()));
     }
-    let texts: Vec<Option<Arc<str>>> = paths
+    let mut texts: Vec<Option<Arc<str>>> = paths
         .iter()
         .map(|p| {
             if **p == *path {
@@ -91,7 +86,6 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
             }
         })
         .collect();
-    let mut texts = texts;
     for (p, t) in &st.fragments {
         paths.push(p.clone());
         texts.push(Some(t.clone()));
@@ -107,13 +101,11 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
         .collect();
     let may_include = super::inputs::may_include(st.files.clone(), newer);
     Answer::Later(Box::new(move || {
-        let sources = workspace::Sources::new(&env, paths, texts, None)
+        let sources = analysis
+            .sources(paths, texts)
             .fetching(super::inputs::read_closed)
             .knowing_includers(may_include);
-        let per_compile = sources
-            .position(&path)
-            .map(|i| sources.macro_at(i, offset, &pending.word));
-        let h = pending.answer(per_compile.as_deref(), &table)?;
+        let h = analysis.macro_value(pending, &sources, &path, offset)?;
         Some(reply(&text, h))
     }))
 }

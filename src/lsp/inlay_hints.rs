@@ -2,14 +2,15 @@
 
 use async_lsp::lsp_types::{self as lsp};
 
-use super::{effective_targets, State};
-use crate::ide;
+use super::State;
 
 pub(super) fn inlay_hints(st: &State, params: lsp::InlayHintParams) -> Option<Vec<lsp::InlayHint>> {
     let doc = st.docs.get(&params.text_document.uri)?;
     let index = crate::text::LineIndex::new(&doc.text);
-    let targets = effective_targets(st);
-    let hints = ide::trait_hints(&doc.text, &st.snapshot.table, &targets)
+    let hints = st
+        .host
+        .analysis()
+        .inlay_hints(&doc.text)
         .into_iter()
         .filter_map(|(offset, label)| {
             let (line, character) = index.position_in(&doc.text, offset, st.encoding);

@@ -389,12 +389,6 @@ fn is_yaml(uri: &Url) -> bool {
     uri.path().ends_with(".yaml") || uri.path().ends_with(".yml")
 }
 
-fn effective_targets(st: &State) -> Vec<ResolvedTarget> {
-    st.targets()
-        .map(<[ResolvedTarget]>::to_vec)
-        .unwrap_or_else(|| devices::parse_target_list("", &st.snapshot.table).targets)
-}
-
 /// Serves the language server on stdio until the client exits; with `listen`, also serves the
 /// daemon's methods on that socket from the same live state.
 pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
