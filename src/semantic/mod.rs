@@ -8,6 +8,7 @@
 
 pub mod features;
 mod infer;
+pub mod names;
 pub mod ty;
 
 use std::cell::RefCell;
