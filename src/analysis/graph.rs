@@ -592,6 +592,8 @@ impl<'a> Collector<'a> {
         types: &'a TypeIndex<'a>,
         sem: &'a semantic::Index<'a>,
     ) -> Self {
+        // Calls by name are resolved with `sem`'s visibility: it must be the skeleton's.
+        debug_assert!(std::ptr::eq(sem.sees(), sk.visibility.lists()));
         Self {
             files,
             sk,
@@ -840,26 +842,14 @@ impl<'a> Collector<'a> {
         (uses, edges, info)
     }
 
-    /// Functions of that name declared where `from` can see them, taking `args` arguments.
+    /// Functions of that name declared where `from` can see them, taking `args` arguments: the
+    /// semantic index's visibility, which is the skeleton's (`Collector::new`).
     fn candidates(&self, from: u32, name: &str, args: usize) -> impl Iterator<Item = NodeId> + '_ {
-        let decls = self.sem.decls().functions_named(name);
-        let seen = self.sk.visibility.visible_from(from);
-        // Both sorted by file: walk the shorter one.
-        let mut nodes: Vec<NodeId> = if decls.len() <= seen.len() {
-            decls
-                .iter()
-                .filter(|d| seen.binary_search(&d.0).is_ok())
-                .filter_map(|&(f, i)| self.sk.node_at(f, i as usize))
-                .collect()
-        } else {
-            seen.iter()
-                .flat_map(|&f| {
-                    let at = decls.partition_point(|d| d.0 < f);
-                    decls[at..].iter().take_while(move |d| d.0 == f)
-                })
-                .filter_map(|&(f, i)| self.sk.node_at(f, i as usize))
-                .collect()
-        };
+        let mut nodes: Vec<NodeId> = self
+            .sem
+            .visible_functions(from, name)
+            .filter_map(|(f, i)| self.sk.node_at(f, i as usize))
+            .collect();
         nodes.sort_unstable();
         nodes.dedup();
         nodes
