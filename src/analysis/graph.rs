@@ -27,6 +27,7 @@ use super::visibility::Visibility;
 use crate::base::{SourceFile, UnionFind};
 use crate::devices::{AspectId, AspectSet};
 use crate::semantic::features::features;
+use crate::semantic::names::{self, scope_ends_with};
 use crate::semantic::{self, Decls, Instance, Ty};
 use crate::syntax::{Call, CallTarget, DeviceHas, Function, KernelRef, Located, Span};
 
@@ -545,8 +546,7 @@ impl Skeleton {
         from: Option<u32>,
         type_name: &str,
     ) -> Vec<NodeId> {
-        let base = type_name.split('<').next().unwrap_or(type_name);
-        let class = base.rsplit("::").next().unwrap_or(base);
+        let class = names::base_name(type_name);
         let mut nodes: Vec<NodeId> = decls
             .functions_named("operator()")
             .iter()
@@ -592,6 +592,8 @@ impl<'a> Collector<'a> {
         types: &'a TypeIndex<'a>,
         sem: &'a semantic::Index<'a>,
     ) -> Self {
+        // Calls by name are resolved with `sem`'s visibility: it must be the skeleton's.
+        debug_assert!(std::ptr::eq(sem.sees(), sk.visibility.lists()));
         Self {
             files,
             sk,
@@ -767,7 +769,7 @@ impl<'a> Collector<'a> {
                     info.launches
                         .extend(insts.iter().filter_map(|i| self.node_for(i)));
                     if let KernelRef::Functor(t) = &launch.kernel {
-                        let (_, last) = super::types::split(t);
+                        let (_, last) = names::split_type(t);
                         for &c in self.sk.prop_classes.get(last).into_iter().flatten() {
                             for i in insts {
                                 if let Some(o) = self.node_for(i) {
@@ -785,7 +787,7 @@ impl<'a> Collector<'a> {
                             self.sk
                                 .functor_operators(self.files, self.sem.decls(), Some(fi), t);
                         info.launches.extend(ops.iter().copied());
-                        let (_, last) = super::types::split(t);
+                        let (_, last) = names::split_type(t);
                         for &c in self.sk.prop_classes.get(last).into_iter().flatten() {
                             info.functor_props.extend(ops.iter().map(|&o| (o, c)));
                         }
@@ -840,26 +842,14 @@ impl<'a> Collector<'a> {
         (uses, edges, info)
     }
 
-    /// Functions of that name declared where `from` can see them, taking `args` arguments.
+    /// Functions of that name declared where `from` can see them, taking `args` arguments: the
+    /// semantic index's visibility, which is the skeleton's (`Collector::new`).
     fn candidates(&self, from: u32, name: &str, args: usize) -> impl Iterator<Item = NodeId> + '_ {
-        let decls = self.sem.decls().functions_named(name);
-        let seen = self.sk.visibility.visible_from(from);
-        // Both sorted by file: walk the shorter one.
-        let mut nodes: Vec<NodeId> = if decls.len() <= seen.len() {
-            decls
-                .iter()
-                .filter(|d| seen.binary_search(&d.0).is_ok())
-                .filter_map(|&(f, i)| self.sk.node_at(f, i as usize))
-                .collect()
-        } else {
-            seen.iter()
-                .flat_map(|&f| {
-                    let at = decls.partition_point(|d| d.0 < f);
-                    decls[at..].iter().take_while(move |d| d.0 == f)
-                })
-                .filter_map(|&(f, i)| self.sk.node_at(f, i as usize))
-                .collect()
-        };
+        let mut nodes: Vec<NodeId> = self
+            .sem
+            .visible_functions(from, name)
+            .filter_map(|(f, i)| self.sk.node_at(f, i as usize))
+            .collect();
         nodes.sort_unstable();
         nodes.dedup();
         nodes
@@ -868,8 +858,7 @@ impl<'a> Collector<'a> {
     }
 
     fn constructors(&self, from: u32, type_name: &str, args: usize) -> Vec<NodeId> {
-        let base = type_name.split('<').next().unwrap_or(type_name);
-        let class = base.rsplit("::").next().unwrap_or(base);
+        let class = names::base_name(type_name);
         self.candidates(from, class, args)
             .filter(|&n| self.function(n).class.as_deref() == Some(class))
             .collect()
@@ -890,12 +879,7 @@ impl<'a> Collector<'a> {
                     .filter(|&n| self.function(n).class.is_some());
                 match receiver_type {
                     Some(t) => {
-                        let base = t.split('<').next().unwrap_or(t);
-                        let class = base
-                            .rsplit("::")
-                            .next()
-                            .unwrap_or(base)
-                            .trim_end_matches(['&', '*']);
+                        let class = names::base_name(t).trim_end_matches(['&', '*']);
                         methods
                             .filter(|&n| self.function(n).class.as_deref() == Some(class))
                             .collect()
@@ -1305,12 +1289,4 @@ fn instance_name(f: &Function, args: &[Ty]) -> String {
         params.join(", "),
         if f.is_const { " const" } else { "" }
     )
-}
-
-fn scope_ends_with(scope: &[String], qualifier: &[&str]) -> bool {
-    qualifier.len() <= scope.len()
-        && scope[scope.len() - qualifier.len()..]
-            .iter()
-            .zip(qualifier)
-            .all(|(s, q)| s == q)
 }

@@ -19,11 +19,12 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::compiles::{self, Engine};
+use super::graph;
 use super::report::{sort_findings, Report, Settings, TargetCounts};
 use super::visibility::Visibility;
-use super::{graph, types};
 use crate::base::{PathIndex, SourceFile, UnionFind};
 use crate::semantic::known_aspects;
+use crate::semantic::names::{base_name, split_type};
 use crate::syntax::{FileFacts, KernelRef};
 
 /// The independent parts of `files` (their facts may be outlines, `FileFacts::outline`).
@@ -61,8 +62,7 @@ pub fn parts(files: &[SourceFile]) -> Vec<Vec<usize>> {
                 .iter()
                 .filter(|c| c.kernel_properties.is_some())
             {
-                let base = c.name.split('<').next().unwrap_or(&c.name);
-                let last = base.rsplit("::").next().unwrap_or(base);
+                let last = base_name(&c.name);
                 props.entry(c.name.as_str()).or_default().push(fi);
                 if last != c.name {
                     props.entry(last).or_default().push(fi);
@@ -75,7 +75,7 @@ pub fn parts(files: &[SourceFile]) -> Vec<Vec<usize>> {
         for (fi, f) in set.iter().enumerate() {
             for func in &f.facts.functions {
                 let launched = func.launches.iter().filter_map(|l| match &l.kernel {
-                    KernelRef::Functor(t) => Some(types::split(t).1),
+                    KernelRef::Functor(t) => Some(split_type(t).1),
                     KernelRef::Lambda(_) => None,
                 });
                 for name in func.class.iter().map(|c| c.as_str()).chain(launched) {

@@ -12,6 +12,7 @@ use std::cell::RefCell;
 use crate::base::SourceFile;
 use crate::devices::AspectSet;
 pub use crate::semantic::known_aspects;
+use crate::semantic::names::{scope_ends_with, split_type};
 use crate::semantic::Decls;
 
 /// How deep alias chains are followed to a builtin type.
@@ -25,23 +26,6 @@ pub struct TypeIndex<'a> {
     any_tags: bool,
     /// Memo per type text: chains fan out over every same-named alias in the workspace.
     tags: RefCell<HashMap<Box<str>, AspectSet>>,
-}
-
-/// `(qualifier components, name)` of a type text, template arguments dropped.
-pub(super) fn split(text: &str) -> (Vec<&str>, &str) {
-    let base = text.split('<').next().unwrap_or(text).trim();
-    let mut parts: Vec<&str> = base.split("::").filter(|p| !p.is_empty()).collect();
-    let name = parts.pop().unwrap_or("");
-    (parts, name)
-}
-
-/// Does a declaration in `scope` match a mention qualified by `qualifier`?
-fn scope_matches(scope: &[String], qualifier: &[&str]) -> bool {
-    qualifier.len() <= scope.len()
-        && scope[scope.len() - qualifier.len()..]
-            .iter()
-            .zip(qualifier)
-            .all(|(s, q)| s == q)
 }
 
 impl<'a> TypeIndex<'a> {
@@ -76,7 +60,7 @@ impl<'a> TypeIndex<'a> {
         if let Some(&set) = self.tags.borrow().get(text) {
             return set;
         }
-        let (qualifier, name) = split(text);
+        let (qualifier, name) = split_type(text);
         let decls = self.decls.aliases_named(name);
         if decls.is_empty() {
             return AspectSet::EMPTY;
@@ -85,7 +69,7 @@ impl<'a> TypeIndex<'a> {
             decls
                 .iter()
                 .map(|&(f, i)| &self.files[f as usize].facts.aliases[i as usize])
-                .filter(|a| scope_matches(&a.scope, &qualifier) && a.target != text)
+                .filter(|a| scope_ends_with(&a.scope, &qualifier) && a.target != text)
                 .map(|a| {
                     known_aspects(&a.uses_aspects).union(self.alias_tags_at(&a.target, depth + 1))
                 }),
@@ -101,7 +85,7 @@ impl<'a> TypeIndex<'a> {
 
     /// Whether some class of the workspace has the last component of `name` as its name.
     pub fn has_class(&self, name: &str) -> bool {
-        let (_, last) = split(name);
+        let (_, last) = split_type(name);
         !self.decls.classes_named(last).is_empty()
     }
 }

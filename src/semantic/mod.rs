@@ -8,6 +8,7 @@
 
 pub mod features;
 mod infer;
+pub mod names;
 pub mod ty;
 
 use std::cell::RefCell;
@@ -233,6 +234,21 @@ impl<'a> Index<'a> {
 
     pub fn function(&self, file: u32, func: u32) -> &'a Function {
         &self.files[file as usize].functions[func as usize]
+    }
+
+    /// The files each file sees (itself included), sorted: the lists this index was made with.
+    pub(crate) fn sees(&self) -> &'a [Vec<u32>] {
+        self.sees
+    }
+
+    /// The functions (not lambdas) named `name` declared in the files `from` sees, as (file,
+    /// index), in file order: the candidates of a call by name.
+    pub(crate) fn visible_functions(
+        &self,
+        from: u32,
+        name: &str,
+    ) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.visible(self.functions, from, name)
     }
 
     /// The declarations of `name` in the files `from` sees, in file order. Both lists are sorted

@@ -12,6 +12,7 @@ use super::tree::NodeExt;
 
 mod calls;
 mod nodes;
+use super::literal::is_double_literal;
 use nodes::*;
 pub use nodes::{aspect_ref, declarator_name, normalize};
 

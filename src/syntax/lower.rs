@@ -14,6 +14,7 @@ use super::tree::NodeExt;
 use super::extract::{declarator_name, normalize};
 use super::facts::FileFacts;
 use super::ir::*;
+use super::literal::number_literal;
 use super::tree::{Positions, Starts};
 use crate::text::{Span, TextRange};
 
@@ -1167,48 +1168,5 @@ impl<'a> Lowerer<'a, '_> {
         let cx = self.stack.pop().expect("pushed above");
         self.facts.functions[fi].body = Some(Box::new(cx.body));
         Some(fi)
-    }
-}
-
-/// The type of a numeric literal from its suffix.
-pub fn number_literal(text: &str) -> Lit {
-    let t = text.replace('\'', "").to_ascii_lowercase();
-    let hex = t.starts_with("0x");
-    let floating = if hex {
-        t.contains('p')
-    } else {
-        t.contains('.') || t.contains('e')
-    };
-    if floating {
-        let suffix_start = t
-            .rfind(|c: char| c.is_ascii_digit() || c == '.')
-            .map_or(t.len(), |i| i + 1);
-        let suffix = &t[suffix_start..];
-        return Lit::Float(match suffix {
-            "f" | "f32" => FloatLit::Float,
-            "l" => FloatLit::LongDouble,
-            "f16" | "bf16" => FloatLit::Half,
-            _ => FloatLit::Double,
-        });
-    }
-    let suffix: String = t
-        .chars()
-        .rev()
-        .take_while(|c| matches!(c, 'u' | 'l' | 'z'))
-        .collect();
-    let digits = &t[..t.len() - suffix.len()];
-    let value = if let Some(h) = digits.strip_prefix("0x") {
-        i64::from_str_radix(h, 16).ok()
-    } else if let Some(b) = digits.strip_prefix("0b") {
-        i64::from_str_radix(b, 2).ok()
-    } else if digits.len() > 1 && digits.starts_with('0') {
-        i64::from_str_radix(&digits[1..], 8).ok()
-    } else {
-        digits.parse().ok()
-    };
-    Lit::Int {
-        longs: suffix.matches('l').count().min(2) as u8,
-        unsigned: suffix.contains('u'),
-        value: value.map(IntValue::from),
     }
 }

@@ -5,6 +5,7 @@
 mod extract;
 pub mod facts;
 pub mod ir;
+mod literal;
 mod lower;
 mod name;
 pub mod pp;

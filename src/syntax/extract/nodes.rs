@@ -108,30 +108,6 @@ pub fn aspect_ref(text: &str, span: Span) -> AspectRef {
     }
 }
 
-pub(super) fn is_double_literal(text: &str) -> bool {
-    let t = text.replace('\'', "").to_ascii_lowercase();
-    let hex = t.starts_with("0x");
-    let floating = if hex {
-        t.contains('p')
-    } else {
-        t.contains('.') || t.contains('e')
-    };
-    if !floating {
-        return false;
-    }
-    // Suffix: none or `l` means double / long double; `f`, `f16`, `bf16`, user-defined do not.
-    let body_end = t
-        .rfind(|c: char| c.is_ascii_digit() || c == '.')
-        .map_or(t.len(), |i| i + 1);
-    let suffix = &t[body_end..];
-    let suffix = if !hex && suffix.starts_with('e') {
-        ""
-    } else {
-        suffix
-    };
-    matches!(suffix, "" | "l")
-}
-
 pub(super) fn unwrap_sign(n: Node) -> Node {
     let mut n = n;
     while matches!(n.k(), "unary_expression" | "parenthesized_expression") {

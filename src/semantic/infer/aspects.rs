@@ -1,0 +1,353 @@
+//! DPC++'s value rule: the aspects the values a body loads, stores, computes, converts or
+//! passes use by their type (pointers never do), constants and unevaluated operands left out;
+//! the uses of one typing, and the calls and launches it bound.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::lookup::resolve_text;
+use super::{class_subst, Cx, MAX_DEPTH};
+use crate::devices::{registry, AspectSet};
+use crate::semantic::features::features;
+use crate::semantic::names::last;
+use crate::semantic::ty::*;
+use crate::semantic::{Index, SemUse, Typed};
+use crate::syntax::{AspectRef, Expr, ExprId, FloatLit, Lit, Span, Stmt};
+use crate::text::TextRange;
+
+/// Records a use: aspects, what (made only when kept), ranking range, location.
+type AddUse<'f> = dyn FnMut(AspectSet, &dyn Fn() -> String, TextRange, Span) + 'f;
+
+/// The use kept for an aspect, and the expression range that ranks it.
+type Found = (TextRange, SemUse);
+
+impl Cx<'_, '_> {
+    pub(super) fn run(&self) -> Typed {
+        let reg = registry();
+        // Per aspect, the first use in source order, the innermost expression among those
+        // starting at the same place; keyed by the expression, located where it points.
+        let mut found: HashMap<crate::devices::AspectId, Found> = HashMap::default();
+        let mut dead: Vec<TextRange> = Vec::new();
+        let mut add = |set: AspectSet, what: &dyn Fn() -> String, key: TextRange, span: Span| {
+            for a in set.iter() {
+                let better = found.get(&a).is_none_or(|(k, _)| {
+                    (key.start, key.end - key.start) < (k.start, k.end - k.start)
+                });
+                if better {
+                    found.insert(
+                        a,
+                        (
+                            key,
+                            SemUse {
+                                aspect: a,
+                                what: what(),
+                                span,
+                            },
+                        ),
+                    );
+                }
+            }
+        };
+        if let Some(body) = self.body {
+            for (id, l) in body.locals.iter().enumerate() {
+                if l.param {
+                    let t = self.local(id as u32);
+                    add(self.aspects(&t), &|| t.to_string(), l.span.range(), l.span);
+                }
+            }
+            if let Some(ret) = &self.func.ret {
+                if !ret.contains("auto") {
+                    let t = self.resolve(ret);
+                    add(
+                        self.aspects(&t),
+                        &|| t.to_string(),
+                        self.func.name_span.range(),
+                        self.func.name_span,
+                    );
+                }
+            }
+            let live = self.live(body);
+            for (i, s) in body.stmts.iter().enumerate() {
+                if !live[i] {
+                    // Calls in a discarded branch bind to nothing (not to every overload).
+                    let span = match s {
+                        Stmt::Expr(e) | Stmt::Return(e) => body.spans.get(*e as usize),
+                        Stmt::Local(id) => body.locals.get(*id as usize).map(|l| &l.span),
+                        Stmt::IfConstexpr { cond, .. } => body.spans.get(*cond as usize),
+                    };
+                    if let Some(sp) = span {
+                        dead.push(sp.range());
+                    }
+                    continue;
+                }
+                match s {
+                    Stmt::Expr(e) | Stmt::Return(e) => self.visit(*e, &mut add),
+                    Stmt::Local(id) => {
+                        let l = &body.locals[*id as usize];
+                        let t = self.local(*id);
+                        add(self.aspects(&t), &|| t.to_string(), l.span.range(), l.span);
+                    }
+                    Stmt::IfConstexpr { .. } => {}
+                }
+            }
+        } else {
+            // A declaration only: its signature.
+            for p in &self.func.params {
+                let t = self.resolve(p);
+                add(
+                    self.aspects(&t),
+                    &|| t.to_string(),
+                    self.func.name_span.range(),
+                    self.func.name_span,
+                );
+            }
+        }
+        for r in &self.func.uses_aspects {
+            if let AspectRef::Named { name, span } = r {
+                if let Some(a) = reg.by_name(name) {
+                    let set: AspectSet = [a].into_iter().collect();
+                    add(
+                        set,
+                        &|| format!("__uses_aspects__({name})"),
+                        span.range(),
+                        *span,
+                    );
+                }
+            }
+        }
+        let mut uses: Vec<SemUse> = found.into_values().map(|(_, u)| u).collect();
+        uses.sort_by_key(|u| (u.span.range().start, u.aspect));
+        let targets = self.targets.borrow();
+        let calls = self
+            .func
+            .calls
+            .iter()
+            .map(|c| {
+                let at = c.span.range().start;
+                if dead.iter().any(|d| d.start <= at && at < d.end) {
+                    return Some(Vec::new());
+                }
+                targets.get(&at).cloned()
+            })
+            .collect();
+        let launches = self
+            .func
+            .launches
+            .iter()
+            .map(|l| self.launch(&l.kernel))
+            .collect();
+        Typed {
+            uses,
+            calls,
+            launches,
+            reads: Vec::new(),
+        }
+    }
+
+    pub(super) fn visit(&self, e: ExprId, add: &mut AddUse) {
+        let Some(x) = self.expr(e) else { return };
+        let body = self.body.expect("visited bodies exist");
+        match x {
+            Expr::SizeOf(_) | Expr::SizeOfExpr(_) | Expr::Lambda(_) => return,
+            Expr::TemplateName { .. } | Expr::Name(_) if self.const_eval(e).is_some() => return,
+            _ => {}
+        }
+        if !self.is_constant(e) {
+            let t = self.op_ty(e);
+            let set = self.aspects(&t);
+            if !set.is_empty() {
+                // Where a double literal is what makes arithmetic run in double, it is the use.
+                let lit = match x {
+                    Expr::Binary { lhs, rhs, .. }
+                    | Expr::Assign {
+                        op: Some(_),
+                        lhs,
+                        rhs,
+                    } => [*lhs, *rhs].into_iter().find(|&o| {
+                        matches!(self.expr(o), Some(Expr::Lit(Lit::Float(FloatLit::Double)))) && {
+                            let other = if o == *lhs { *rhs } else { *lhs };
+                            !matches!(
+                                self.ty(other).strip_ref(),
+                                Ty::Float(FloatKindOrd::Double | FloatKindOrd::LongDouble)
+                            )
+                        }
+                    }),
+                    _ => None,
+                };
+                match lit {
+                    Some(l) => {
+                        let span = body.spans[l as usize];
+                        let text = self
+                            .func
+                            .literals
+                            .iter()
+                            .chain(self.func.calls.iter().flat_map(|c| &c.literal_args))
+                            .find(|d| d.span.range().start == span.range().start)
+                            .map(|d| d.text);
+                        add(
+                            set,
+                            &|| match &text {
+                                Some(t) => format!("double literal {t}"),
+                                None => "double literal".to_string(),
+                            },
+                            body.spans[e as usize].range(),
+                            span,
+                        );
+                    }
+                    None => {
+                        // A literal given to a library math function selects its double
+                        // overload.
+                        let passed = match x {
+                            Expr::Call { callee, args } => {
+                                let name = match self.expr(*callee) {
+                                    Some(Expr::Name(n)) => Some(last(n).to_string()),
+                                    _ => None,
+                                };
+                                name.filter(|n| features().is_math(n)).and_then(|n| {
+                                    self.list(*args)
+                                        .iter()
+                                        .find(|&&a| {
+                                            matches!(
+                                                self.expr(a),
+                                                Some(Expr::Lit(Lit::Float(FloatLit::Double)))
+                                            )
+                                        })
+                                        .map(|&a| (n, a))
+                                })
+                            }
+                            _ => None,
+                        };
+                        match passed {
+                            Some((name, a)) => {
+                                let span = body.spans[a as usize];
+                                let text = self
+                                    .func
+                                    .calls
+                                    .iter()
+                                    .flat_map(|c| &c.literal_args)
+                                    .find(|d| d.span.range().start == span.range().start)
+                                    .map_or("".to_string(), |d| format!(" {}", d.text));
+                                add(
+                                    set,
+                                    &|| format!("double literal{text} passed to {name}"),
+                                    body.spans[e as usize].range(),
+                                    span,
+                                );
+                            }
+                            None => add(
+                                set,
+                                &|| t.to_string(),
+                                body.spans[e as usize].range(),
+                                body.spans[e as usize],
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+        for c in body.children(x) {
+            self.visit(c, add);
+        }
+    }
+
+    /// The type an operation computes in: comparisons and compound assignments run in the
+    /// operands' common type, whatever their result.
+    pub(super) fn op_ty(&self, e: ExprId) -> Ty {
+        match self.expr(e) {
+            Some(Expr::Binary { op, lhs, rhs }) if op.is_comparison() => {
+                let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                if l.is_arithmetic() && r.is_arithmetic() {
+                    Ty::common(&l, &r)
+                } else {
+                    Ty::Bool
+                }
+            }
+            Some(Expr::Assign {
+                op: Some(op),
+                lhs,
+                rhs,
+            }) if op.is_arithmetic() => {
+                let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                if l.is_arithmetic() && r.is_arithmetic() {
+                    Ty::common(&l, &r)
+                } else {
+                    l.strip_ref().clone()
+                }
+            }
+            _ => self.ty(e),
+        }
+    }
+
+    /// Aspects a value of this type uses (by value: pointers and references carry nothing).
+    pub fn aspects(&self, t: &Ty) -> AspectSet {
+        aspects_of(self.ix, t.strip_ref(), 0)
+    }
+}
+
+/// Aspects of a type held by value.
+pub(super) fn aspects_of(ix: &Index, t: &Ty, depth: usize) -> AspectSet {
+    let reg = registry();
+    let one = |n: &str| -> AspectSet { reg.by_name(n).into_iter().collect() };
+    match t {
+        Ty::Float(FloatKindOrd::Double | FloatKindOrd::LongDouble) => one("fp64"),
+        Ty::Float(FloatKindOrd::Half) => one("fp16"),
+        Ty::Array(x) => aspects_of(ix, x, depth),
+        Ty::Closure(..) => AspectSet::EMPTY,
+        Ty::Class(c) => {
+            if depth > MAX_DEPTH {
+                return AspectSet::EMPTY;
+            }
+            if let Some(&set) = ix.class_aspects.borrow().get(c) {
+                return set;
+            }
+            let set = class_aspects(ix, c, depth);
+            ix.class_aspects.borrow_mut().insert(c.clone(), set);
+            set
+        }
+        _ => AspectSet::EMPTY,
+    }
+}
+
+pub(super) fn class_aspects(ix: &Index, c: &ClassTy, depth: usize) -> AspectSet {
+    let reg = registry();
+    let one = |n: &str| -> AspectSet { reg.by_name(n).into_iter().collect() };
+    {
+        {
+            let f = features();
+            let mut set = AspectSet::EMPTY;
+            if let Some(a) = f.type_aspect(&c.name) {
+                set.insert(a);
+            }
+            if f.is_atomic_template(&c.name) {
+                if let Some(arg) = c.args.first() {
+                    match arg.strip_ref() {
+                        Ty::Float(FloatKindOrd::Half) => {
+                            set = set.union(one("ext_oneapi_atomic16"))
+                        }
+                        a if a.scalar_size() == Some(8) => set = set.union(one("atomic64")),
+                        _ => {}
+                    }
+                }
+                return set;
+            }
+            if f.is_by_value_template(c.last()) {
+                for a in &c.args {
+                    set = set.union(aspects_of(ix, a, depth + 1));
+                }
+            }
+            if let Some((fi, ci)) = c.decl {
+                let cl = &ix.files[fi as usize].classes[ci as usize];
+                set = set.union(crate::semantic::known_aspects(&cl.uses_aspects));
+                let subst = class_subst(cl, c);
+                for fl in cl.fields.iter().filter(|f| !f.is_static) {
+                    let ft = resolve_text(ix, fi, &fl.ty, &subst, depth + 1);
+                    set = set.union(aspects_of(ix, &ft, depth + 1));
+                }
+                for b in &cl.bases {
+                    let bt = resolve_text(ix, fi, b, &subst, depth + 1);
+                    set = set.union(aspects_of(ix, &bt, depth + 1));
+                }
+            }
+            set
+        }
+    }
+}

@@ -1,0 +1,409 @@
+//! Calls and launches: what a call binds to (named, member, object and construction calls,
+//! overload choice among the visible candidates), the return types it gives (declared or
+//! deduced from the body), and the kernels a launch starts.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::library::{library_call, library_method};
+use super::lookup::resolve_text;
+use super::{joined, pointee, Cx, MAX_DEPTH};
+use crate::semantic::features::features;
+use crate::semantic::names::{last, qualifier, qualifier_text, scope_ends_with};
+use crate::semantic::ty::*;
+use crate::semantic::Instance;
+use crate::syntax::{Expr, ExprId, KernelRef, Name, Stmt};
+
+impl<'i, 'a> Cx<'i, 'a> {
+    pub(super) fn call(&self, callee: ExprId, args: &[ExprId]) -> Ty {
+        let arg_tys: Vec<Ty> = args.iter().map(|a| self.ty(*a)).collect();
+        let at = self
+            .body
+            .map_or(0, |b| b.spans[callee as usize].range().start);
+        let t = self.call_to(at, callee, &arg_tys);
+        // A closure handed to code outside the workspace (`q.submit(cgf)`, `std::for_each`) is
+        // called by it: the call reaches the closure, with the instance's arguments.
+        if !self.targets.borrow().contains_key(&at) {
+            let closures: Vec<Instance> = arg_tys
+                .iter()
+                .filter_map(|a| match a.strip_ref() {
+                    Ty::Closure(f, i, s) => Some(Instance {
+                        file: *f,
+                        func: *i,
+                        subst: s.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            if !closures.is_empty() {
+                self.targets.borrow_mut().insert(at, closures);
+            }
+        }
+        t
+    }
+
+    pub(super) fn call_to(&self, at: usize, callee: ExprId, arg_tys: &[Ty]) -> Ty {
+        let Some(c) = self.expr(callee) else {
+            return Ty::Unknown;
+        };
+        match c {
+            Expr::Name(n) => {
+                if let Some(t) = self.construction(n, None) {
+                    return t;
+                }
+                self.named_call(at, n, &[], arg_tys)
+            }
+            Expr::TemplateName { name, targs } => {
+                if let Some(t) = self.construction(name, Some(self.targ_list(*targs))) {
+                    return t;
+                }
+                let explicit: Vec<Ty> = self
+                    .targ_list(*targs)
+                    .iter()
+                    .map(|t| self.template_arg(t))
+                    .collect();
+                self.named_call(at, name, &explicit, arg_tys)
+            }
+            Expr::Member { base, arrow, name } => {
+                let rt = self.ty(*base);
+                let rt = if *arrow { pointee(&rt) } else { rt };
+                self.member_call(at, &rt, name, &[], arg_tys)
+            }
+            Expr::MemberTemplate {
+                base,
+                arrow,
+                name,
+                targs,
+            } => {
+                let rt = self.ty(*base);
+                let rt = if *arrow { pointee(&rt) } else { rt };
+                let explicit: Vec<Ty> = self
+                    .targ_list(*targs)
+                    .iter()
+                    .map(|t| self.template_arg(t))
+                    .collect();
+                self.member_call(at, &rt, name, &explicit, arg_tys)
+            }
+            _ => {
+                let t = self.ty(callee);
+                self.call_object(at, &t, arg_tys)
+            }
+        }
+    }
+
+    /// `T<A>(x)` / `T(x)` where `T` names a class and no function: a construction.
+    pub(super) fn construction(&self, name: &str, targs: Option<&[Name]>) -> Option<Ty> {
+        let l = last(name);
+        let ix = self.ix;
+        if ix.visible(ix.functions, self.file, l).next().is_some() {
+            return None;
+        }
+        let f = features();
+        if targs.is_none() {
+            // A functional cast to a builtin or an alias of one: `sycl::half(x)`, `real(x)`.
+            let t = self.resolve(name);
+            if matches!(t, Ty::Float(_) | Ty::Int { .. } | Ty::Bool) {
+                return Some(t);
+            }
+        }
+        let known = ix.visible(ix.classes, self.file, l).next().is_some()
+            || f.is_atomic_template(name)
+            || f.is_element_template(l)
+            || f.is_by_value_template(l);
+        if !known {
+            return None;
+        }
+        let text = match targs {
+            Some(a) => format!("{name}<{}>", joined(a)),
+            None => name.to_string(),
+        };
+        Some(self.resolve(&text))
+    }
+
+    /// Calling a value: a lambda's closure or a functor.
+    pub(super) fn call_object(&self, at: usize, t: &Ty, args: &[Ty]) -> Ty {
+        match t.strip_ref() {
+            Ty::Closure(f, i, s) => {
+                let inst = Instance {
+                    file: *f,
+                    func: *i,
+                    subst: s.clone(),
+                };
+                self.targets.borrow_mut().insert(at, vec![inst.clone()]);
+                self.return_type(&inst)
+            }
+            Ty::Class(_) => self.member_call(at, t, "operator()", &[], args),
+            _ => Ty::Unknown,
+        }
+    }
+
+    pub(super) fn named_call(&self, at: usize, name: &str, explicit: &[Ty], args: &[Ty]) -> Ty {
+        let l = last(name);
+        let q = qualifier(name);
+        let ix = self.ix;
+        // A local closure or functor called by name is handled as a local; here: functions.
+        let mut cands: Vec<(u32, u32)> = ix
+            .visible(ix.functions, self.file, l)
+            .filter(|&(f, i)| scope_ends_with(&ix.function(f, i).scope, &q))
+            .collect();
+        if cands.is_empty() {
+            return library_call(name, explicit, args);
+        }
+        // `S(x)` naming only S's constructors: a construction, whose value is an S.
+        if cands.iter().all(|&(f, i)| {
+            let func = ix.function(f, i);
+            func.name == l && func.class.as_deref() == Some(l)
+        }) {
+            let _ = self.overload(at, &cands, None, explicit, args);
+            return self.resolve(name);
+        }
+        // `C<double>::go(...)`: a static member of a class template binds the class's arguments.
+        if let Some(qt) = qualifier_text(name).filter(|t| t.contains('<')) {
+            let class = self.resolve(qt);
+            if let Ty::Class(c) = &class {
+                let members: Vec<(u32, u32)> = cands
+                    .iter()
+                    .copied()
+                    .filter(|&(f, i)| ix.function(f, i).class.as_deref() == Some(c.last()))
+                    .collect();
+                if c.decl.is_some() && !members.is_empty() {
+                    return self.overload(at, &members, Some(&class), explicit, args);
+                }
+            }
+        }
+        // Unqualified: members of the caller's class first.
+        if q.is_empty() {
+            if let Some(Ty::Class(c)) = &self.class {
+                let members: Vec<(u32, u32)> = cands
+                    .iter()
+                    .copied()
+                    .filter(|&(f, i)| ix.function(f, i).class.as_deref() == Some(c.last()))
+                    .collect();
+                if !members.is_empty() {
+                    let recv = self.class.clone();
+                    return self.overload(at, &members, recv.as_ref(), explicit, args);
+                }
+            }
+            cands.retain(|&(f, i)| {
+                let func = ix.function(f, i);
+                func.class.is_none() || func.class.as_deref() == Some(l)
+            });
+        }
+        self.overload(at, &cands, None, explicit, args)
+    }
+
+    pub(super) fn member_call(
+        &self,
+        at: usize,
+        recv: &Ty,
+        name: &str,
+        explicit: &[Ty],
+        args: &[Ty],
+    ) -> Ty {
+        let Ty::Class(c) = recv.strip_ref() else {
+            return Ty::Unknown;
+        };
+        if c.decl.is_none() {
+            return library_method(c, name, explicit, args);
+        }
+        let ix = self.ix;
+        let mut classes = vec![recv.strip_ref().clone()];
+        // Methods of bases too.
+        if let Some((f, i)) = c.decl {
+            let cl = &ix.files[f as usize].classes[i as usize];
+            for b in &cl.bases {
+                classes.push(self.field_ty(c, cl, b));
+            }
+        }
+        for class in classes {
+            let Ty::Class(cc) = &class else { continue };
+            let cands: Vec<(u32, u32)> = ix
+                .visible(ix.functions, self.file, name)
+                .filter(|&(f, i)| ix.function(f, i).class.as_deref() == Some(cc.last()))
+                .collect();
+            if !cands.is_empty() {
+                return self.overload(at, &cands, Some(&class), explicit, args);
+            }
+        }
+        Ty::Unknown
+    }
+
+    /// Picks among candidates by argument types; records the binding; the return type.
+    pub(super) fn overload(
+        &self,
+        at: usize,
+        cands: &[(u32, u32)],
+        recv: Option<&Ty>,
+        explicit: &[Ty],
+        args: &[Ty],
+    ) -> Ty {
+        let mut scored: Vec<(u32, bool, Instance)> = Vec::new();
+        for &(f, i) in cands {
+            let func = self.ix.function(f, i);
+            if !func.accepts_args(args.len()) {
+                continue;
+            }
+            if let Some((score, inst)) = self.viable(f, i, func, recv, explicit, args) {
+                scored.push((score, func.spec_args.is_some(), inst));
+            }
+        }
+        let Some(best) = scored.iter().map(|s| s.0).min() else {
+            return Ty::Unknown;
+        };
+        let unknown_args = args.iter().any(|a| !a.is_known() || a.is_dependent());
+        let mut chosen: Vec<&(u32, bool, Instance)> = if unknown_args {
+            scored.iter().collect()
+        } else {
+            scored.iter().filter(|s| s.0 == best).collect()
+        };
+        // An explicit specialisation that matches beats the primary template.
+        if chosen.iter().any(|s| s.1) && !unknown_args {
+            chosen.retain(|s| s.1);
+        }
+        let mut insts: Vec<Instance> = chosen.iter().map(|s| s.2.clone()).collect();
+        insts.sort();
+        insts.dedup();
+        let ret = insts.first().map_or(Ty::Unknown, |i| self.return_type(i));
+        // Calls that share a place (those of one macro expansion or spliced header) share
+        // their targets: once each, or the edges grow with the square of their number.
+        let mut targets = self.targets.borrow_mut();
+        let list = targets.entry(at).or_default();
+        for i in insts {
+            if !list.contains(&i) {
+                list.push(i);
+            }
+        }
+        ret
+    }
+
+    /// The type of the first live `return` (an `auto` or `decltype` return type, a lambda's).
+    pub(super) fn deduced_return(&self, inst: &Instance) -> Ty {
+        if self.depth + 1 >= MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        if let Some((t, reads)) = self.ix.returns.borrow().get(inst) {
+            for &f in reads.iter() {
+                self.ix.read(f);
+            }
+            return t.clone();
+        }
+        // Unknown while it is computed: a recursive call does not recurse forever.
+        self.ix
+            .returns
+            .borrow_mut()
+            .insert(inst.clone(), (Ty::Unknown, Box::default()));
+        let (t, reads) = self.ix.reading(|| {
+            self.ix.read(inst.file);
+            let cx = Cx::new(self.ix, inst, self.depth + 1);
+            cx.body.map_or(Ty::Unknown, |body| {
+                let live = cx.live(body);
+                body.stmts
+                    .iter()
+                    .zip(&live)
+                    .find_map(|(s, &l)| match s {
+                        Stmt::Return(e) if l => Some(cx.ty(*e).strip_ref().clone()),
+                        _ => None,
+                    })
+                    .unwrap_or(Ty::Void)
+            })
+        });
+        self.ix
+            .returns
+            .borrow_mut()
+            .insert(inst.clone(), (t.clone(), reads.into()));
+        t
+    }
+
+    pub(super) fn return_type(&self, inst: &Instance) -> Ty {
+        let func = self.ix.function(inst.file, inst.func);
+        let Some(ret) = &func.ret else {
+            return if func.is_lambda {
+                self.deduced_return(inst)
+            } else {
+                Ty::Void
+            };
+        };
+        if ret.contains("auto") || ret.contains("decltype") {
+            return self.deduced_return(inst);
+        }
+        let env: HashMap<String, Ty> = func
+            .tparams
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                (
+                    p.name.clone(),
+                    inst.subst
+                        .get(i)
+                        .cloned()
+                        .unwrap_or(Ty::Param(p.name.as_str().into())),
+                )
+            })
+            .collect();
+        resolve_text(self.ix, inst.file, ret, &env, self.depth + 1)
+    }
+
+    pub(super) fn launch(&self, k: &KernelRef) -> Option<Vec<Instance>> {
+        match k {
+            KernelRef::Lambda(i) => {
+                let f = self.ix.function(self.file, *i as u32);
+                let n = f.tparams.len().min(self.inst_subst.len());
+                Some(vec![Instance {
+                    file: self.file,
+                    func: *i as u32,
+                    subst: Arc::from(&self.inst_subst[..n]),
+                }])
+            }
+            KernelRef::Functor(t) => {
+                // A local or parameter named as the kernel: its type; else a type name.
+                let ty = self
+                    .body
+                    .and_then(|b| b.locals.iter().rposition(|l| l.name == *t))
+                    .map(|id| self.local(id as u32))
+                    .unwrap_or_else(|| self.resolve(t));
+                match ty.strip_ref() {
+                    Ty::Closure(f, i, s) => Some(vec![Instance {
+                        file: *f,
+                        func: *i,
+                        subst: s.clone(),
+                    }]),
+                    Ty::Class(c) if c.decl.is_some() => {
+                        let (cf, ci) = c.decl.expect("checked");
+                        let cl = &self.ix.files[cf as usize].classes[ci as usize];
+                        let ix = self.ix;
+                        let ops: Vec<Instance> = ix
+                            .visible(ix.functions, self.file, "operator()")
+                            .filter(|&(f, i)| {
+                                let func = ix.function(f, i);
+                                func.class.as_deref() == Some(cl.name.as_str())
+                                    && func.scope.starts_with(&cl.scope)
+                            })
+                            .map(|(f, i)| {
+                                let func = ix.function(f, i);
+                                let subst: Vec<Ty> = func
+                                    .tparams
+                                    .iter()
+                                    .map(|p| {
+                                        cl.tparams
+                                            .iter()
+                                            .position(|cp| cp.name == p.name)
+                                            .and_then(|k| c.args.get(k).cloned())
+                                            .unwrap_or(Ty::Param(p.name.as_str().into()))
+                                    })
+                                    .collect();
+                                Instance {
+                                    file: f,
+                                    func: i,
+                                    subst: Arc::from(subst),
+                                }
+                            })
+                            .collect();
+                        (!ops.is_empty()).then_some(ops)
+                    }
+                    _ => None,
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! Constant evaluation at compile time: literals, `sizeof`, type traits, the operators over
+//! them, and which statements a folded `if constexpr` discards.
+
+use super::{joined, Cx};
+use crate::semantic::names::last;
+use crate::semantic::ty::*;
+use crate::syntax::{BinOp, Body, Expr, ExprId, IntValue, Lit, Stmt, UnOp};
+
+impl Cx<'_, '_> {
+    /// Which statements are code: not in the discarded branch of an `if constexpr`.
+    pub(super) fn live(&self, body: &Body) -> Vec<bool> {
+        let mut live = vec![true; body.stmts.len()];
+        for (i, s) in body.stmts.iter().enumerate() {
+            if let Stmt::IfConstexpr {
+                cond,
+                then_len,
+                else_len,
+            } = s
+            {
+                let (t, e) = (*then_len as usize, *else_len as usize);
+                let dead = match self.const_eval(*cond) {
+                    Some(0) => i + 1..i + 1 + t,
+                    Some(_) => i + 1 + t..i + 1 + t + e,
+                    None => 0..0,
+                };
+                for d in dead {
+                    if let Some(x) = live.get_mut(d) {
+                        *x = false;
+                    }
+                }
+            }
+        }
+        live
+    }
+
+    /// `std::is_same<A, B>::value` and friends written as a name.
+    pub(super) fn trait_value(&self, n: &str) -> Option<i64> {
+        let prefix = n.strip_suffix("::value")?;
+        self.trait_of(prefix)
+    }
+
+    pub(super) fn trait_of(&self, text: &str) -> Option<i64> {
+        let base = text.split('<').next().unwrap_or(text);
+        let name = last(base).trim_end_matches("_v");
+        if !is_trait(name) {
+            return None;
+        }
+        // Parse the arguments with this function's environment.
+        let open = text.find('<')?;
+        let inner = text[open + 1..].strip_suffix('>')?;
+        let args: Vec<Ty> = split_top(inner).iter().map(|a| self.resolve(a)).collect();
+        trait_value(name, &args)
+    }
+
+    pub(super) fn const_eval(&self, e: ExprId) -> Option<i64> {
+        match self.expr(e)? {
+            Expr::Lit(Lit::Bool(b)) => Some(*b as i64),
+            Expr::Lit(Lit::Int { value, .. }) => value.map(IntValue::get),
+            Expr::TemplateName { name, targs } => {
+                self.trait_of(&format!("{name}<{}>", joined(self.targ_list(*targs))))
+            }
+            // A value template parameter of this instance (`if constexpr (N > 1)`).
+            Expr::Name(n) => match self.subst.get(&**n) {
+                Some(Ty::Value(v)) => Some(*v),
+                _ => self.trait_value(n),
+            },
+            Expr::SizeOf(Some(t)) => self.resolve(t).scalar_size().map(i64::from),
+            Expr::SizeOfExpr(x) => self.ty(*x).strip_ref().scalar_size().map(i64::from),
+            Expr::Unary { op: UnOp::Not, arg } => Some((self.const_eval(*arg)? == 0) as i64),
+            Expr::Unary { op: UnOp::Neg, arg } => Some(-self.const_eval(*arg)?),
+            Expr::Binary { op, lhs, rhs } => {
+                let l = self.const_eval(*lhs);
+                let r = self.const_eval(*rhs);
+                match op {
+                    BinOp::And => match (l, r) {
+                        (Some(0), _) | (_, Some(0)) => Some(0),
+                        (Some(_), Some(_)) => Some(1),
+                        _ => None,
+                    },
+                    BinOp::Or => match (l, r) {
+                        (Some(x), _) | (_, Some(x)) if x != 0 => Some(1),
+                        (Some(_), Some(_)) => Some(0),
+                        _ => None,
+                    },
+                    _ => {
+                        let (l, r) = (l?, r?);
+                        Some(match op {
+                            BinOp::Eq => (l == r) as i64,
+                            BinOp::Ne => (l != r) as i64,
+                            BinOp::Lt => (l < r) as i64,
+                            BinOp::Gt => (l > r) as i64,
+                            BinOp::Le => (l <= r) as i64,
+                            BinOp::Ge => (l >= r) as i64,
+                            BinOp::Add => l.checked_add(r)?,
+                            BinOp::Sub => l.checked_sub(r)?,
+                            BinOp::Mul => l.checked_mul(r)?,
+                            _ => return None,
+                        })
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Folded at compile time: literals and operators over them.
+    pub(super) fn is_constant(&self, e: ExprId) -> bool {
+        match self.expr(e) {
+            Some(Expr::Lit(_) | Expr::SizeOf(_) | Expr::SizeOfExpr(_)) => true,
+            Some(Expr::Unary { op, arg })
+                if !matches!(op, UnOp::Deref | UnOp::Inc | UnOp::Dec | UnOp::Addr) =>
+            {
+                self.is_constant(*arg)
+            }
+            Some(Expr::Binary { lhs, rhs, .. }) => self.is_constant(*lhs) && self.is_constant(*rhs),
+            Some(Expr::Cast { args, .. }) => {
+                let a = self.list(*args);
+                a.len() == 1 && self.is_constant(a[0])
+            }
+            Some(Expr::Cond { cond, then, els }) => {
+                self.is_constant(*cond) && self.is_constant(*then) && self.is_constant(*els)
+            }
+            _ => false,
+        }
+    }
+}
+
+pub(super) fn split_top(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+pub(super) fn is_trait(name: &str) -> bool {
+    matches!(
+        name,
+        "is_same"
+            | "is_floating_point"
+            | "is_integral"
+            | "is_arithmetic"
+            | "is_pointer"
+            | "is_signed"
+            | "is_unsigned"
+    )
+}
+
+/// A type trait's value for concrete arguments (`is_same` without `_v`).
+pub(super) fn trait_value(name: &str, args: &[Ty]) -> Option<i64> {
+    let a = args.first()?;
+    if !a.is_concrete() {
+        return None;
+    }
+    let v = match name {
+        "is_same" => {
+            let b = args.get(1)?;
+            if !b.is_concrete() {
+                return None;
+            }
+            a == b
+        }
+        "is_floating_point" => matches!(a, Ty::Float(_)),
+        "is_integral" => matches!(a, Ty::Int { .. } | Ty::Bool),
+        "is_arithmetic" => a.is_arithmetic(),
+        "is_pointer" => matches!(a, Ty::Ptr(_)),
+        "is_signed" => matches!(a, Ty::Int { signed: true, .. } | Ty::Float(_)),
+        "is_unsigned" => matches!(a, Ty::Int { signed: false, .. } | Ty::Bool),
+        _ => return None,
+    };
+    Some(v as i64)
+}
+
+/// The value of an integer or boolean literal (`0`, `16u`, `0x10`, `true`), as a template
+/// argument's default is written.
+pub(super) fn literal_value(text: &str) -> Option<i64> {
+    let t = text.trim();
+    match t {
+        "true" => return Some(1),
+        "false" => return Some(0),
+        _ => {}
+    }
+    let digits = t.trim_end_matches(['u', 'U', 'l', 'L']).replace('\'', "");
+    if let Some(hex) = digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        return i64::from_str_radix(hex, 16).ok();
+    }
+    digits.parse().ok()
+}

@@ -1,0 +1,237 @@
+//! Template argument deduction and overload viability: binding a candidate's template
+//! parameters from explicit and deduced arguments, and ranking its argument conversions.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::consts::literal_value;
+use super::lookup::resolve_text;
+use super::Cx;
+use crate::semantic::names::last;
+use crate::semantic::ty::*;
+use crate::semantic::Instance;
+use crate::syntax::{Function, TParam};
+
+/// Binds template parameters of `pattern` from `arg`; false on a conflict.
+pub(super) fn deduce(pattern: &Ty, arg: &Ty, b: &mut HashMap<Arc<str>, Ty>) -> bool {
+    match (pattern, arg.strip_ref()) {
+        (Ty::Ref(p), a) => deduce(p, a, b),
+        (Ty::Param(n), a) => {
+            if !a.is_known() {
+                return true;
+            }
+            match b.get(n) {
+                Some(prev) => prev == a,
+                None => {
+                    b.insert(n.clone(), a.clone());
+                    true
+                }
+            }
+        }
+        (Ty::Ptr(p), Ty::Ptr(a)) | (Ty::Ptr(p), Ty::Array(a)) | (Ty::Array(p), Ty::Array(a)) => {
+            deduce(p, a, b)
+        }
+        (Ty::Class(p), Ty::Class(a)) if last(&p.name) == last(&a.name) => {
+            p.args.iter().zip(&a.args).all(|(p, a)| deduce(p, a, b))
+        }
+        _ => true,
+    }
+}
+
+pub(super) fn substitute(t: &Ty, b: &HashMap<Arc<str>, Ty>) -> Ty {
+    match t {
+        Ty::Param(n) => b.get(n).cloned().unwrap_or_else(|| t.clone()),
+        Ty::Ptr(x) => Ty::Ptr(Arc::new(substitute(x, b))),
+        Ty::Ref(x) => Ty::Ref(Arc::new(substitute(x, b))),
+        Ty::Array(x) => Ty::Array(Arc::new(substitute(x, b))),
+        Ty::Class(c) => Ty::Class(Arc::new(ClassTy {
+            name: c.name.clone(),
+            args: c.args.iter().map(|a| substitute(a, b)).collect(),
+            decl: c.decl,
+        })),
+        t => t.clone(),
+    }
+}
+
+/// How well an argument converts to a parameter: lower is better, `None` is not viable.
+pub(super) fn conversion_rank(param: &Ty, arg: &Ty) -> Option<u32> {
+    let (p, a) = (param.strip_ref(), arg.strip_ref());
+    if !p.is_known() || !a.is_known() || p.is_dependent() || a.is_dependent() {
+        return Some(1);
+    }
+    if p == a {
+        return Some(0);
+    }
+    match (p, a) {
+        (Ty::Ptr(x), Ty::Array(y)) if x == y => Some(0),
+        (Ty::Ptr(x), Ty::Ptr(y)) => {
+            if !x.is_known() || !y.is_known() || **x == Ty::Void {
+                Some(2)
+            } else {
+                None
+            }
+        }
+        (Ty::Ptr(_), Ty::Int { .. }) => None,
+        (Ty::Bool, Ty::Ptr(_)) => Some(3),
+        (Ty::Int { .. } | Ty::Float(_), Ty::Ptr(_)) => None,
+        (x, y) if x.is_arithmetic() && y.is_arithmetic() => {
+            // Promotions (float → double, small ints → int) rank above conversions.
+            match (x, y) {
+                (Ty::Float(FloatKindOrd::Double), Ty::Float(FloatKindOrd::Float)) => Some(1),
+                (Ty::Int { .. }, Ty::Int { .. }) | (Ty::Float(_), Ty::Float(_)) => Some(2),
+                _ => Some(2),
+            }
+        }
+        (Ty::Class(x), Ty::Class(y)) if x.name == y.name => Some(1),
+        (Ty::Class(_), _) | (_, Ty::Class(_)) => Some(3),
+        _ => Some(3),
+    }
+}
+
+impl Cx<'_, '_> {
+    /// Whether `func` takes these arguments: its score and instance.
+    pub(super) fn viable(
+        &self,
+        f: u32,
+        i: u32,
+        func: &Function,
+        recv: Option<&Ty>,
+        explicit: &[Ty],
+        args: &[Ty],
+    ) -> Option<(u32, Instance)> {
+        // Parameters bound by the receiver's class, and by the caller for its own class.
+        let class_params: HashMap<&str, Ty> = match recv.map(Ty::strip_ref) {
+            Some(Ty::Class(c)) => c
+                .decl
+                .map(|(cf, ci)| {
+                    self.ix.files[cf as usize].classes[ci as usize]
+                        .tparams
+                        .iter()
+                        .zip(&c.args)
+                        .map(|(p, a)| (p.name.as_str(), a.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => HashMap::default(),
+        };
+        let own: Vec<&TParam> = func
+            .tparams
+            .iter()
+            .filter(|p| !class_params.contains_key(p.name.as_str()))
+            .collect();
+        let mut env: HashMap<String, Ty> = HashMap::default();
+        for p in &func.tparams {
+            let t = class_params
+                .get(p.name.as_str())
+                .cloned()
+                .unwrap_or(Ty::Param(p.name.as_str().into()));
+            env.insert(p.name.clone(), t);
+        }
+        if let Some(spec) = &func.spec_args {
+            if !explicit.is_empty() {
+                let sa: Vec<Ty> = spec
+                    .iter()
+                    .map(|t| resolve_text(self.ix, f, t, &env, self.depth + 1))
+                    .collect();
+                if sa.len() < explicit.len() || sa.iter().zip(explicit).any(|(s, e)| s != e) {
+                    return None;
+                }
+            }
+        } else if explicit.len() > own.len() && !own.iter().any(|p| p.name.is_empty()) {
+            return None;
+        }
+        let mut b: HashMap<Arc<str>, Ty> = HashMap::default();
+        if func.spec_args.is_none() {
+            for (p, e) in own.iter().zip(explicit) {
+                b.insert(p.name.as_str().into(), e.clone());
+            }
+        }
+        let params: Vec<Ty> = func
+            .params
+            .iter()
+            .map(|p| resolve_text(self.ix, f, p, &env, self.depth + 1))
+            .collect();
+        deduce_args(&params, args, &mut b)?;
+        self.bind_defaults(f, &own, &env, &mut b);
+        let mut score = 0;
+        for (p, a) in params.iter().zip(args) {
+            score += conversion_rank(&substitute(p, &b), a)?;
+        }
+        if !func.tparams.is_empty() && func.spec_args.is_none() && !own.is_empty() {
+            // A non-template is preferred over a template at equal conversions.
+            score = score * 2 + 1;
+        } else {
+            score *= 2;
+        }
+        let subst: Vec<Ty> = func
+            .tparams
+            .iter()
+            .map(|p| match class_params.get(p.name.as_str()) {
+                Some(t) => t.clone(),
+                None => b
+                    .get(p.name.as_str())
+                    .cloned()
+                    .or_else(|| {
+                        // The caller's own class parameters, for calls within a class template.
+                        self.subst.get(&p.name).cloned()
+                    })
+                    .unwrap_or(Ty::Param(p.name.as_str().into())),
+            })
+            .collect();
+        Some((
+            score,
+            Instance {
+                file: f,
+                func: i,
+                subst: Arc::from(subst),
+            },
+        ))
+    }
+
+    /// Defaults for what is still unbound: a value parameter's default is its value (an
+    /// instance needs every argument to be made: `template <class T, int N = 0>`).
+    fn bind_defaults(
+        &self,
+        f: u32,
+        own: &[&TParam],
+        env: &HashMap<String, Ty>,
+        b: &mut HashMap<Arc<str>, Ty>,
+    ) {
+        for p in own {
+            if !b.contains_key(p.name.as_str()) {
+                if let Some(d) = &p.default {
+                    let t = match (p.is_type, literal_value(d)) {
+                        (false, Some(v)) => Ty::Value(v),
+                        _ => resolve_text(self.ix, f, d, env, self.depth + 1),
+                    };
+                    b.insert(p.name.as_str().into(), t);
+                }
+            }
+        }
+    }
+}
+
+/// Adds to `b` (the explicit arguments) what the arguments deduce for the parameters:
+/// explicit arguments win over deduction; deduced ones must agree among themselves (`None` when
+/// they do not).
+fn deduce_args(params: &[Ty], args: &[Ty], b: &mut HashMap<Arc<str>, Ty>) -> Option<()> {
+    let mut d: HashMap<Arc<str>, Ty> = HashMap::default();
+    for (p, a) in params.iter().zip(args) {
+        let mut one = b.clone();
+        let _ = deduce(p, a, &mut one);
+        for (k, v) in one {
+            if b.contains_key(&k) {
+                continue;
+            }
+            match d.get(&k) {
+                Some(prev) if *prev != v => return None,
+                _ => {
+                    d.insert(k, v);
+                }
+            }
+        }
+    }
+    b.extend(d);
+    Some(())
+}

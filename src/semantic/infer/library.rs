@@ -1,0 +1,151 @@
+//! Return types of library calls and methods the workspace does not define (math functions,
+//! `std::move`, SYCL vectors, atomics, buffers, accessors, ids): tables by name.
+
+use std::sync::Arc;
+
+use super::is_vector_like;
+use crate::semantic::features::features;
+use crate::semantic::names::last;
+use crate::semantic::ty::*;
+
+/// The type of a call of a function the workspace does not define.
+pub(super) fn library_call(name: &str, explicit: &[Ty], args: &[Ty]) -> Ty {
+    let l = last(name);
+    let f = features();
+    if l.starts_with("malloc") || l.starts_with("aligned_alloc") {
+        return Ty::Ptr(Arc::new(explicit.first().cloned().unwrap_or(Ty::Void)));
+    }
+    if matches!(l, "move" | "forward" | "ref" | "cref") {
+        return args.first().cloned().unwrap_or(Ty::Unknown);
+    }
+    let stem = l.strip_suffix('f').filter(|s| f.is_math(s));
+    if let Some(_s) = stem {
+        if !name.contains("::") {
+            return FLOAT;
+        }
+    }
+    if f.is_math(l)
+        || matches!(
+            l,
+            "dot" | "length" | "distance" | "cross" | "normalize" | "fast_length"
+        )
+    {
+        if let Some(v) = args.iter().find(|a| is_vector_like(a)) {
+            return match l {
+                "dot" | "length" | "distance" | "fast_length" => match v.strip_ref() {
+                    Ty::Class(c) => c.args.first().cloned().unwrap_or(Ty::Unknown),
+                    _ => Ty::Unknown,
+                },
+                _ => v.strip_ref().clone(),
+            };
+        }
+        if args.iter().any(|a| !a.is_known()) {
+            return Ty::Unknown;
+        }
+        let floats: Vec<&Ty> = args
+            .iter()
+            .map(Ty::strip_ref)
+            .filter(|a| matches!(a, Ty::Float(_)))
+            .collect();
+        if let Some(k) = floats
+            .iter()
+            .filter_map(|t| match t {
+                Ty::Float(k) => Some(*k),
+                _ => None,
+            })
+            .max()
+        {
+            return Ty::Float(k);
+        }
+        if matches!(
+            l,
+            "min" | "max" | "clamp" | "abs" | "abs_diff" | "mad_sat" | "add_sat"
+        ) {
+            return args.iter().fold(Ty::Unknown, |acc, a| {
+                if acc.is_known() {
+                    Ty::common(&acc, a)
+                } else {
+                    a.strip_ref().clone()
+                }
+            });
+        }
+        // Integer arguments select the double overload of the C and std:: functions.
+        if args.iter().all(Ty::is_arithmetic) && !args.is_empty() {
+            return DOUBLE;
+        }
+    }
+    Ty::Unknown
+}
+
+/// The type of a method call on a library class.
+pub(super) fn library_method(c: &ClassTy, name: &str, explicit: &[Ty], _args: &[Ty]) -> Ty {
+    let t0 = c.args.first().cloned().unwrap_or(Ty::Unknown);
+    let f = features();
+    match c.last() {
+        "vec" | "marray" => {
+            let comps = |s: &str| s.chars().all(|ch| "xyzwrgba".contains(ch));
+            if name.len() == 1 && comps(name) || (name.starts_with('s') && name.len() == 2) {
+                return t0;
+            }
+            if matches!(name, "lo" | "hi" | "odd" | "even") {
+                return c.as_ty();
+            }
+            if name.len() > 1 && comps(name) {
+                return Ty::class(c.name.clone(), vec![t0, Ty::Value(name.len() as i64)]);
+            }
+            if matches!(name, "convert" | "as") {
+                return match explicit.first() {
+                    Some(t) => Ty::class(
+                        c.name.clone(),
+                        vec![t.clone(), c.args.get(1).cloned().unwrap_or(Ty::Unknown)],
+                    ),
+                    None => Ty::Unknown,
+                };
+            }
+            Ty::Unknown
+        }
+        "atomic_ref" | "atomic" => match name {
+            "load" | "exchange" | "fetch_add" | "fetch_sub" | "fetch_min" | "fetch_max"
+            | "fetch_and" | "fetch_or" | "fetch_xor" => t0,
+            "compare_exchange_strong" | "compare_exchange_weak" | "is_lock_free" => Ty::Bool,
+            _ => Ty::Unknown,
+        },
+        "buffer" => match name {
+            "get_access" | "get_host_access" => Ty::class(
+                if name == "get_access" {
+                    "sycl::accessor"
+                } else {
+                    "sycl::host_accessor"
+                },
+                c.args.clone(),
+            ),
+            "get_range" | "size" | "get_count" | "byte_size" => SIZE_T,
+            _ => Ty::Unknown,
+        },
+        "complex" => match name {
+            "real" | "imag" => t0,
+            _ => Ty::Unknown,
+        },
+        l if f.is_element_template(l) => match name {
+            "get_pointer" | "data" | "get" | "get_raw" | "get_decorated" => Ty::Ptr(Arc::new(t0)),
+            "get_multi_ptr" => Ty::class("sycl::multi_ptr", vec![t0]),
+            "size" | "get_count" | "get_size" | "byte_size" | "get_range" => SIZE_T,
+            "front" | "back" | "at" => t0,
+            _ => Ty::Unknown,
+        },
+        "id" | "item" | "nd_item" | "range" | "group" | "h_item" | "nd_range" | "sub_group" => {
+            if name.starts_with("get") || matches!(name, "size" | "operator[]") {
+                SIZE_T
+            } else {
+                Ty::Unknown
+            }
+        }
+        _ => Ty::Unknown,
+    }
+}
+
+impl ClassTy {
+    fn as_ty(&self) -> Ty {
+        Ty::Class(Arc::new(self.clone()))
+    }
+}

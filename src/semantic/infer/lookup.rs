@@ -1,0 +1,224 @@
+//! Qualified name lookup for type texts: a `ty::NameResolver` that resolves a path seen from a
+//! file through the visible aliases and classes (specialisations picked by their arguments),
+//! memoised per set of visible declarations.
+
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::consts::{is_trait, trait_value};
+use super::deduce::deduce;
+use super::MAX_DEPTH;
+use crate::semantic::names::scope_ends_with;
+use crate::semantic::ty::*;
+use crate::semantic::Index;
+use crate::syntax::Class;
+
+pub(super) fn is_half_name(path: &[&str]) -> bool {
+    matches!(
+        path,
+        ["sycl", "half"]
+            | ["half"]
+            | ["cl", "sycl", "half"]
+            | ["sycl", "opencl", "cl_half"]
+            | ["cl_half"]
+            | ["sycl", "detail", "half_impl", "half"]
+    )
+}
+
+/// Resolves names of a type text seen from `from` with `subst` for template parameters.
+struct Resolver<'r, 'i, 'a> {
+    ix: &'r Index<'a>,
+    from: u32,
+    subst: &'r HashMap<String, Ty>,
+    depth: usize,
+    _p: std::marker::PhantomData<&'i ()>,
+}
+
+impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
+    fn resolve(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
+        let Some(&name) = path.last() else {
+            return Ty::Unknown;
+        };
+        if path.len() == 1 && args.is_empty() {
+            if let Some(t) = self.subst.get(name) {
+                return t.clone();
+            }
+        }
+        if is_half_name(path) {
+            return HALF;
+        }
+        if path.len() <= 2 && path.first().is_none_or(|&q| q == "std" || path.len() == 1) {
+            if let Some(n) = name.strip_suffix("_v").filter(|n| is_trait(n)) {
+                return trait_value(n, &args).map_or(Ty::Unknown, Ty::Value);
+            }
+            if name == "conditional_t" && args.len() == 3 {
+                return match args[0] {
+                    Ty::Value(0) => args[2].clone(),
+                    Ty::Value(_) => args[1].clone(),
+                    _ => Ty::Unknown,
+                };
+            }
+        }
+        if self.depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        let ix = self.ix;
+        let decls: Vec<(u32, u32)> = ix
+            .visible(ix.aliases, self.from, name)
+            .chain(
+                ix.visible(ix.classes, self.from, name)
+                    .map(|(f, i)| (f | 1 << 31, i)),
+            )
+            .collect();
+        let key = (path.join("::").into_boxed_str(), args, decls);
+        if let Some(t) = self.ix.names.borrow().get(&key) {
+            return t.clone();
+        }
+        let t = self.lookup(path, key.1.clone());
+        self.ix.names.borrow_mut().insert(key, t.clone());
+        t
+    }
+}
+
+impl Resolver<'_, '_, '_> {
+    fn lookup(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
+        let Some(&name) = path.last() else {
+            return Ty::Unknown;
+        };
+        let q = &path[..path.len() - 1];
+        let ix = self.ix;
+        // Aliases: all visible declarations must agree.
+        let mut alias: Option<Ty> = None;
+        let mut disagree = false;
+        for (f, i) in ix.visible(ix.aliases, self.from, name) {
+            let a = &ix.files[f as usize].aliases[i as usize];
+            if !scope_ends_with(&a.scope, q) || a.target == name {
+                continue;
+            }
+            let mut env: HashMap<String, Ty> = HashMap::default();
+            for (k, p) in a.tparams.iter().enumerate() {
+                let t = match (args.get(k), &p.default) {
+                    (Some(t), _) => t.clone(),
+                    (None, Some(d)) => resolve_text(ix, f, d, &env, self.depth + 1),
+                    (None, None) => Ty::Param(p.name.as_str().into()),
+                };
+                env.insert(p.name.clone(), t);
+            }
+            let t = resolve_text(ix, f, &a.target, &env, self.depth + 1);
+            match &alias {
+                Some(prev) if *prev != t => disagree = true,
+                Some(_) => {}
+                None => alias = Some(t),
+            }
+        }
+        if disagree {
+            return Ty::Unknown;
+        }
+        if let Some(t) = alias {
+            return t;
+        }
+        let classes: Vec<(u32, u32)> = ix
+            .visible(ix.classes, self.from, name)
+            .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].classes[i as usize].scope, q))
+            .collect();
+        if let Some(&(f, i)) = pick_class(ix, &classes, &args, self.depth) {
+            let c = &ix.files[f as usize].classes[i as usize];
+            return Ty::Class(Arc::new(ClassTy {
+                name: c.qualified_name(),
+                args,
+                decl: Some((f, i)),
+            }));
+        }
+        if args.is_empty() {
+            if let Some(t) = self.vec_alias(path) {
+                return t;
+            }
+        }
+        Ty::class(path.join("::"), args)
+    }
+
+    /// SYCL's vector and marray aliases (`sycl::half2`, `double4`, `mfloat3`...), when no
+    /// declaration of the name is visible: `vec<T, N>` / `marray<T, N>`.
+    fn vec_alias(&mut self, path: &[&str]) -> Option<Ty> {
+        let (q, name) = path.split_at(path.len() - 1);
+        if !matches!(q, [] | ["sycl"] | ["cl", "sycl"]) {
+            return None;
+        }
+        let name = name[0];
+        let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (elem, n) = name.split_at(name.len() - digits);
+        let n: i64 = n.parse().ok().filter(|n| [2, 3, 4, 8, 16].contains(n))?;
+        let (class, elem) = match elem.strip_prefix('m') {
+            Some(e) if !e.is_empty() => ("sycl::marray", e),
+            _ => ("sycl::vec", elem),
+        };
+        let text = match elem {
+            "char" | "schar" => "signed char",
+            "uchar" => "unsigned char",
+            "short" => "short",
+            "ushort" => "unsigned short",
+            "int" => "int",
+            "uint" => "unsigned int",
+            "long" => "long",
+            "ulong" => "unsigned long",
+            "longlong" => "long long",
+            "ulonglong" => "unsigned long long",
+            "float" => "float",
+            "double" => "double",
+            "half" => return Some(Ty::class(class, vec![HALF, Ty::Value(n)])),
+            "bool" if class == "sycl::marray" => "bool",
+            _ => return None,
+        };
+        let t = parse_type(text, self);
+        Some(Ty::class(class, vec![t, Ty::Value(n)]))
+    }
+}
+
+/// The primary template or the specialisation whose arguments match.
+pub(super) fn pick_class<'c>(
+    ix: &Index,
+    classes: &'c [(u32, u32)],
+    args: &[Ty],
+    depth: usize,
+) -> Option<&'c (u32, u32)> {
+    let class = |&(f, i): &(u32, u32)| -> &Class { &ix.files[f as usize].classes[i as usize] };
+    let spec = classes.iter().find(|c| {
+        let cl = class(c);
+        cl.spec_args.as_ref().is_some_and(|sa| {
+            let own: HashMap<String, Ty> = cl
+                .tparams
+                .iter()
+                .map(|p| (p.name.clone(), Ty::Param(p.name.as_str().into())))
+                .collect();
+            let tys: Vec<Ty> = sa
+                .iter()
+                .map(|t| resolve_text(ix, c.0, t, &own, depth + 1))
+                .collect();
+            tys.len() == args.len()
+                && tys.iter().zip(args).all(|(s, a)| {
+                    let mut b = HashMap::default();
+                    deduce(s, a, &mut b) && (s.is_dependent() || s == a)
+                })
+        })
+    });
+    spec.or_else(|| classes.iter().find(|c| class(c).spec_args.is_none()))
+        .or_else(|| classes.first())
+}
+
+pub(super) fn resolve_text(
+    ix: &Index,
+    from: u32,
+    text: &str,
+    subst: &HashMap<String, Ty>,
+    depth: usize,
+) -> Ty {
+    let mut r = Resolver {
+        ix,
+        from,
+        subst,
+        depth,
+        _p: std::marker::PhantomData,
+    };
+    parse_type(text, &mut r)
+}

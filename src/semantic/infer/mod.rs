@@ -1,0 +1,501 @@
+//! Typing one function body under a substitution, and DPC++'s rule applied to the values it
+//! computes: a function uses an aspect where a value it loads, stores, computes, converts or
+//! passes has a type that uses it by value (pointers never do). Constant expressions folded at
+//! compile time (`float f = 2.0;`) and unevaluated operands are no use.
+//!
+//! This file is the typing core: `Cx` (one body under one substitution) and the types of locals
+//! and expressions. Its other jobs live beside it, each an `impl Cx` block or free functions:
+//! `lookup` (type names), `calls` and `deduce` (calls, overloads, template deduction),
+//! `consts` (constant folding), `library` (library return types), `aspects` (the value rule).
+
+mod aspects;
+mod calls;
+mod consts;
+mod deduce;
+mod library;
+mod lookup;
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use crate::syntax::Name;
+use rustc_hash::FxHashMap as HashMap;
+
+use super::features::features;
+use super::names::{last, qualifier, scope_ends_with};
+use super::ty::*;
+use super::{Index, Instance, Typed};
+use crate::syntax::{BinOp, Body, Class, Expr, ExprId, Function, List, Lit, LocalTy, UnOp};
+use consts::literal_value;
+use lookup::resolve_text;
+
+/// How deep aliases, fields and enclosing lambdas are followed.
+const MAX_DEPTH: usize = 12;
+
+pub fn type_function(ix: &Index, inst: &Instance) -> Typed {
+    let (mut typed, reads) = ix.reading(|| {
+        ix.read(inst.file);
+        Cx::new(ix, inst, 0).run()
+    });
+    typed.reads = reads;
+    typed
+}
+
+struct Cx<'i, 'a> {
+    ix: &'i Index<'a>,
+    file: u32,
+    func: &'a Function,
+    body: Option<&'a Body>,
+    subst: HashMap<String, Ty>,
+    inst_subst: Arc<[Ty]>,
+    /// The class of a member function, under the substitution.
+    class: Option<Ty>,
+    parent: Option<Box<Cx<'i, 'a>>>,
+    locals: RefCell<Vec<Option<Ty>>>,
+    exprs: RefCell<Vec<Option<Ty>>>,
+    /// Callee span start → the functions the call binds to.
+    targets: RefCell<HashMap<usize, Vec<Instance>>>,
+    depth: usize,
+}
+
+impl<'i, 'a> Cx<'i, 'a> {
+    fn new(ix: &'i Index<'a>, inst: &Instance, depth: usize) -> Self {
+        let func = ix.function(inst.file, inst.func);
+        let body = func.body.as_deref();
+        let mut subst: HashMap<String, Ty> = HashMap::default();
+        for (i, p) in func.tparams.iter().enumerate() {
+            let t = inst
+                .subst
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| Ty::Param(p.name.as_str().into()));
+            subst.insert(p.name.clone(), t);
+        }
+        let parent = body
+            .and_then(|b| b.parent)
+            .filter(|_| depth < MAX_DEPTH)
+            .map(|p| {
+                let pf = ix.function(inst.file, p);
+                let n = pf.tparams.len().min(inst.subst.len());
+                let pi = Instance {
+                    file: inst.file,
+                    func: p,
+                    subst: Arc::from(&inst.subst[..n]),
+                };
+                Box::new(Cx::new(ix, &pi, depth + 1))
+            });
+        let mut cx = Cx {
+            ix,
+            file: inst.file,
+            func,
+            body,
+            subst,
+            inst_subst: inst.subst.clone(),
+            class: None,
+            parent,
+            locals: RefCell::new(vec![None; body.map_or(0, |b| b.locals.len())]),
+            exprs: RefCell::new(vec![None; body.map_or(0, |b| b.exprs.len())]),
+            targets: RefCell::new(HashMap::default()),
+            depth,
+        };
+        if let Some(p) = &cx.parent {
+            for (k, v) in &p.subst {
+                cx.subst.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        // Aliases declared in the body name their types under this substitution.
+        for (name, target) in body.map_or(&[][..], |b| b.aliases.as_slice()) {
+            let t = cx.resolve(target);
+            cx.subst.insert(name.clone(), t);
+        }
+        cx.class = cx.this_class();
+        cx
+    }
+
+    fn this_class(&self) -> Option<Ty> {
+        if self.func.is_lambda {
+            return self.parent.as_ref().and_then(|p| p.class.clone());
+        }
+        let class = self.func.class.as_deref()?;
+        let mut scope: Vec<&str> = self.func.scope.iter().map(String::as_str).collect();
+        if scope.last() == Some(&class) {
+            scope.pop();
+        }
+        let (f, i) = self
+            .ix
+            .visible(self.ix.classes, self.file, class)
+            .find(|&(f, i)| {
+                let c = &self.ix.files[f as usize].classes[i as usize];
+                c.spec_args.is_none() && scope_ends_with(&c.scope, &scope)
+            })?;
+        let c = &self.ix.files[f as usize].classes[i as usize];
+        let args = c
+            .tparams
+            .iter()
+            .map(|p| {
+                self.subst
+                    .get(&p.name)
+                    .cloned()
+                    .unwrap_or(Ty::Param(p.name.as_str().into()))
+            })
+            .collect();
+        Some(Ty::Class(Arc::new(ClassTy {
+            name: c.qualified_name(),
+            args,
+            decl: Some((f, i)),
+        })))
+    }
+
+    fn resolve(&self, text: &str) -> Ty {
+        resolve_text(self.ix, self.file, text, &self.subst, self.depth)
+    }
+
+    /// An explicit template argument: a literal is a value (`f<double, 1>`), else a type.
+    fn template_arg(&self, text: &str) -> Ty {
+        literal_value(text).map_or_else(|| self.resolve(text), Ty::Value)
+    }
+
+    // ---- types of locals and expressions ---------------------------------------------------
+
+    fn local(&self, id: u32) -> Ty {
+        if let Some(Some(t)) = self.locals.borrow().get(id as usize) {
+            return t.clone();
+        }
+        let Some(body) = self.body else {
+            return Ty::Unknown;
+        };
+        let Some(var) = body.locals.get(id as usize) else {
+            return Ty::Unknown;
+        };
+        // Guards a local whose initializer names itself.
+        self.locals.borrow_mut()[id as usize] = Some(Ty::Unknown);
+        let t = match &var.ty {
+            LocalTy::Declared(text) => {
+                if text.contains("auto") {
+                    Ty::Unknown
+                } else {
+                    self.resolve(text)
+                }
+            }
+            LocalTy::Auto(mods, e) => {
+                let t = self.ty(*e).strip_ref().clone();
+                match t {
+                    Ty::Array(x) if mods.contains('*') || !mods.contains('&') => Ty::Ptr(x),
+                    t => t,
+                }
+            }
+            LocalTy::Decltype(e) => self.ty(*e),
+            LocalTy::Deduced(text, e) => {
+                let first = match self.expr(*e) {
+                    Some(Expr::InitList(a) | Expr::Unknown(a)) => {
+                        self.list(*a).first().map(|x| self.ty(*x))
+                    }
+                    _ => Some(self.ty(*e)),
+                };
+                self.deduce_class_args(self.resolve(text), first)
+            }
+            LocalTy::RangeElem(_, e) => element(&self.ty(*e)).unwrap_or(Ty::Unknown),
+            LocalTy::Binding(e, k) => self.binding(&self.ty(*e), *k as usize),
+            LocalTy::Outer(o) => self.parent.as_ref().map_or(Ty::Unknown, |p| p.local(*o)),
+        };
+        self.locals.borrow_mut()[id as usize] = Some(t.clone());
+        t
+    }
+
+    fn binding(&self, t: &Ty, k: usize) -> Ty {
+        match t.strip_ref() {
+            Ty::Array(x) => (**x).clone(),
+            Ty::Class(c) => {
+                if let Some((f, i)) = c.decl {
+                    let cl = &self.ix.files[f as usize].classes[i as usize];
+                    let fields: Vec<_> = cl.fields.iter().filter(|f| !f.is_static).collect();
+                    return fields
+                        .get(k)
+                        .map_or(Ty::Unknown, |fl| self.field_ty(c, cl, &fl.ty));
+                }
+                match c.last() {
+                    "array" => c.args.first().cloned().unwrap_or(Ty::Unknown),
+                    "pair" | "tuple" => c.args.get(k).cloned().unwrap_or(Ty::Unknown),
+                    _ => Ty::Unknown,
+                }
+            }
+            _ => Ty::Unknown,
+        }
+    }
+
+    fn field_ty(&self, c: &ClassTy, cl: &Class, text: &str) -> Ty {
+        let subst = class_subst(cl, c);
+        let (f, _) = c.decl.expect("a workspace class");
+        resolve_text(self.ix, f, text, &subst, self.depth + 1)
+    }
+
+    /// A data member of a class (or of one of its bases).
+    fn member(&self, t: &Ty, name: &str, depth: usize) -> Ty {
+        let Ty::Class(c) = t.strip_ref() else {
+            return Ty::Unknown;
+        };
+        let Some((f, i)) = c.decl else {
+            return Ty::Unknown;
+        };
+        let cl = &self.ix.files[f as usize].classes[i as usize];
+        if let Some(fl) = cl.fields.iter().find(|fl| fl.name == name) {
+            return self.field_ty(c, cl, &fl.ty);
+        }
+        if depth < MAX_DEPTH {
+            for b in &cl.bases {
+                let bt = self.field_ty(c, cl, b);
+                let t = self.member(&bt, name, depth + 1);
+                if t.is_known() {
+                    return t;
+                }
+            }
+        }
+        Ty::Unknown
+    }
+
+    fn ty(&self, e: ExprId) -> Ty {
+        if let Some(Some(t)) = self.exprs.borrow().get(e as usize) {
+            return t.clone();
+        }
+        let t = self.compute(e);
+        if let Some(slot) = self.exprs.borrow_mut().get_mut(e as usize) {
+            *slot = Some(t.clone());
+        }
+        t
+    }
+
+    fn expr(&self, e: ExprId) -> Option<&'a Expr> {
+        self.body.and_then(|b| b.exprs.get(e as usize))
+    }
+
+    /// An operand list of this body.
+    fn list(&self, l: List) -> &'a [ExprId] {
+        self.body.map_or(&[], |b| b.list(l))
+    }
+
+    /// A template argument list of this body.
+    fn targ_list(&self, l: List) -> &'a [Name] {
+        self.body.map_or(&[], |b| b.targs(l))
+    }
+
+    fn compute(&self, e: ExprId) -> Ty {
+        let Some(x) = self.expr(e) else {
+            return Ty::Unknown;
+        };
+        match x {
+            Expr::Lit(l) => match l {
+                Lit::Int {
+                    longs, unsigned, ..
+                } => Ty::Int {
+                    bytes: if *longs > 0 { 8 } else { 4 },
+                    signed: !unsigned,
+                },
+                Lit::Float(k) => Ty::Float((*k).into()),
+                Lit::Bool(_) => Ty::Bool,
+                Lit::Char => Ty::Int {
+                    bytes: 1,
+                    signed: true,
+                },
+                Lit::Str => Ty::Ptr(Arc::new(Ty::Int {
+                    bytes: 1,
+                    signed: true,
+                })),
+                Lit::Null => Ty::Ptr(Arc::new(Ty::Unknown)),
+            },
+            Expr::Local(id) => self.local(*id),
+            Expr::Name(n) => self.name(n),
+            Expr::This => self
+                .class
+                .clone()
+                .map_or(Ty::Unknown, |c| Ty::Ptr(Arc::new(c))),
+            Expr::Member { base, arrow, name } => {
+                let bt = self.ty(*base);
+                let bt = if *arrow { pointee(&bt) } else { bt };
+                self.member(&bt, name, 0)
+            }
+            Expr::Index { base, index } => {
+                let bt = self.ty(*base);
+                match bt.strip_ref() {
+                    Ty::Class(c) if features().is_element_template(c.last()) => {
+                        // A multi-dimensional accessor subscripted by an integer gives a view
+                        // of one dimension less.
+                        match c.args.get(1) {
+                            Some(Ty::Value(d)) if *d > 1 && self.ty(*index).is_arithmetic() => {
+                                let mut args = c.args.clone();
+                                args[1] = Ty::Value(d - 1);
+                                Ty::Class(Arc::new(ClassTy {
+                                    name: c.name.clone(),
+                                    args,
+                                    decl: c.decl,
+                                }))
+                            }
+                            _ => c.args.first().cloned().unwrap_or(Ty::Unknown),
+                        }
+                    }
+                    t => element(t).unwrap_or(Ty::Unknown),
+                }
+            }
+            Expr::Unary { op, arg } => {
+                let t = self.ty(*arg);
+                match op {
+                    UnOp::Deref => pointee(&t),
+                    UnOp::Addr => Ty::Ptr(Arc::new(t.strip_ref().clone())),
+                    UnOp::Not => Ty::Bool,
+                    UnOp::Neg | UnOp::Plus | UnOp::BitNot => t.promoted(),
+                    UnOp::Inc | UnOp::Dec => t.strip_ref().clone(),
+                }
+            }
+            Expr::Binary { op, lhs, rhs } => {
+                let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                binary(*op, &l, &r)
+            }
+            Expr::Assign { lhs, .. } => self.ty(*lhs).strip_ref().clone(),
+            Expr::Cond { then, els, .. } => {
+                let (t, e) = (self.ty(*then), self.ty(*els));
+                if t.is_arithmetic() && e.is_arithmetic() {
+                    Ty::common(&t, &e)
+                } else if t.is_known() {
+                    t.strip_ref().clone()
+                } else {
+                    e.strip_ref().clone()
+                }
+            }
+            Expr::Call { callee, args } => self.call(*callee, self.list(*args)),
+            Expr::TemplateName { .. } => {
+                if self.const_eval(e).is_some() {
+                    Ty::Bool
+                } else {
+                    Ty::Unknown
+                }
+            }
+            Expr::MemberTemplate { .. } => Ty::Unknown,
+            Expr::Cast { ty, args } => {
+                let t = self.resolve(ty);
+                let first = self.list(*args).first().map(|a| self.ty(*a));
+                self.deduce_class_args(t, first)
+            }
+            Expr::New { ty, .. } => Ty::Ptr(Arc::new(self.resolve(ty))),
+            Expr::Lambda(fi) => {
+                let f = self.ix.function(self.file, *fi);
+                let n = f.tparams.len().min(self.inst_subst.len());
+                Ty::Closure(self.file, *fi, Arc::from(&self.inst_subst[..n]))
+            }
+            Expr::SizeOf(_) | Expr::SizeOfExpr(_) => SIZE_T,
+            Expr::InitList(_) | Expr::Unknown(_) => Ty::Unknown,
+        }
+    }
+
+    /// Class template argument deduction for the SYCL classes that need it, from the first
+    /// constructor argument.
+    fn deduce_class_args(&self, t: Ty, first: Option<Ty>) -> Ty {
+        let Ty::Class(c) = &t else { return t };
+        if !c.args.is_empty() {
+            return t;
+        }
+        match (c.last(), first.as_ref().map(Ty::strip_ref)) {
+            ("buffer", Some(Ty::Ptr(x))) => {
+                Ty::class(c.name.clone(), vec![(**x).clone(), Ty::Value(1)])
+            }
+            ("accessor" | "host_accessor", Some(Ty::Class(b))) if b.last() == "buffer" => {
+                Ty::class(c.name.clone(), b.args.clone())
+            }
+            ("atomic_ref", Some(x)) => Ty::class(c.name.clone(), vec![x.clone()]),
+            _ => t,
+        }
+    }
+
+    /// A name no local declares: a member of `this`, a namespace-scope variable.
+    fn name(&self, n: &str) -> Ty {
+        if !n.contains("::") {
+            if let Some(c) = &self.class {
+                let t = self.member(c, n, 0);
+                if t.is_known() {
+                    return t;
+                }
+            }
+        }
+        if let Some(t) = self.trait_value(n) {
+            let _ = t;
+            return Ty::Bool;
+        }
+        let q = qualifier(n);
+        let l = last(n);
+        let ix = self.ix;
+        let found: Vec<Ty> = ix
+            .visible(ix.globals, self.file, l)
+            .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, &q))
+            .map(|(f, i)| {
+                let g = &ix.files[f as usize].globals[i as usize];
+                resolve_text(ix, f, &g.ty, &HashMap::default(), self.depth + 1)
+            })
+            .collect();
+        match found.as_slice() {
+            [first, rest @ ..] if rest.iter().all(|t| t == first) => first.clone(),
+            _ => Ty::Unknown,
+        }
+    }
+}
+
+/// What `*p`, `p->`, iteration give.
+fn pointee(t: &Ty) -> Ty {
+    match t.strip_ref() {
+        Ty::Ptr(x) | Ty::Array(x) => (**x).clone(),
+        t => element(t).unwrap_or(Ty::Unknown),
+    }
+}
+
+fn element(t: &Ty) -> Option<Ty> {
+    match t.strip_ref() {
+        Ty::Ptr(x) | Ty::Array(x) => Some((**x).clone()),
+        Ty::Class(c) if features().is_element_template(c.last()) => c.args.first().cloned(),
+        _ => None,
+    }
+}
+
+fn is_vector_like(t: &Ty) -> bool {
+    matches!(t.strip_ref(), Ty::Class(c) if matches!(c.last(), "vec" | "marray" | "complex" | "simd"))
+}
+
+fn binary(op: BinOp, l: &Ty, r: &Ty) -> Ty {
+    if op == BinOp::Comma {
+        return r.strip_ref().clone();
+    }
+    if op.is_comparison() || matches!(op, BinOp::And | BinOp::Or) {
+        // Element-wise comparisons of vectors give vectors of ints: no floating value.
+        return Ty::Bool;
+    }
+    if is_vector_like(l) {
+        return l.strip_ref().clone();
+    }
+    if is_vector_like(r) {
+        return r.strip_ref().clone();
+    }
+    match (l.strip_ref(), r.strip_ref()) {
+        (p @ Ty::Ptr(_), Ty::Int { .. }) | (Ty::Int { .. }, p @ Ty::Ptr(_)) => p.clone(),
+        (Ty::Ptr(_), Ty::Ptr(_)) => Ty::Int {
+            bytes: 8,
+            signed: true,
+        },
+        _ if matches!(op, BinOp::Shl | BinOp::Shr) => l.promoted(),
+        _ => Ty::common(l, r),
+    }
+}
+
+/// A class template's parameters bound to a class type's arguments (unbound ones unknown).
+fn class_subst(cl: &Class, c: &ClassTy) -> HashMap<String, Ty> {
+    cl.tparams
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            (
+                p.name.clone(),
+                c.args.get(i).cloned().unwrap_or(Ty::Unknown),
+            )
+        })
+        .collect()
+}
+
+/// Template argument texts as written between `<` and `>`.
+fn joined(args: &[Name]) -> String {
+    args.iter().map(Name::as_str).collect::<Vec<_>>().join(",")
+}
