@@ -7,6 +7,10 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use tracing::field::{Field, Visit};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+
 use tracing_subscriber::EnvFilter;
 
 /// The variable naming the log filter.
@@ -43,10 +47,66 @@ pub fn init(log_file: Option<&Path>, default: &str) -> Result<(), String> {
     let _ = tracing_subscriber::registry()
         .with(filter)
         .with(fmt)
-        .with(crate::lsp::log::Forward)
+        .with(Forward)
         .try_init();
     if let Some(bad) = bad {
         tracing::warn!("{bad}; using '{default}'");
     }
     Ok(())
+}
+
+/// Sets (or, with `None`, clears) the sink events are forwarded to.
+pub fn set_sink(sink: Option<Sink>) {
+    if let Ok(mut s) = SINK.lock() {
+        *s = sink;
+    }
+}
+
+/// Where forwarded events go: a server's (the language server sends them to the editor).
+pub type Sink = Box<dyn Fn(Level, String) + Send + Sync>;
+
+/// The running server's sink; none outside `lsp` mode.
+static SINK: Mutex<Option<Sink>> = Mutex::new(None);
+
+thread_local! {
+    /// Sending a message can itself log (the LSP library uses `tracing`): not forwarded.
+    static SENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The layer `init` installs; it does nothing until a server sets its sink.
+pub struct Forward;
+
+impl<S: Subscriber> Layer<S> for Forward {
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        if event.metadata().target().starts_with("async_lsp") || SENDING.with(|s| s.get()) {
+            return;
+        }
+        let Ok(sink) = SINK.lock() else { return };
+        let Some(sink) = sink.as_ref() else { return };
+        let mut text = Text(String::new());
+        event.record(&mut text);
+        SENDING.with(|s| s.set(true));
+        sink(*event.metadata().level(), text.0);
+        SENDING.with(|s| s.set(false));
+    }
+}
+
+struct Text(String);
+
+impl Visit for Text {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            self.0.insert_str(0, &format!("{value:?}"));
+        } else {
+            self.0.push_str(&format!(" {}={value:?}", field.name()));
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0.insert_str(0, value);
+        } else {
+            self.0.push_str(&format!(" {}={value}", field.name()));
+        }
+    }
 }

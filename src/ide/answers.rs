@@ -126,7 +126,7 @@ mod tests {
     fn analysed(targets: &str) -> Analysis {
         let table = crate::devices::DeviceTable::builtin().clone();
         let targets = parse_target_list(targets, &table).targets;
-        let env = crate::project::compile_env(Some(&targets), &table, &Default::default());
+        let env = crate::workspace::CompileEnv::for_targets(Some(&targets), &table, Vec::new());
         let mut host = AnalysisHost::new(AnalysisConfig::new(table, Some(targets), env));
         let mut change = Change::new();
         change.set_files(vec![SourceFile {

@@ -50,7 +50,7 @@ impl AnalysisConfig {
     /// The embedded device table, no targets, no compile flags.
     pub fn builtin() -> Self {
         let table = DeviceTable::builtin().clone();
-        let env = crate::project::compile_env(None, &table, &Default::default());
+        let env = CompileEnv::for_targets(None, &table, Vec::new());
         Self::new(table, None, env)
     }
 
@@ -417,7 +417,7 @@ mod tests {
         assert!(host.analysis().findings().diagnostics.len() == 1);
         let table = DeviceTable::builtin().clone();
         let targets = crate::devices::parse_target_list("intel_gpu_dg1", &table).targets;
-        let env = crate::project::compile_env(Some(&targets), &table, &Default::default());
+        let env = CompileEnv::for_targets(Some(&targets), &table, Vec::new());
         let mut change = Change::new();
         change.set_config(AnalysisConfig::new(table, Some(targets), env));
         host.apply_change(change);

@@ -26,18 +26,7 @@ pub fn compile_env(
     table: &crate::devices::DeviceTable,
     flags: &SyclFlags,
 ) -> CompileEnv {
-    let implicit;
-    let targets = match targets {
-        Some(t) => t,
-        None => {
-            implicit = crate::devices::parse_target_list("spir64", table).targets;
-            &implicit
-        }
-    };
-    CompileEnv::new(
-        crate::devices::predefined::device_compiles(targets, table),
-        flags.files.clone(),
-    )
+    CompileEnv::for_targets(targets, table, flags.files.clone())
 }
 
 pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String> {

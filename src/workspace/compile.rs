@@ -65,6 +65,27 @@ pub fn absolute(p: &Path) -> PathBuf {
 }
 
 impl CompileEnv {
+    /// The device compile of `targets` (the implicit `spir64` when `None`) with each file's
+    /// own flags.
+    pub fn for_targets(
+        targets: Option<&[crate::devices::ResolvedTarget]>,
+        table: &crate::devices::DeviceTable,
+        files: Vec<(PathBuf, FileFlags)>,
+    ) -> Self {
+        let implicit;
+        let targets = match targets {
+            Some(t) => t,
+            None => {
+                implicit = crate::devices::parse_target_list("spir64", table).targets;
+                &implicit
+            }
+        };
+        Self::new(
+            crate::devices::predefined::device_compiles(targets, table),
+            files,
+        )
+    }
+
     pub fn new(device: DeviceCompiles, files: Vec<(PathBuf, FileFlags)>) -> Self {
         let files: FxHashMap<PathBuf, FileFlags> =
             files.into_iter().map(|(p, f)| (absolute(&p), f)).collect();
