@@ -1,0 +1,138 @@
+//! What the whole graph decides: kernels, device code (reach from entry points), and the used
+//! aspects propagated bottom-up over strongly connected components.
+
+use std::collections::VecDeque;
+
+use petgraph::algo::tarjan_scc;
+use petgraph::graph::DiGraph;
+
+use super::{Bodies, NodeId, Skeleton};
+use crate::devices::AspectSet;
+
+/// Where a node's declared aspects are written: a member function's `device_has`, or the
+/// `get(properties_tag)` of the functor class it is the `operator()` of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeclSource {
+    Function(u32, usize),
+    Class(u32, usize),
+}
+
+/// What the whole graph decides: kernels, device code, propagated aspects.
+#[derive(Clone)]
+pub struct Derived {
+    pub(super) used: Vec<AspectSet>,
+    pub(super) kernel: Vec<bool>,
+    pub(super) device: Vec<bool>,
+    pub(super) decl: Vec<Option<DeclSource>>,
+    /// Nodes that declare aspects, and kernels or `SYCL_EXTERNAL` functions, in node order.
+    pub(super) decorated: Vec<NodeId>,
+    pub(super) entry_points: Vec<NodeId>,
+}
+
+impl Derived {
+    pub fn compute(sk: &Skeleton, bodies: &Bodies) -> Self {
+        let n = bodies.len();
+        let mut d = Derived {
+            used: vec![AspectSet::EMPTY; n],
+            kernel: vec![false; n],
+            device: vec![false; n],
+            decl: bodies
+                .info
+                .iter()
+                .map(|i| {
+                    i.declared
+                        .map(|(fi, idx)| DeclSource::Function(fi, idx as usize))
+                })
+                .collect(),
+            decorated: Vec::new(),
+            entry_points: Vec::new(),
+        };
+        let launched = bodies.info.iter().flat_map(|i| &i.functor_props);
+        for &(o, class) in launched.chain(&sk.class_kernels) {
+            d.kernel[o] = true;
+            if d.decl[o].is_none() {
+                d.decl[o] = Some(DeclSource::Class(class.0, class.1));
+            }
+        }
+        for info in &bodies.info {
+            for &k in &info.launches {
+                d.kernel[k] = true;
+            }
+        }
+        // A template instantiated somewhere is checked in its instances, not as a pattern.
+        let mut instantiated = vec![false; n];
+        for (base, _) in &bodies.instances {
+            instantiated[*base] = true;
+        }
+        for (node, inst) in instantiated.iter().enumerate() {
+            if *inst {
+                d.kernel[node] = false;
+                d.decl[node] = None;
+            }
+        }
+        d.decorated = (0..n).filter(|&n| d.decl[n].is_some()).collect();
+        d.entry_points = (0..n)
+            .filter(|&n| d.kernel[n] || bodies.info[n].external)
+            .collect();
+        d.mark_device(bodies);
+        d.propagate(bodies);
+        d
+    }
+
+    /// Device code: everything reachable from a kernel, a `SYCL_EXTERNAL` function or a function
+    /// that declares `device_has`.
+    fn mark_device(&mut self, bodies: &Bodies) {
+        let mut queue: VecDeque<NodeId> = self
+            .entry_points
+            .iter()
+            .chain(&self.decorated)
+            .copied()
+            .collect();
+        for &n in &queue {
+            self.device[n] = true;
+        }
+        while let Some(n) = queue.pop_front() {
+            for e in &bodies.edges[n] {
+                if !self.device[e.to] {
+                    self.device[e.to] = true;
+                    queue.push_back(e.to);
+                }
+            }
+        }
+    }
+
+    /// used(F) = direct(F) ∪ ⋃ (used(G) − mask(F→G)), solved per strongly connected component
+    /// in reverse topological order, iterating each component to its fixpoint.
+    fn propagate(&mut self, bodies: &Bodies) {
+        let n = self.used.len();
+        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, 0);
+        let ids: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
+        for (from, edges) in bodies.edges.iter().enumerate() {
+            for e in edges {
+                g.add_edge(ids[from], ids[e.to], ());
+            }
+        }
+        for node in 0..n {
+            self.used[node] = bodies.uses[node].iter().map(|u| u.aspect).collect();
+        }
+        for scc in tarjan_scc(&g) {
+            loop {
+                let mut changed = false;
+                for &ix in &scc {
+                    let node = ix.index();
+                    let mut set = self.used[node];
+                    for e in &bodies.edges[node] {
+                        set = set.union(self.used[e.to].difference(e.mask));
+                    }
+                    if set != self.used[node] {
+                        self.used[node] = set;
+                        changed = true;
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,268 @@
+//! The read-only view of the graph for the checks and the matrix: call chains to a use, guarded
+//! aspects, and names and spans of nodes.
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
+use thin_vec::ThinVec;
+
+use super::bodies::NodeInfo;
+use super::derived::DeclSource;
+use super::{Bodies, Derived, Edge, NodeId, Skeleton, Use};
+use crate::base::SourceFile;
+use crate::devices::{AspectId, AspectSet};
+use crate::semantic::Ty;
+use crate::syntax::{DeviceHas, Function, Located, Span};
+
+/// A view of the graph for the checks.
+pub struct Graph<'a> {
+    files: &'a [SourceFile],
+    sk: &'a Skeleton,
+    bodies: &'a Bodies,
+    edges: &'a [ThinVec<Edge>],
+    uses: &'a [ThinVec<Use>],
+    info: &'a [NodeInfo],
+    d: &'a Derived,
+}
+
+impl<'a> Graph<'a> {
+    pub fn new(
+        files: &'a [SourceFile],
+        sk: &'a Skeleton,
+        bodies: &'a Bodies,
+        d: &'a Derived,
+    ) -> Self {
+        Graph {
+            files,
+            sk,
+            bodies,
+            edges: &bodies.edges,
+            uses: &bodies.uses,
+            info: &bodies.info,
+            d,
+        }
+    }
+
+    fn function(&self, node: NodeId) -> &'a Function {
+        self.sk.function(self.files, self.bodies.base(node))
+    }
+
+    fn members_of(&self, node: NodeId) -> impl Iterator<Item = (u32, &'a Function)> + '_ {
+        self.sk.members_of(self.files, self.bodies.base(node))
+    }
+
+    /// The shortest call chain from `from` to a use of `aspect`, ties broken by source order:
+    /// the calls taken (caller, edge) and the use.
+    pub fn chain(&self, from: NodeId, aspect: AspectId) -> Option<(Vec<(NodeId, &Edge)>, &Use)> {
+        // Maps, not vectors over every node: a chain touches a handful of nodes.
+        let mut parent: HashMap<NodeId, (NodeId, usize)> = HashMap::default();
+        let mut queue = VecDeque::from([from]);
+        while let Some(n) = queue.pop_front() {
+            if let Some(u) = self.uses[n].iter().find(|u| u.aspect == aspect) {
+                let mut path = Vec::new();
+                let mut cur = n;
+                while let Some(&(p, e)) = parent.get(&cur) {
+                    path.push((p, &self.edges[p][e]));
+                    cur = p;
+                }
+                path.reverse();
+                return Some((path, u));
+            }
+            for (i, e) in self.edges[n].iter().enumerate() {
+                if e.to != from
+                    && !parent.contains_key(&e.to)
+                    && !e.mask.contains(aspect)
+                    && self.d.used[e.to].contains(aspect)
+                {
+                    parent.insert(e.to, (n, i));
+                    queue.push_back(e.to);
+                }
+            }
+        }
+        None
+    }
+
+    /// Aspects used in `node`'s reach only where a guard (`if_device_has<A>(f)`) lets them: the
+    /// device checks them at run time, so they never fail a launch.
+    pub fn guarded(&self, node: NodeId) -> AspectSet {
+        let mut all = AspectSet::default();
+        let mut seen: rustc_hash::FxHashSet<NodeId> = Default::default();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            for u in &self.uses[n] {
+                all.insert(u.aspect);
+            }
+            stack.extend(self.edges[n].iter().map(|e| e.to));
+        }
+        let used = self.used(node);
+        all.iter().filter(|a| !used.contains(*a)).collect()
+    }
+
+    // ---- queries --------------------------------------------------------------------------
+
+    pub fn function_count(&self) -> usize {
+        self.sk.function_count
+    }
+
+    pub fn kernel_count(&self) -> usize {
+        self.d.kernel.iter().filter(|&&k| k).count()
+    }
+
+    /// Nodes that declare aspects, in node order.
+    pub fn decorated(&self) -> &'a [NodeId] {
+        &self.d.decorated
+    }
+
+    /// Kernels and `SYCL_EXTERNAL` functions, in node order.
+    pub fn entry_points(&self) -> &'a [NodeId] {
+        &self.d.entry_points
+    }
+
+    /// Device code that calls `if_architecture_is`.
+    pub fn arch_checking(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.info
+            .iter()
+            .enumerate()
+            .filter(|(n, i)| i.arch_checks && self.d.device[*n])
+            .map(|(n, _)| n)
+    }
+
+    /// A template instance (numbered after every function's own node).
+    pub fn is_instance(&self, node: NodeId) -> bool {
+        node >= self.bodies.base_count
+    }
+
+    pub fn is_kernel(&self, node: NodeId) -> bool {
+        self.d.kernel[node]
+    }
+
+    pub fn device_has(&self, node: NodeId) -> Option<&'a DeviceHas> {
+        let facts = |fi: u32| &self.files[fi as usize].facts;
+        match self.d.decl[node]? {
+            DeclSource::Function(fi, idx) => facts(fi).functions[idx].device_has.as_deref(),
+            DeclSource::Class(fi, ci) => facts(fi).classes[ci].kernel_properties.as_ref(),
+        }
+    }
+
+    pub fn used(&self, node: NodeId) -> AspectSet {
+        self.d.used[node]
+    }
+
+    pub fn reqd_sub_group_size(&self, node: NodeId) -> Option<(i64, Span)> {
+        self.members_of(node)
+            .find_map(|(_, f)| f.reqd_sub_group_size.as_deref().copied())
+    }
+
+    pub fn arch_checks(&self, node: NodeId) -> impl Iterator<Item = &Span> + '_ {
+        self.members_of(node)
+            .flat_map(|(_, f)| f.arch_checks.iter())
+    }
+
+    pub fn path(&self, file: u32) -> &Arc<str> {
+        &self.files[file as usize].path
+    }
+
+    /// The macro whose use in `file` holds the start of `range`: the code there came out of it.
+    pub fn macro_at(&self, file: u32, range: crate::text::TextRange) -> Option<&str> {
+        self.files[file as usize]
+            .facts
+            .preprocessor
+            .expansions
+            .iter()
+            .find(|(r, _)| r.start <= range.start && range.start < r.end)
+            .map(|(_, name)| name.as_str())
+    }
+
+    pub fn node_file(&self, node: NodeId) -> u32 {
+        self.sk.members[self.bodies.base(node)][0].0
+    }
+
+    /// Where a finding about this function goes: its name, or a lambda's introducer. For a
+    /// declaration carrying `device_has` whose definition is elsewhere, the definition.
+    pub fn name_span(&self, node: NodeId) -> (u32, Located) {
+        let file = self.node_file(node);
+        (file, self.locate(file, self.function(node).name_span))
+    }
+
+    /// The file and byte offset of [`Graph::name_span`], without its line and column.
+    pub fn name_start(&self, node: NodeId) -> (u32, u32) {
+        (self.node_file(node), self.function(node).name_span.start)
+    }
+
+    /// A span of a file with its line and column.
+    pub fn locate(&self, file: u32, span: Span) -> Located {
+        self.files[file as usize].facts.locate(span)
+    }
+
+    pub fn display_name(&self, node: NodeId) -> String {
+        let f = self.function(node);
+        if f.is_lambda {
+            let pos = self.locate(self.node_file(node), f.name_span).pos;
+            format!(
+                "lambda at {}:{}:{}",
+                self.path(self.node_file(node)),
+                pos.line,
+                pos.column
+            )
+        } else if node >= self.bodies.base_count {
+            let args = &self.bodies.instances[node - self.bodies.base_count].1;
+            instance_name(f, args)
+        } else {
+            f.display_name()
+        }
+    }
+}
+
+/// `scale<double>(sycl::queue&, double*, size_t)`, `Saxpy<double>::operator()(...) const`.
+fn instance_name(f: &Function, args: &[Ty]) -> String {
+    let list = args
+        .iter()
+        .map(|a| a.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let subst = |text: &str| -> String {
+        let mut out = text.to_string();
+        for (p, a) in f.tparams.iter().zip(args) {
+            if p.name.is_empty() {
+                continue;
+            }
+            let mut res = String::new();
+            let mut rest = out.as_str();
+            while let Some(i) = rest.find(p.name.as_str()) {
+                let before = rest[..i].chars().last();
+                let after = rest[i + p.name.len()..].chars().next();
+                let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                res.push_str(&rest[..i]);
+                if ident(before) || ident(after) {
+                    res.push_str(&p.name);
+                } else {
+                    res.push_str(&a.to_string());
+                }
+                rest = &rest[i + p.name.len()..];
+            }
+            res.push_str(rest);
+            out = res;
+        }
+        out
+    };
+    let mut scope = f.scope.clone();
+    let name = match (&f.class, scope.last_mut()) {
+        (Some(c), Some(last)) if last == c => {
+            last.push_str(&format!("<{list}>"));
+            f.name.to_string()
+        }
+        _ => format!("{}<{list}>", f.name),
+    };
+    scope.push(name);
+    let params: Vec<String> = f.params.iter().map(|p| subst(p)).collect();
+    format!(
+        "{}({}){}",
+        scope.join("::"),
+        params.join(", "),
+        if f.is_const { " const" } else { "" }
+    )
+}
