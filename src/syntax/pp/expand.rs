@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::lex::{self, Kind, Tok};
-use super::{MTok, Macro, Macros};
+use super::macros::{MTok, Macro, Macros};
 
 /// A token during expansion: owned text, because pasting and stringizing make new ones.
 #[derive(Clone, Debug)]

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::Macro;
+use super::macros::Macro;
 
 /// A macro's value as read: `None` when it was not defined.
 pub type Value = Option<Arc<Macro>>;

@@ -39,7 +39,7 @@ impl Scope {
                 }
                 b'"' | b'\'' => {
                     let raw = c == b'"' && i > 0 && b[i - 1] == b'R';
-                    i = super::skip_literal(b, i, raw);
+                    i = super::directives::skip_literal(b, i, raw);
                     self.last = c;
                     self.last_word.clear();
                     continue;

@@ -1,4 +1,7 @@
+use std::sync::Arc;
+
 use super::*;
+use crate::text::TextRange;
 
 struct Files(Vec<(&'static str, &'static str)>);
 
