@@ -118,7 +118,8 @@ struct Kept {
 struct Inputs {
     generation: u64,
     files: Arc<Vec<SourceFile>>,
-    /// With packed files: taken by the first findings, whose answer is then kept.
+    /// With packed files: taken by the first findings, whose answer is then kept; a change
+    /// that keeps the files moves them to the new generation.
     packed: Option<Mutex<Option<Vec<PackedFacts>>>>,
     packed_report: OnceLock<Report>,
     config: AnalysisConfig,
@@ -282,7 +283,12 @@ impl Analysis {
         let settings = self.inputs.config.settings();
         if let Some(packed) = &self.inputs.packed {
             let report = self.inputs.packed_report.get_or_init(|| {
-                let taken = lock(packed).take().unwrap_or_default();
+                // Packed facts are moved to a newer generation by a change that keeps the files
+                // (`apply_change`); an older snapshot asking after that would analyse outlines
+                // alone and answer wrongly, so it is refused loudly. `check` asks once.
+                let taken = lock(packed)
+                    .take()
+                    .expect("packed facts are answered by one snapshot, before any change");
                 analysis::analyze_parts(
                     &self.inputs.files,
                     PackedFacts::unpack_once(taken),
