@@ -184,12 +184,6 @@ impl AnalysisHost {
     pub fn files(&self) -> &Arc<Vec<SourceFile>> {
         &self.inputs.files
     }
-
-    /// Drops the incremental state (a run that panicked while holding it leaves it suspect).
-    pub fn forget_engine(&self) {
-        self.shared.engine.clear_poison();
-        *lock(&self.shared.engine) = Kept::default();
-    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -221,10 +215,6 @@ impl Analysis {
 
     pub fn targets(&self) -> Option<&[ResolvedTarget]> {
         self.inputs.config.targets.as_deref()
-    }
-
-    pub fn notices(&self) -> &[Diagnostic] {
-        &self.inputs.notices
     }
 
     fn engine(&self) -> (MutexGuard<'_, Kept>, Update) {
@@ -318,16 +308,6 @@ impl Analysis {
         report
             .diagnostics
             .extend(self.inputs.notices.iter().cloned());
-    }
-
-    /// How many device compiles the inputs make (1 unless some file compiles differently for
-    /// some targets).
-    pub fn device_compiles(&self) -> usize {
-        self.engine()
-            .0
-            .engine
-            .as_ref()
-            .map_or(1, Engine::compile_count)
     }
 
     /// Which kernel each of `targets`' images holds, and why not.
