@@ -280,6 +280,8 @@ impl Parser<'_, '_> {
         let mut i = self.at;
         while let Some(t) = self.toks.get(i) {
             match t {
+                // A shift, not a template argument list.
+                Tok::Punct("<") if self.toks.get(i + 1) == Some(&Tok::Punct("<")) => i += 1,
                 Tok::Punct("<" | "(") => depth += 1,
                 Tok::Punct(")") => depth -= 1,
                 Tok::Punct(">") if depth > 0 => depth -= 1,
@@ -315,9 +317,9 @@ impl Parser<'_, '_> {
     }
 
     fn const_and(&mut self) -> Option<i64> {
-        let mut v = self.const_cmp();
+        let mut v = self.const_bits(0);
         while self.eat("&&") {
-            let r = self.const_cmp();
+            let r = self.const_bits(0);
             v = match (v, r) {
                 (Some(0), _) | (_, Some(0)) => Some(0),
                 (Some(_), Some(_)) => Some(1),
@@ -327,35 +329,122 @@ impl Parser<'_, '_> {
         v
     }
 
-    fn const_cmp(&mut self) -> Option<i64> {
-        let l = self.const_add();
-        let op: fn(i64, i64) -> bool = if self.eat2("=", "=") {
-            |a, b| a == b
-        } else if self.eat2("!", "=") {
-            |a, b| a != b
-        } else if self.eat2("<", "=") {
-            |a, b| a <= b
-        } else if self.eat2(">", "=") {
-            |a, b| a >= b
-        } else {
-            return l;
+    /// `|`, `^`, `&` (levels 0, 1, 2), each binding tighter than the one before.
+    fn const_bits(&mut self, level: u8) -> Option<i64> {
+        let next = |p: &mut Self| {
+            if level == 2 {
+                p.const_eq()
+            } else {
+                p.const_bits(level + 1)
+            }
         };
-        let r = self.const_add();
-        Some(op(l?, r?) as i64)
+        let op = ["|", "^", "&"][level as usize];
+        let mut v = next(self);
+        loop {
+            let single = self.peek() == Some(Tok::Punct(op))
+                && !matches!(self.toks.get(self.at + 1), Some(Tok::Punct(x)) if *x == op);
+            if !single {
+                return v;
+            }
+            self.at += 1;
+            let r = next(self);
+            v = v.zip(r).map(|(a, b)| match level {
+                0 => a | b,
+                1 => a ^ b,
+                _ => a & b,
+            });
+        }
+    }
+
+    fn const_eq(&mut self) -> Option<i64> {
+        let mut v = self.const_rel();
+        loop {
+            let op: fn(i64, i64) -> bool = if self.eat2("=", "=") {
+                |a, b| a == b
+            } else if self.eat2("!", "=") {
+                |a, b| a != b
+            } else {
+                return v;
+            };
+            let r = self.const_rel();
+            v = v.zip(r).map(|(a, b)| op(a, b) as i64);
+        }
+    }
+
+    /// Relations; a bare `<` or `>` only inside parentheses, where it cannot end a template
+    /// argument list.
+    fn const_rel(&mut self) -> Option<i64> {
+        let mut v = self.const_shift();
+        loop {
+            let op: fn(i64, i64) -> bool = if self.eat2("<", "=") {
+                |a, b| a <= b
+            } else if self.eat2(">", "=") {
+                |a, b| a >= b
+            } else if self.paren > 0 && self.at_single("<") {
+                self.at += 1;
+                |a, b| a < b
+            } else if self.paren > 0 && self.at_single(">") {
+                self.at += 1;
+                |a, b| a > b
+            } else {
+                return v;
+            };
+            let r = self.const_shift();
+            v = v.zip(r).map(|(a, b)| op(a, b) as i64);
+        }
+    }
+
+    /// `p` not followed by another `<` / `>` (a shift) or `=`.
+    fn at_single(&self, p: &str) -> bool {
+        self.peek() == Some(Tok::Punct(p))
+            && !matches!(self.toks.get(self.at + 1), Some(Tok::Punct(x)) if *x == p || *x == "=")
+    }
+
+    fn const_shift(&mut self) -> Option<i64> {
+        let mut v = self.const_add();
+        loop {
+            let left = if self.eat2("<", "<") {
+                true
+            } else if self.paren > 0 && self.eat2(">", ">") {
+                false
+            } else {
+                return v;
+            };
+            let r = self.const_add();
+            v = v.zip(r).and_then(|(a, b)| {
+                let b = u32::try_from(b).ok().filter(|b| *b < 63)?;
+                Some(if left { a.checked_shl(b)? } else { a >> b })
+            });
+        }
     }
 
     fn const_add(&mut self) -> Option<i64> {
-        let mut v = self.const_unary();
+        let mut v = self.const_mul();
         loop {
             if self.eat("+") {
-                let r = self.const_unary();
+                let r = self.const_mul();
                 v = v.zip(r).and_then(|(a, b)| a.checked_add(b));
             } else if self.eat("-") {
-                let r = self.const_unary();
+                let r = self.const_mul();
                 v = v.zip(r).and_then(|(a, b)| a.checked_sub(b));
-            } else if self.eat("*") {
+            } else {
+                return v;
+            }
+        }
+    }
+
+    fn const_mul(&mut self) -> Option<i64> {
+        let mut v = self.const_unary();
+        loop {
+            if self.eat("*") {
                 let r = self.const_unary();
                 v = v.zip(r).and_then(|(a, b)| a.checked_mul(b));
+            } else if self.eat("/") {
+                let r = self.const_unary();
+                v = v.zip(r).and_then(|(a, b)| a.checked_div(b));
+            } else if self.eat("%") {
+                let r = self.const_unary();
+                v = v.zip(r).and_then(|(a, b)| a.checked_rem(b));
             } else {
                 return v;
             }
@@ -368,6 +457,12 @@ impl Parser<'_, '_> {
         }
         if self.eat("-") {
             return self.const_unary().map(|v| -v);
+        }
+        if self.eat("+") {
+            return self.const_unary();
+        }
+        if self.eat("~") {
+            return self.const_unary().map(|v| !v);
         }
         match self.peek()? {
             Tok::Num(n) => {
@@ -396,7 +491,9 @@ impl Parser<'_, '_> {
             }
             Tok::Punct("(") => {
                 self.at += 1;
+                self.paren += 1;
                 let v = self.const_or();
+                self.paren -= 1;
                 if !self.eat(")") {
                     return None;
                 }
@@ -489,6 +586,8 @@ struct Parser<'a, 'r> {
     toks: Vec<Tok<'a>>,
     at: usize,
     r: &'r mut dyn NameResolver,
+    /// Open parentheses of a constant expression being read.
+    paren: u32,
 }
 
 /// Parses a type text; names go to `r`. What it cannot read is `Unknown`.
@@ -497,8 +596,22 @@ pub fn parse_type(text: &str, r: &mut dyn NameResolver) -> Ty {
         toks: tokens(text),
         at: 0,
         r,
+        paren: 0,
     };
     p.ty()
+}
+
+/// The value of a constant expression written as a template argument (`(8)`, `1 << 3`,
+/// `N + 1`, `sizeof(T) * 2`); names go to `r`. `None` unless all of it is read.
+pub fn parse_const(text: &str, r: &mut dyn NameResolver) -> Option<i64> {
+    let mut p = Parser {
+        toks: tokens(text),
+        at: 0,
+        r,
+        paren: 0,
+    };
+    let v = p.const_or()?;
+    (p.at == p.toks.len()).then_some(v)
 }
 
 impl<'a> Parser<'a, '_> {

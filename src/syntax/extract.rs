@@ -175,6 +175,7 @@ impl<'a> Extractor<'a> {
                     self.visit_children(n, cur);
                 }
             }
+            "template_instantiation" => self.instantiation(n),
             "declaration" | "field_declaration" => self.declaration(n, cur),
             "alias_declaration" => self.alias(n),
             "type_definition" => self.typedef(n),
@@ -815,6 +816,41 @@ impl<'a> Extractor<'a> {
     }
 
     /// The types among the arguments of the template `of`.
+    /// `template class S<double>;` / `template void f<double>(double*);`: a call from host
+    /// code of everything it instantiates. (tree-sitter reads the class form with a MISSING
+    /// declarator, which is no error of the source.)
+    fn instantiation(&mut self, n: Node) {
+        let ty = n.child_by_field_id(FIELDS.r#type.get());
+        let decl = n.child_by_field_id(FIELDS.declarator.get());
+        let class_name = ty
+            .filter(|t| {
+                matches!(
+                    t.k(),
+                    "class_specifier" | "struct_specifier" | "union_specifier"
+                )
+            })
+            .and_then(|t| t.child_by_field_id(FIELDS.name.get()));
+        let target = if let Some(name) = class_name {
+            CallTarget::Instantiate {
+                what: normalize(self.text(name)).into(),
+                params: None,
+            }
+        } else if let Some(fd) = decl.filter(|d| d.k() == "function_declarator") {
+            let Some(name) = fd.child_by_field_id(FIELDS.declarator.get()) else {
+                return;
+            };
+            let (params, _, _) = self.params(fd);
+            CallTarget::Instantiate {
+                what: normalize(self.text(name)).into(),
+                params: Some(params.iter().map(|p| Name::from(p.as_str())).collect()),
+            }
+        } else {
+            return;
+        };
+        let host = self.host_function();
+        self.push_call(host, target, 0, n, Vec::new(), Vec::new());
+    }
+
     fn mention_template_args(&mut self, cur: usize, args: Node, of: String) {
         let saved = self.template_of.replace(of);
         let mut cursor = args.walk();

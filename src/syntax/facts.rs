@@ -85,6 +85,14 @@ pub enum CallTarget {
     Construct { type_name: Name },
     /// A lambda of this file, by index into `FileFacts::functions`.
     Lambda(usize),
+    /// An explicit instantiation definition ([temp.explicit]), recorded on the file's host
+    /// pseudo-function: `template class S<double>;` (`params` is `None`: every member of the
+    /// class is instantiated) or `template void f<double>(double*);` (the parameter types
+    /// pick the overload).
+    Instantiate {
+        what: Name,
+        params: Option<Box<[Name]>>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

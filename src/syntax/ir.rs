@@ -379,6 +379,10 @@ pub struct Global {
     pub name: String,
     pub scope: Vec<String>,
     pub ty: String,
+    /// The initializer of a `const` / `constexpr` variable, as written: a constant template
+    /// arguments and array bounds may name.
+    #[serde(default)]
+    pub init: Option<String>,
 }
 
 #[cfg(test)]

@@ -366,13 +366,30 @@ impl<'a> Lowerer<'a, '_> {
         if n.k() == "declaration" {
             if let Some(ty) = field(n, "type") {
                 let decls = field_nodes(n, "declarator");
+                let constant = named_children(n).into_iter().any(|c| {
+                    matches!(c.k(), "type_qualifier" | "storage_class_specifier")
+                        && matches!(self.text(c), "const" | "constexpr")
+                });
                 for d in decls {
                     if let Some(name) = self.declared_name(d) {
                         let t = self.declared_type(ty, Some(d));
+                        let init = field(d, "value")
+                            .filter(|_| constant)
+                            .map(|v| normalize(self.text(v)))
+                            .map(|v| {
+                                let v = v.trim();
+                                v.strip_prefix('{')
+                                    .and_then(|v| v.strip_suffix('}'))
+                                    .unwrap_or(v)
+                                    .trim()
+                                    .to_string()
+                            })
+                            .filter(|v| v.len() <= 200);
                         self.facts.globals.push(Global {
                             name,
                             scope: self.scope.clone(),
                             ty: t,
+                            init,
                         });
                     }
                     if let Some(v) = field(d, "value") {

@@ -11,7 +11,7 @@ use crate::semantic::features::features;
 use crate::semantic::names::last;
 use crate::semantic::ty::*;
 use crate::semantic::{Index, SemUse, Typed};
-use crate::syntax::{AspectRef, Expr, ExprId, FloatLit, Lit, Span, Stmt};
+use crate::syntax::{AspectRef, CallTarget, Expr, ExprId, FloatLit, Lit, Span, Stmt};
 use crate::text::TextRange;
 
 /// Records a use: aspects, what (made only when kept), ranking range, location.
@@ -23,6 +23,11 @@ type Found = (TextRange, SemUse);
 impl Cx<'_, '_> {
     pub(super) fn run(&self) -> Typed {
         let reg = registry();
+        for c in &self.func.calls {
+            if let CallTarget::Instantiate { what, params } = &c.target {
+                self.instantiate(c.span.range().start, what, params.as_deref());
+            }
+        }
         // Per aspect, the first use in source order, the innermost expression among those
         // starting at the same place; keyed by the expression, located where it points.
         let mut found: HashMap<crate::devices::AspectId, Found> = HashMap::default();

@@ -277,6 +277,56 @@ impl<'i, 'a> Cx<'i, 'a> {
         ret
     }
 
+    /// What an explicit instantiation definition instantiates ([temp.explicit]): for a class,
+    /// every member function that is not itself a template (the class's arguments bound); for
+    /// a function, the overload its parameter types pick. Recorded as the targets at `at`.
+    pub(super) fn instantiate(&self, at: usize, what: &str, params: Option<&[Name]>) {
+        let Some(params) = params else {
+            let Ty::Class(c) = self.resolve(what) else {
+                return;
+            };
+            let Some((cf, ci)) = c.decl.filter(|_| c.args.iter().all(Ty::is_concrete)) else {
+                return;
+            };
+            let cl = &self.ix.files[cf as usize].classes[ci as usize];
+            let inside = |f: &crate::syntax::Function| {
+                let (s, e) = (f.span.range(), cl.span.range());
+                e.start <= s.start && s.end <= e.end
+            };
+            let insts: Vec<Instance> = self.ix.files[cf as usize]
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    !f.is_lambda
+                        && f.class.as_deref() == Some(cl.name.as_str())
+                        && f.tparams.len() == cl.tparams.len()
+                        && (inside(f)
+                            || (cl.spec_args.is_none() && f.scope.ends_with(&[cl.name.clone()])))
+                })
+                .map(|(i, _)| Instance {
+                    file: cf,
+                    func: i as u32,
+                    subst: Arc::from(c.args.clone()),
+                })
+                .collect();
+            self.targets.borrow_mut().entry(at).or_default().extend(insts);
+            return;
+        };
+        let (name, explicit) = match what.strip_suffix('>').and_then(|w| w.find('<').map(|o| (w, o))) {
+            Some((w, open)) => (
+                &w[..open],
+                super::consts::split_top(&w[open + 1..])
+                    .iter()
+                    .map(|t| self.template_arg(t))
+                    .collect(),
+            ),
+            None => (what, Vec::new()),
+        };
+        let args: Vec<Ty> = params.iter().map(|p| self.resolve(p)).collect();
+        self.named_call(at, name.trim(), &explicit, &args);
+    }
+
     /// The type of the first live `return` (an `auto` or `decltype` return type, a lambda's).
     pub(super) fn deduced_return(&self, inst: &Instance) -> Ty {
         if self.depth + 1 >= MAX_DEPTH {

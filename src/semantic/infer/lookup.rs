@@ -70,6 +70,10 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 ix.visible(ix.classes, self.from, name)
                     .map(|(f, i)| (f | 1 << 31, i)),
             )
+            .chain(
+                ix.visible(ix.globals, self.from, name)
+                    .map(|(f, i)| (f | 1 << 30, i)),
+            )
             .collect();
         let key = (path.join("::").into_boxed_str(), args, decls);
         if let Some(t) = self.ix.names.borrow().get(&key) {
@@ -134,8 +138,31 @@ impl Resolver<'_, '_, '_> {
             if let Some(t) = self.vec_alias(path) {
                 return t;
             }
+            if let Some(v) = self.constant(path) {
+                return Ty::Value(v);
+            }
         }
         Ty::class(path.join("::"), args)
+    }
+
+    /// A `const` / `constexpr` variable at namespace scope with a constant initializer: its
+    /// value (clang folds it wherever a constant is needed). All visible ones must agree.
+    fn constant(&mut self, path: &[&str]) -> Option<i64> {
+        let (q, name) = path.split_at(path.len() - 1);
+        let ix = self.ix;
+        let mut value = None;
+        for (f, i) in ix.visible(ix.globals, self.from, name[0]) {
+            let g = &ix.files[f as usize].globals[i as usize];
+            if !scope_ends_with(&g.scope, q) {
+                continue;
+            }
+            let v = const_text(ix, f, g.init.as_deref()?, &HashMap::default(), self.depth + 1)?;
+            if value.is_some_and(|p| p != v) {
+                return None;
+            }
+            value = Some(v);
+        }
+        value
     }
 
     /// SYCL's vector and marray aliases (`sycl::half2`, `double4`, `mfloat3`...), when no
@@ -204,6 +231,28 @@ pub(super) fn pick_class<'c>(
     });
     spec.or_else(|| classes.iter().find(|c| class(c).spec_args.is_none()))
         .or_else(|| classes.first())
+}
+
+/// The value of a constant expression text seen from `from` (`(8)`, `1 << 3`, `N + 1` with a
+/// `constexpr` N or a value parameter in `subst`).
+pub(super) fn const_text(
+    ix: &Index,
+    from: u32,
+    text: &str,
+    subst: &HashMap<String, Ty>,
+    depth: usize,
+) -> Option<i64> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let mut r = Resolver {
+        ix,
+        from,
+        subst,
+        depth,
+        _p: std::marker::PhantomData,
+    };
+    parse_const(text, &mut r)
 }
 
 pub(super) fn resolve_text(

@@ -152,7 +152,9 @@ impl<'i, 'a> Cx<'i, 'a> {
 
     /// An explicit template argument: a literal is a value (`f<double, 1>`), else a type.
     fn template_arg(&self, text: &str) -> Ty {
-        literal_value(text).map_or_else(|| self.resolve(text), Ty::Value)
+        literal_value(text)
+            .or_else(|| lookup::const_text(self.ix, self.file, text, &self.subst, self.depth))
+            .map_or_else(|| self.resolve(text), Ty::Value)
     }
 
     // ---- types of locals and expressions ---------------------------------------------------

@@ -32,6 +32,7 @@
 
 mod basics;
 mod classes;
+mod instantiation;
 mod lookup;
 mod sycl;
 mod templates;

@@ -9,6 +9,9 @@ use super::super::tree::NodeExt;
 use super::nodes::*;
 use super::{Extractor, Local, GUARDED_CALLS, KERNEL_INVOCATIONS};
 
+/// Kernel invocations that are free functions of `sycl::ext::oneapi::experimental`.
+const FREE_LAUNCHES: [&str; 3] = ["nd_launch", "launch", "launch_grouped"];
+
 impl Extractor<'_> {
     pub(super) fn push_call(
         &mut self,
@@ -72,13 +75,17 @@ impl Extractor<'_> {
                     let span = self.span(func);
                     self.facts.functions[c].launches.push(KernelLaunch {
                         kernel,
-                        via: name.into(),
+                        via: name.as_str().into(),
                         span,
                     });
-                    if let Some(r) = receiver {
-                        self.visit(r, cur);
+                    // The extension's free functions (`launch(q, cfg, k)`) share their names
+                    // with users' own wrappers: those stay calls too.
+                    if receiver.is_some() || !FREE_LAUNCHES.contains(&name.as_str()) {
+                        if let Some(r) = receiver {
+                            self.visit(r, cur);
+                        }
+                        return self.visit_args(&arg_nodes[..arg_nodes.len() - 1], cur);
                     }
-                    return self.visit_args(&arg_nodes[..arg_nodes.len() - 1], cur);
                 }
             }
         }

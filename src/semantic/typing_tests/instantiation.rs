@@ -1,0 +1,39 @@
+//! C++ as the compiler instantiates it (issue 34): explicit instantiations, packs, overload
+//! sets of templates, SFINAE, constant template arguments, the complete-class context.
+
+use super::check_types;
+
+#[test]
+fn constant_expressions_as_template_arguments() {
+    // [temp.arg.nontype]: a converted constant expression; clang folds macros, parentheses,
+    // operators and constexpr variables before it instantiates.
+    check_types(
+        r#"
+constexpr int M = 4;
+template <class T, int N> T first(T *p) { return p[N - 1]; }
+//                                               ^^^^^^^^ T; <double, 5> double; <double, 8> double; <float, 8> float; <int, 2> int
+void run(double *d, float *f, int *i) {
+  first<double, (8)>(d);
+  first<float, 1 << 3>(f);
+  first<double, M + 1>(d);
+  first<int, (1 + 2 * 3) / 3>(i);
+}
+"#,
+    );
+}
+
+#[test]
+fn explicit_value_argument_with_a_class_parameter() {
+    check_types(
+        r#"
+namespace sycl { class queue; }
+template <class T, int N> struct bf { T *p; void operator()() const { p[0]; } };
+template <class T, int N> void launch(sycl::queue &q, T *p) { p[N]; }
+//                                                            ^^^^ T; <double, 8> double
+void run(sycl::queue &q, double *p) {
+  launch<double, 8>(q, p);
+}
+"#,
+    );
+}
+
