@@ -27,6 +27,9 @@ pub enum Ty {
     Value(i64),
     /// A lambda's closure: its function (file, index) and the substitution it was made under.
     Closure(u32, u32, Arc<[Ty]>),
+    /// The arguments bound to a template parameter pack, or the types of a function parameter
+    /// pack's elements.
+    Pack(Arc<[Ty]>),
 }
 
 /// `FloatKind` with an order, for use in sorted keys.
@@ -107,7 +110,7 @@ impl Ty {
             Ty::Param(_) => true,
             Ty::Ptr(t) | Ty::Ref(t) | Ty::Array(t) => t.is_dependent(),
             Ty::Class(c) => c.args.iter().any(Ty::is_dependent),
-            Ty::Closure(_, _, s) => s.iter().any(Ty::is_dependent),
+            Ty::Closure(_, _, s) | Ty::Pack(s) => s.iter().any(Ty::is_dependent),
             _ => false,
         }
     }
@@ -118,6 +121,7 @@ impl Ty {
             Ty::Unknown | Ty::Param(_) => false,
             Ty::Ptr(t) | Ty::Ref(t) | Ty::Array(t) => t.is_concrete(),
             Ty::Class(c) => c.args.iter().all(Ty::is_concrete),
+            Ty::Pack(xs) => xs.iter().all(Ty::is_concrete),
             _ => true,
         }
     }
@@ -214,21 +218,41 @@ impl fmt::Display for Ty {
             Ty::Class(c) => {
                 write!(f, "{}", c.name)?;
                 if !c.args.is_empty() {
-                    write!(f, "<")?;
-                    for (i, a) in c.args.iter().enumerate() {
-                        if i > 0 {
-                            write!(f, ", ")?;
-                        }
-                        write!(f, "{a}")?;
-                    }
-                    write!(f, ">")?;
+                    write!(f, "<{}>", Args(&c.args))?;
                 }
                 Ok(())
             }
+            Ty::Pack(xs) => write!(f, "{}", Args(xs)),
             Ty::Param(p) => write!(f, "{p}"),
             Ty::Value(v) => write!(f, "{v}"),
             Ty::Closure(..) => write!(f, "(lambda)"),
         }
+    }
+}
+
+/// Template arguments as C++ prints them: a pack's elements in its place, an empty pack
+/// nowhere.
+pub struct Args<'t>(pub &'t [Ty]);
+
+impl std::fmt::Display for Args<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut first = true;
+        let mut one = |f: &mut std::fmt::Formatter<'_>, t: &Ty| {
+            let sep = if first { "" } else { ", " };
+            first = false;
+            write!(f, "{sep}{t}")
+        };
+        for a in self.0 {
+            match a {
+                Ty::Pack(xs) => {
+                    for x in xs.iter() {
+                        one(f, x)?;
+                    }
+                }
+                a => one(f, a)?,
+            }
+        }
+        Ok(())
     }
 }
 

@@ -562,7 +562,7 @@ impl<'a> Extractor<'a> {
         } else {
             qualifier.last().cloned()
         };
-        let (params, defaulted, variadic) = self.params(fd);
+        let (params, defaulted, variadic, pack) = self.params(fd);
         let is_const = {
             let mut c = fd.walk();
             let x = fd
@@ -579,6 +579,7 @@ impl<'a> Extractor<'a> {
             params: params.iter().map(|p| Name::from(p.as_str())).collect(),
             defaulted_params: defaulted as u32,
             variadic,
+            pack,
             is_const,
             is_definition: body.is_some(),
             is_template: self.template_depth > 0,
@@ -646,12 +647,15 @@ impl<'a> Extractor<'a> {
         true
     }
 
-    fn params(&self, fd: Node) -> (Vec<String>, usize, bool) {
+    /// Parameter types, how many have defaults, whether it is variadic and whether the last
+    /// type is a parameter pack's pattern.
+    fn params(&self, fd: Node) -> (Vec<String>, usize, bool, bool) {
         let mut params = Vec::new();
         let mut defaulted = 0;
         let mut variadic = false;
+        let mut pack = false;
         let Some(list) = fd.child_by_field_id(FIELDS.parameters.get()) else {
-            return (params, 0, false);
+            return (params, 0, false, false);
         };
         let mut cursor = list.walk();
         for p in list.children(&mut cursor) {
@@ -666,11 +670,19 @@ impl<'a> Extractor<'a> {
                     }
                     params.push(text);
                 }
-                "variadic_parameter_declaration" | "..." => variadic = true,
+                "variadic_parameter_declaration" => {
+                    variadic = true;
+                    let text = param_type_text(self.src, p).replace("...", "");
+                    if !pack && !text.trim().is_empty() {
+                        pack = true;
+                        params.push(text.trim().to_string());
+                    }
+                }
+                "..." => variadic = true,
                 _ => {}
             }
         }
-        (params, defaulted, variadic)
+        (params, defaulted, variadic, pack)
     }
 
     fn param_mentions(&mut self, idx: usize, fd: Node) {
@@ -701,7 +713,8 @@ impl<'a> Extractor<'a> {
     fn lambda(&mut self, n: Node) -> usize {
         let captures = n.child_by_field_id(FIELDS.captures.get()).unwrap_or(n);
         let fd = n.child_by_field_id(FIELDS.declarator.get());
-        let (params, defaulted, variadic) = fd.map_or((Vec::new(), 0, false), |d| self.params(d));
+        let (params, defaulted, variadic, pack) =
+            fd.map_or((Vec::new(), 0, false, false), |d| self.params(d));
         let body = n.child_by_field_id(FIELDS.body.get());
         let idx = self.facts.functions.len();
         self.starts.functions.push(n.start_byte());
@@ -712,6 +725,7 @@ impl<'a> Extractor<'a> {
             params: params.iter().map(|p| Name::from(p.as_str())).collect(),
             defaulted_params: defaulted as u32,
             variadic,
+            pack,
             is_const: true,
             is_definition: true,
             is_lambda: true,
@@ -839,7 +853,7 @@ impl<'a> Extractor<'a> {
             let Some(name) = fd.child_by_field_id(FIELDS.declarator.get()) else {
                 return;
             };
-            let (params, _, _) = self.params(fd);
+            let (params, _, _, _) = self.params(fd);
             CallTarget::Instantiate {
                 what: normalize(self.text(name)).into(),
                 params: Some(params.iter().map(|p| Name::from(p.as_str())).collect()),

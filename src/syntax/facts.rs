@@ -137,6 +137,9 @@ pub struct Function {
     /// Parameters with a default value (so calls may pass fewer arguments).
     pub defaulted_params: u32,
     pub variadic: bool,
+    /// The last of `params` is a function parameter pack's pattern (`Ts&&... xs`: `Ts&&`).
+    #[serde(default)]
+    pub pack: bool,
     /// `const` after the parameter list.
     pub is_const: bool,
     pub is_definition: bool,
@@ -185,6 +188,7 @@ impl Function {
         (&self.ret, &self.tparams, &self.spec_args).hash(h);
         (
             self.variadic,
+            self.pack,
             self.is_const,
             self.is_definition,
             self.is_lambda,
@@ -201,7 +205,12 @@ impl Function {
             self.qualified_name(),
             self.params
                 .iter()
-                .map(Name::as_str)
+                .enumerate()
+                .map(|(i, p)| if self.pack && i + 1 == self.params.len() {
+                    format!("{p}...")
+                } else {
+                    p.to_string()
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
             if self.is_const { " const" } else { "" }
@@ -209,7 +218,7 @@ impl Function {
     }
 
     pub fn accepts_args(&self, n: usize) -> bool {
-        let max = self.params.len();
+        let max = self.params.len() - usize::from(self.pack && !self.params.is_empty());
         let min = max - (self.defaulted_params as usize).min(max);
         n >= min && (n <= max || self.variadic)
     }

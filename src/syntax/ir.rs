@@ -95,7 +95,7 @@ impl Body {
         match *e {
             Expr::Member { base, .. } | Expr::MemberTemplate { base, .. } => vec![base],
             Expr::Index { base, index } => vec![base, index],
-            Expr::Unary { arg, .. } => vec![arg],
+            Expr::Unary { arg, .. } | Expr::Expand(arg) => vec![arg],
             Expr::Binary { lhs, rhs, .. } | Expr::Assign { lhs, rhs, .. } => vec![lhs, rhs],
             Expr::Cond { cond, then, els } => vec![cond, then, els],
             Expr::Call { callee, args } => std::iter::once(callee)
@@ -352,6 +352,11 @@ pub enum Expr {
     SizeOf(Option<Name>),
     /// `sizeof(x)` of an expression: unevaluated, but its type gives a constant.
     SizeOfExpr(ExprId),
+    /// `sizeof...(P)`: the length of a pack.
+    SizeOfPack(Name),
+    /// A pack expansion `pattern...` (in arguments and initializers) or one operand of a fold
+    /// expression: the pattern once per element of the packs it names.
+    Expand(ExprId),
     /// Evaluated children whose own type is unknown.
     Unknown(List),
 }
@@ -363,6 +368,9 @@ pub struct TParam {
     /// A type parameter (else a value).
     pub is_type: bool,
     pub default: Option<String>,
+    /// A parameter pack (`class... Ts`, `int... Ns`).
+    #[serde(default)]
+    pub pack: bool,
 }
 
 /// A data member: name and type with declarator modifiers.

@@ -191,6 +191,11 @@ impl<'a> Lowerer<'a, '_> {
     /// `sizeof(T)` parses as an expression when `T` is a bare name: a name that is no local
     /// is taken as a type.
     fn sizeof(&mut self, n: Node) -> Expr {
+        let mut c = n.walk();
+        if n.children(&mut c).any(|k| k.kind() == "...") {
+            let name = field(n, "value").map_or("", |v| self.text(v));
+            return Expr::SizeOfPack(name.trim().into());
+        }
         if let Some(t) = field(n, "type") {
             return Expr::SizeOf(Some(normalize(self.text(t)).into()));
         }
@@ -244,10 +249,15 @@ impl<'a> Lowerer<'a, '_> {
                 ),
                 _ => (None, true, None),
             };
+            let pack = matches!(
+                p.k(),
+                "variadic_type_parameter_declaration" | "variadic_parameter_declaration"
+            );
             out.push(TParam {
                 name: name.unwrap_or_default(),
                 is_type,
                 default,
+                pack,
             });
         }
         out
@@ -1057,6 +1067,23 @@ impl<'a> Lowerer<'a, '_> {
                 Expr::InitList(self.list(args))
             }
             "sizeof_expression" => self.sizeof(n),
+            "parameter_pack_expansion" => match field(n, "pattern") {
+                Some(p) => Expr::Expand(self.expr(p)),
+                None => Expr::Unknown(List::default()),
+            },
+            // `(pack op ...)`, `(init op ... op pack)`: each operand expands if it names a
+            // pack; the fold's value is its pattern's type.
+            "fold_expression" => {
+                let ops: Vec<ExprId> = [field(n, "left"), field(n, "right")]
+                    .into_iter()
+                    .flatten()
+                    .map(|o| {
+                        let e = self.expr(o);
+                        self.push_expr(Expr::Expand(e), o)
+                    })
+                    .collect();
+                Expr::Unknown(self.list(ops))
+            }
             "alignof_expression" | "noexcept" | "decltype" | "requires_expression" => {
                 Expr::SizeOf(None)
             }

@@ -17,7 +17,7 @@ use crate::syntax::{Expr, ExprId, KernelRef, Name, Stmt};
 
 impl<'i, 'a> Cx<'i, 'a> {
     pub(super) fn call(&self, callee: ExprId, args: &[ExprId]) -> Ty {
-        let arg_tys: Vec<Ty> = args.iter().map(|a| self.ty(*a)).collect();
+        let arg_tys = self.arg_types(args);
         let at = self
             .body
             .map_or(0, |b| b.spans[callee as usize].range().start);

@@ -65,6 +65,17 @@ impl Cx<'_, '_> {
                 _ => self.trait_value(n),
             },
             Expr::SizeOf(Some(t)) => self.resolve(t).scalar_size().map(i64::from),
+            Expr::SizeOfPack(p) => match self.subst.get(p.as_str()) {
+                Some(Ty::Pack(xs)) => Some(xs.len() as i64),
+                _ => {
+                    let body = self.body?;
+                    let id = body.locals.iter().rposition(|l| l.name == *p)?;
+                    match self.local(id as u32) {
+                        Ty::Pack(xs) => Some(xs.len() as i64),
+                        _ => None,
+                    }
+                }
+            },
             Expr::SizeOfExpr(x) => self.ty(*x).strip_ref().scalar_size().map(i64::from),
             Expr::Unary { op: UnOp::Not, arg } => Some((self.const_eval(*arg)? == 0) as i64),
             Expr::Unary { op: UnOp::Neg, arg } => Some(-self.const_eval(*arg)?),
@@ -106,7 +117,9 @@ impl Cx<'_, '_> {
     /// Folded at compile time: literals and operators over them.
     pub(super) fn is_constant(&self, e: ExprId) -> bool {
         match self.expr(e) {
-            Some(Expr::Lit(_) | Expr::SizeOf(_) | Expr::SizeOfExpr(_)) => true,
+            Some(Expr::Lit(_) | Expr::SizeOf(_) | Expr::SizeOfExpr(_) | Expr::SizeOfPack(_)) => {
+                true
+            }
             Some(Expr::Unary { op, arg })
                 if !matches!(op, UnOp::Deref | UnOp::Inc | UnOp::Dec | UnOp::Addr) =>
             {

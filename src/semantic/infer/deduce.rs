@@ -138,32 +138,72 @@ impl Cx<'_, '_> {
                     return None;
                 }
             }
-        } else if explicit.len() > own.len() && !own.iter().any(|p| p.name.is_empty()) {
+        } else if explicit.len() > own.len()
+            && !own.iter().any(|p| p.name.is_empty() || p.pack)
+        {
             return None;
         }
         let mut b: HashMap<Arc<str>, Ty> = HashMap::default();
+        // [temp.arg.explicit]: arguments bind the parameters in order; a pack takes the rest.
+        let pack = own.iter().find(|p| p.pack).map(|p| Arc::<str>::from(p.name.as_str()));
+        let mut explicit_pack: Vec<Ty> = Vec::new();
         if func.spec_args.is_none() {
-            for (p, e) in own.iter().zip(explicit) {
-                b.insert(p.name.as_str().into(), e.clone());
+            let mut es = explicit.iter();
+            for p in &own {
+                if p.pack {
+                    explicit_pack.extend(es.by_ref().cloned());
+                    break;
+                }
+                match es.next() {
+                    Some(e) => {
+                        b.insert(p.name.as_str().into(), e.clone());
+                    }
+                    None => break,
+                }
             }
         }
-        let params: Vec<Ty> = func
+        let mut params: Vec<Ty> = func
             .params
             .iter()
             .map(|p| resolve_text(self.ix, f, p, &env, self.depth + 1))
             .collect();
-        deduce_args(&params, args, &mut b)?;
+        // [temp.deduct.call]/1: a trailing function parameter pack's pattern is deduced
+        // against each remaining argument.
+        let pattern = if func.pack { params.pop() } else { None };
+        let fixed = params.len().min(args.len());
+        deduce_args(&params, &args[..fixed], &mut b)?;
+        if let Some(pk) = &pack {
+            let mut elems = explicit_pack;
+            if let Some(pat) = &pattern {
+                for a in args[fixed..].iter().skip(elems.len()) {
+                    let mut one = b.clone();
+                    one.remove(pk);
+                    let _ = deduce(pat, a, &mut one);
+                    elems.push(one.remove(pk).unwrap_or(Ty::Unknown));
+                }
+            }
+            b.insert(pk.clone(), Ty::Pack(elems.into()));
+        }
         self.bind_defaults(f, &own, &env, &mut b);
         let mut score = 0;
         for (p, a) in params.iter().zip(args) {
             score += conversion_rank(&substitute(p, &b), a)?;
         }
-        if !func.tparams.is_empty() && func.spec_args.is_none() && !own.is_empty() {
-            // A non-template is preferred over a template at equal conversions.
-            score = score * 2 + 1;
-        } else {
-            score *= 2;
+        if let Some(pat) = &pattern {
+            for (k, a) in args[fixed..].iter().enumerate() {
+                let mut one = b.clone();
+                for v in one.values_mut() {
+                    if let Ty::Pack(xs) = v {
+                        *v = xs.get(k).cloned().unwrap_or(Ty::Unknown);
+                    }
+                }
+                score += conversion_rank(&substitute(pat, &one), a)?;
+            }
         }
+        // [temp.func.order]: a non-template is preferred over a template at equal
+        // conversions, and a template over one that takes a pack.
+        let template = !func.tparams.is_empty() && func.spec_args.is_none() && !own.is_empty();
+        score = score * 4 + u32::from(template) + 2 * u32::from(pattern.is_some() || pack.is_some());
         let subst: Vec<Ty> = func
             .tparams
             .iter()

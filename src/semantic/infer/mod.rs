@@ -56,6 +56,8 @@ struct Cx<'i, 'a> {
     /// Callee span start → the functions the call binds to.
     targets: RefCell<HashMap<usize, Vec<Instance>>>,
     depth: usize,
+    /// Inside a pack expansion: the element being typed (`expand`).
+    pack_index: std::cell::Cell<Option<usize>>,
 }
 
 impl<'i, 'a> Cx<'i, 'a> {
@@ -97,6 +99,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             exprs: RefCell::new(vec![None; body.map_or(0, |b| b.exprs.len())]),
             targets: RefCell::new(HashMap::default()),
             depth,
+            pack_index: std::cell::Cell::new(None),
         };
         if let Some(p) = &cx.parent {
             for (k, v) in &p.subst {
@@ -147,7 +150,97 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     fn resolve(&self, text: &str) -> Ty {
+        if let Some(k) = self.pack_index.get() {
+            if self.subst.values().any(|t| matches!(t, Ty::Pack(_))) {
+                let projected: HashMap<String, Ty> = self
+                    .subst
+                    .iter()
+                    .map(|(n, t)| (n.clone(), project(t, k)))
+                    .collect();
+                return resolve_text(self.ix, self.file, text, &projected, self.depth);
+            }
+        }
         resolve_text(self.ix, self.file, text, &self.subst, self.depth)
+    }
+
+    // ---- pack expansions -------------------------------------------------------------------
+
+    /// The expressions of `e`'s subtree, `e` first.
+    fn subtree(&self, e: ExprId, out: &mut Vec<ExprId>) {
+        out.push(e);
+        if let (Some(x), Some(b)) = (self.expr(e), self.body) {
+            for c in b.children(x) {
+                self.subtree(c, out);
+            }
+        }
+    }
+
+    /// The length of the packs an expansion's pattern names (`None`: it names none, as the
+    /// init operand of a fold).
+    fn pack_len(&self, ids: &[ExprId]) -> Option<usize> {
+        let saved = self.pack_index.replace(None);
+        let in_text = |text: &str| {
+            self.subst.iter().find_map(|(n, t)| match t {
+                Ty::Pack(xs) if has_word(text, n) => Some(xs.len()),
+                _ => None,
+            })
+        };
+        let n = ids.iter().find_map(|&id| match self.expr(id)? {
+            Expr::Local(l) => match self.local(*l) {
+                Ty::Pack(xs) => Some(xs.len()),
+                _ => None,
+            },
+            Expr::Name(n) => match self.subst.get(n.as_str()) {
+                Some(Ty::Pack(xs)) => Some(xs.len()),
+                _ => None,
+            },
+            Expr::Cast { ty, .. } | Expr::New { ty, .. } => in_text(ty),
+            Expr::TemplateName { targs, .. } | Expr::MemberTemplate { targs, .. } => {
+                self.targ_list(*targs).iter().find_map(|t| in_text(t))
+            }
+            _ => None,
+        });
+        self.pack_index.set(saved);
+        n
+    }
+
+    fn forget(&self, ids: &[ExprId]) {
+        let mut exprs = self.exprs.borrow_mut();
+        for &id in ids {
+            if let Some(slot) = exprs.get_mut(id as usize) {
+                *slot = None;
+            }
+        }
+    }
+
+    /// Runs `each` once per element of the packs `pattern` names, the pattern typed anew for
+    /// each; `None` when it names no pack.
+    fn expand<T>(&self, pattern: ExprId, mut each: impl FnMut(&Self) -> T) -> Option<Vec<T>> {
+        let mut ids = Vec::new();
+        self.subtree(pattern, &mut ids);
+        let n = self.pack_len(&ids)?;
+        let saved = self.pack_index.get();
+        let mut out = Vec::with_capacity(n);
+        for k in 0..n {
+            self.pack_index.set(Some(k));
+            self.forget(&ids);
+            out.push(each(self));
+        }
+        self.pack_index.set(saved);
+        self.forget(&ids);
+        Some(out)
+    }
+
+    /// A call's argument types, expansions spread (`f(xs...)` passes each element).
+    fn arg_types(&self, args: &[ExprId]) -> Vec<Ty> {
+        let mut out = Vec::with_capacity(args.len());
+        for &a in args {
+            match (self.expr(a), self.ty(a)) {
+                (Some(Expr::Expand(_)), Ty::Pack(xs)) => out.extend(xs.iter().cloned()),
+                (_, t) => out.push(t),
+            }
+        }
+        out
     }
 
     /// An explicit template argument: a literal is a value (`f<double, 1>`), else a type.
@@ -163,6 +256,14 @@ impl<'i, 'a> Cx<'i, 'a> {
         if let Some(Some(t)) = self.locals.borrow().get(id as usize) {
             return t.clone();
         }
+        // A local's type is the same for every element of an expansion it is read in.
+        let saved = self.pack_index.replace(None);
+        let t = self.local_uncached(id);
+        self.pack_index.set(saved);
+        t
+    }
+
+    fn local_uncached(&self, id: u32) -> Ty {
         let Some(body) = self.body else {
             return Ty::Unknown;
         };
@@ -304,7 +405,15 @@ impl<'i, 'a> Cx<'i, 'a> {
                 })),
                 Lit::Null => Ty::Ptr(Arc::new(Ty::Unknown)),
             },
-            Expr::Local(id) => self.local(*id),
+            Expr::Local(id) => match (self.local(*id), self.pack_index.get()) {
+                (Ty::Pack(xs), Some(k)) => xs.get(k).cloned().unwrap_or(Ty::Unknown),
+                (t, _) => t,
+            },
+            Expr::Expand(p) => match self.expand(*p, |cx| cx.ty(*p)) {
+                Some(ts) => Ty::Pack(ts.into()),
+                None => self.ty(*p),
+            },
+            Expr::SizeOfPack(_) => SIZE_T,
             Expr::Name(n) => self.name(n),
             Expr::This => self
                 .class
@@ -484,6 +593,24 @@ fn binary(op: BinOp, l: &Ty, r: &Ty) -> Ty {
 }
 
 /// A class template's parameters bound to a class type's arguments (unbound ones unknown).
+/// A pack's `k`-th element; anything else as it is.
+fn project(t: &Ty, k: usize) -> Ty {
+    match t {
+        Ty::Pack(xs) => xs.get(k).cloned().unwrap_or(Ty::Unknown),
+        t => t.clone(),
+    }
+}
+
+/// Whether `word` occurs in `text` as an identifier.
+fn has_word(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(before) && !ident(after)
+    })
+}
+
 fn class_subst(cl: &Class, c: &ClassTy) -> HashMap<String, Ty> {
     cl.tparams
         .iter()

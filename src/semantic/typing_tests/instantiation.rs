@@ -37,3 +37,42 @@ void run(sycl::queue &q, double *p) {
     );
 }
 
+
+#[test]
+fn variadic_packs_recurse_expand_and_fold() {
+    // [temp.variadic]: a pack binds any number of arguments, expansions spread them, and
+    // overload resolution prefers the non-variadic base case ([temp.func.order]).
+    check_types(
+        r#"
+template <class T> T one(T *p) { return p[0]; }
+//                                      ^^^^ T; <double> double; <float> float; <int> int; <long> long; <short> short
+template <class Q> void each(Q &q) {}
+template <class Q, class T, class... R> void each(Q &q, T *p, R... rest) {
+  one(p);
+  each(q, rest...);
+}
+template <class... A> int count(A... a) { return sizeof...(A) + sizeof...(a); }
+template <class... A> auto sum(A... a) { return (a + ...); }
+template <class... A> void twice(A... a) { (one(&a), ...); }
+struct Q {};
+void run(Q &q, int *a, short *b, long *c, double *d) {
+  each(q, a, b, c, d);
+  count(1, 2.0, 'c');
+//^^^^^^^^^^^^^^^^^^ int
+  twice(1.5f, 2.5);
+}
+"#,
+    );
+}
+
+#[test]
+fn explicit_argument_then_an_empty_pack() {
+    check_types(
+        r#"
+template <class B> struct K { B *p; void operator()() const { p[0]; } };
+//                                                            ^^^^ B; <double> double
+template <class B, class... A> void go(A &&...a) { B k; k(); }
+void start() { go<K<double>>(); }
+"#,
+    );
+}
