@@ -32,6 +32,8 @@ pub enum Ty {
     Pack(Arc<[Ty]>),
 }
 
+const SUBSTITUTION_FAILURE: &str = "<substitution failure>";
+
 /// `FloatKind` with an order, for use in sorted keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FloatKindOrd {
@@ -94,6 +96,16 @@ impl Ty {
             Ty::Ref(t) => t.strip_ref(),
             t => t,
         }
+    }
+
+    /// What a type that cannot be formed names ([temp.deduct]/8: `enable_if_t<false>`):
+    /// a candidate whose signature needs it is not viable.
+    pub fn substitution_failure() -> Ty {
+        Ty::Param(Arc::from(SUBSTITUTION_FAILURE))
+    }
+
+    pub fn is_substitution_failure(&self) -> bool {
+        matches!(self, Ty::Param(p) if &**p == SUBSTITUTION_FAILURE)
     }
 
     pub fn is_known(&self) -> bool {
@@ -750,6 +762,25 @@ impl<'a> Parser<'a, '_> {
             if self.peek() == Some(Tok::Punct("<")) {
                 self.at += 1;
                 args = self.targs();
+                // `enable_if<C, T>::type`, `is_same<A, B>::value`: read as the `_t` / `_v`
+                // forms, whose arguments the resolver evaluates.
+                let w = *path.last().expect("pushed above");
+                let member = match (self.peek(), self.toks.get(self.at + 1)) {
+                    (Some(Tok::Punct("::")), Some(Tok::Ident(m))) => Some(*m),
+                    _ => None,
+                };
+                let short = match member {
+                    Some("type") if matches!(w, "enable_if" | "conditional") => Some("_t"),
+                    Some("value") if w.starts_with("is_") => Some("_v"),
+                    _ => None,
+                };
+                if let Some(suffix) = short {
+                    self.at += 2;
+                    let name = format!("{w}{suffix}");
+                    let mut p: Vec<&str> = path[..path.len() - 1].to_vec();
+                    p.push(&name);
+                    return self.r.resolve(&p, args);
+                }
             }
             if !self.eat("::") {
                 break;

@@ -371,6 +371,9 @@ pub struct TParam {
     /// A parameter pack (`class... Ts`, `int... Ns`).
     #[serde(default)]
     pub pack: bool,
+    /// A value parameter's type when it can fail to form (`enable_if_t<C, int> = 0`): SFINAE.
+    #[serde(default)]
+    pub constraint: Option<String>,
 }
 
 /// A data member: name and type with declarator modifiers.

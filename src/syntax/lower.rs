@@ -253,11 +253,17 @@ impl<'a> Lowerer<'a, '_> {
                 p.k(),
                 "variadic_type_parameter_declaration" | "variadic_parameter_declaration"
             );
+            let constraint = (!is_type)
+                .then(|| field(p, "type"))
+                .flatten()
+                .map(|t| normalize(self.text(t)))
+                .filter(|t| t.contains("enable_if") || t.contains("void_t"));
             out.push(TParam {
                 name: name.unwrap_or_default(),
                 is_type,
                 default,
                 pack,
+                constraint,
             });
         }
         out

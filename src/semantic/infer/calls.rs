@@ -165,7 +165,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 let members: Vec<(u32, u32)> = cands
                     .iter()
                     .copied()
-                    .filter(|&(f, i)| ix.function(f, i).class.as_deref() == Some(c.last()))
+                    .filter(|&(f, i)| self.member_of(f, i, c))
                     .collect();
                 if c.decl.is_some() && !members.is_empty() {
                     return self.overload(at, &members, Some(&class), explicit, args);
@@ -220,13 +220,38 @@ impl<'i, 'a> Cx<'i, 'a> {
             let Ty::Class(cc) = &class else { continue };
             let cands: Vec<(u32, u32)> = ix
                 .visible(ix.functions, self.file, name)
-                .filter(|&(f, i)| ix.function(f, i).class.as_deref() == Some(cc.last()))
+                .filter(|&(f, i)| self.member_of(f, i, cc))
                 .collect();
             if !cands.is_empty() {
                 return self.overload(at, &cands, Some(&class), explicit, args);
             }
         }
         Ty::Unknown
+    }
+
+    /// Whether function (f, i) is a member of class `c`: named as its member, and, when `c`
+    /// is a workspace class, not defined in the body of another class of that name (a
+    /// specialisation picked for other arguments).
+    pub(super) fn member_of(&self, f: u32, i: u32, c: &ClassTy) -> bool {
+        let func = self.ix.function(f, i);
+        if func.class.as_deref() != Some(c.last()) {
+            return false;
+        }
+        let Some((cf, ci)) = c.decl else {
+            return true;
+        };
+        let inside = |cl: &crate::syntax::Class| {
+            let (s, e) = (func.span.range(), cl.span.range());
+            e.start <= s.start && s.end <= e.end
+        };
+        let own = &self.ix.files[cf as usize].classes[ci as usize];
+        if f == cf && inside(own) {
+            return true;
+        }
+        !self.ix.files[f as usize]
+            .classes
+            .iter()
+            .any(|cl| cl.name == own.name && inside(cl))
     }
 
     /// Picks among candidates by argument types; records the binding; the return type.

@@ -39,6 +39,16 @@ pub(super) fn deduce(pattern: &Ty, arg: &Ty, b: &mut HashMap<Arc<str>, Ty>) -> b
     }
 }
 
+/// [temp.deduct.call]/4: a parameter whose type is a dependent class template
+/// specialisation or pointer deduces only from an argument of that form; an arithmetic
+/// argument makes deduction fail (no conversion is considered), so the candidate is not viable.
+fn cannot_deduce(param: &Ty, arg: &Ty) -> bool {
+    let (p, a) = (param.strip_ref(), arg.strip_ref());
+    p.is_dependent()
+        && a.is_arithmetic()
+        && matches!(p, Ty::Class(_) | Ty::Ptr(_) | Ty::Array(_))
+}
+
 pub(super) fn substitute(t: &Ty, b: &HashMap<Arc<str>, Ty>) -> Ty {
     match t {
         Ty::Param(n) => b.get(n).cloned().unwrap_or_else(|| t.clone()),
@@ -185,6 +195,9 @@ impl Cx<'_, '_> {
             b.insert(pk.clone(), Ty::Pack(elems.into()));
         }
         self.bind_defaults(f, &own, &env, &mut b);
+        if !self.substitutes(f, func, &own, &env, &b) {
+            return None;
+        }
         let mut score = 0;
         for (p, a) in params.iter().zip(args) {
             score += conversion_rank(&substitute(p, &b), a)?;
@@ -229,6 +242,43 @@ impl Cx<'_, '_> {
         ))
     }
 
+    /// SFINAE ([temp.deduct]/8): the deduced arguments substituted into the parts of the
+    /// declaration that can fail to form (`enable_if_t` / `void_t` in a default template
+    /// argument, a value parameter's type or the return type) all form.
+    fn substitutes(
+        &self,
+        f: u32,
+        func: &Function,
+        own: &[&TParam],
+        env: &HashMap<String, Ty>,
+        b: &HashMap<Arc<str>, Ty>,
+    ) -> bool {
+        let can_fail = |t: &str| t.contains("enable_if") || t.contains("void_t");
+        let texts = own
+            .iter()
+            .filter_map(|p| match (p.is_type, &p.default, &p.constraint) {
+                (true, Some(d), _) => Some(d.as_str()),
+                (false, _, Some(c)) => Some(c.as_str()),
+                _ => None,
+            })
+            .chain(func.ret.as_deref())
+            .filter(|t| can_fail(t));
+        let mut full: Option<HashMap<String, Ty>> = None;
+        for t in texts {
+            let full = full.get_or_insert_with(|| {
+                let mut m = env.clone();
+                for (k, v) in b {
+                    m.insert(k.to_string(), v.clone());
+                }
+                m
+            });
+            if resolve_text(self.ix, f, t, full, self.depth + 1).is_substitution_failure() {
+                return false;
+            }
+        }
+        true
+    }
+
     /// Defaults for what is still unbound: a value parameter's default is its value (an
     /// instance needs every argument to be made: `template <class T, int N = 0>`).
     fn bind_defaults(
@@ -258,6 +308,9 @@ impl Cx<'_, '_> {
 fn deduce_args(params: &[Ty], args: &[Ty], b: &mut HashMap<Arc<str>, Ty>) -> Option<()> {
     let mut d: HashMap<Arc<str>, Ty> = HashMap::default();
     for (p, a) in params.iter().zip(args) {
+        if cannot_deduce(p, a) {
+            return None;
+        }
         let mut one = b.clone();
         let _ = deduce(p, a, &mut one);
         for (k, v) in one {

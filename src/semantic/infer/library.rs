@@ -47,6 +47,31 @@ pub(super) fn library_call(name: &str, explicit: &[Ty], args: &[Ty]) -> Ty {
             .map(Ty::strip_ref)
             .filter(|a| matches!(a, Ty::Float(_)))
             .collect();
+        let integer_family = matches!(
+            l,
+            "min" | "max" | "clamp" | "abs" | "abs_diff" | "mad_sat" | "add_sat"
+        );
+        // SYCL's builtins (`sycl::pow`, `sycl::mad`) take one genfloat type: no integer
+        // overloads, no promotion. <cmath>'s (`std::pow`, `::fmod`) promote: an integer
+        // argument beside a float selects the double overload (libstdc++'s `__promote_2`).
+        let sycl_builtin = name.starts_with("sycl::") || name.contains("::sycl::");
+        let promotes = !sycl_builtin
+            && !integer_family
+            && !floats.is_empty()
+            && args
+                .iter()
+                .any(|a| matches!(a.strip_ref(), Ty::Int { .. } | Ty::Bool));
+        if promotes {
+            let k = floats
+                .iter()
+                .filter_map(|t| match t {
+                    Ty::Float(k) => Some(*k),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(FloatKindOrd::Double);
+            return Ty::Float(k.max(FloatKindOrd::Double));
+        }
         if let Some(k) = floats
             .iter()
             .filter_map(|t| match t {
@@ -69,8 +94,10 @@ pub(super) fn library_call(name: &str, explicit: &[Ty], args: &[Ty]) -> Ty {
                 }
             });
         }
-        // Integer arguments select the double overload of the C and std:: functions.
-        if args.iter().all(Ty::is_arithmetic) && !args.is_empty() {
+        // Integer arguments select the double overload of the C and std:: functions; SYCL's
+        // builtins have no such overload (an integer call converts to the caller's genfloat,
+        // which the arguments do not say).
+        if args.iter().all(Ty::is_arithmetic) && !args.is_empty() && !sycl_builtin {
             return DOUBLE;
         }
     }

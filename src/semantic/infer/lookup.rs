@@ -52,6 +52,21 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
             if let Some(n) = name.strip_suffix("_v").filter(|n| is_trait(n)) {
                 return trait_value(n, &args).map_or(Ty::Unknown, Ty::Value);
             }
+            // SFINAE: `enable_if_t<false, T>` names no type; substitution fails.
+            if name == "enable_if_t" && !args.is_empty() {
+                return match args[0] {
+                    Ty::Value(0) => Ty::substitution_failure(),
+                    Ty::Value(_) => args.get(1).cloned().unwrap_or(Ty::Void),
+                    _ => Ty::Unknown,
+                };
+            }
+            if name == "void_t" {
+                return if args.iter().all(Ty::is_concrete) {
+                    Ty::Void
+                } else {
+                    Ty::Unknown
+                };
+            }
             if name == "conditional_t" && args.len() == 3 {
                 return match args[0] {
                     Ty::Value(0) => args[2].clone(),
@@ -202,7 +217,10 @@ impl Resolver<'_, '_, '_> {
     }
 }
 
-/// The primary template or the specialisation whose arguments match.
+/// The primary template or the specialisation whose arguments match
+/// ([temp.class.spec.match]): the specialisation's parameters are deduced from the arguments
+/// (the primary's defaults filled in), substituted back, and every argument must then be
+/// the one given; one that names no type (`enable_if_t<false>`) fails to match (SFINAE).
 pub(super) fn pick_class<'c>(
     ix: &Index,
     classes: &'c [(u32, u32)],
@@ -210,27 +228,73 @@ pub(super) fn pick_class<'c>(
     depth: usize,
 ) -> Option<&'c (u32, u32)> {
     let class = |&(f, i): &(u32, u32)| -> &Class { &ix.files[f as usize].classes[i as usize] };
+    let primary = classes.iter().find(|c| class(c).spec_args.is_none());
+    let full = match primary {
+        Some(p) => with_defaults(ix, p, args, depth),
+        None => args.to_vec(),
+    };
     let spec = classes.iter().find(|c| {
         let cl = class(c);
-        cl.spec_args.as_ref().is_some_and(|sa| {
-            let own: HashMap<String, Ty> = cl
-                .tparams
-                .iter()
-                .map(|p| (p.name.clone(), Ty::Param(p.name.as_str().into())))
-                .collect();
-            let tys: Vec<Ty> = sa
-                .iter()
-                .map(|t| resolve_text(ix, c.0, t, &own, depth + 1))
-                .collect();
-            tys.len() == args.len()
-                && tys.iter().zip(args).all(|(s, a)| {
-                    let mut b = HashMap::default();
-                    deduce(s, a, &mut b) && (s.is_dependent() || s == a)
-                })
-        })
+        let Some(sa) = &cl.spec_args else {
+            return false;
+        };
+        let own: HashMap<String, Ty> = cl
+            .tparams
+            .iter()
+            .map(|p| (p.name.clone(), Ty::Param(p.name.as_str().into())))
+            .collect();
+        let pattern: Vec<Ty> = sa
+            .iter()
+            .map(|t| resolve_text(ix, c.0, t, &own, depth + 1))
+            .collect();
+        if pattern.len() != full.len() {
+            return false;
+        }
+        let mut b = HashMap::default();
+        for (s, a) in pattern.iter().zip(&full) {
+            if !deduce(s, a, &mut b) {
+                return false;
+            }
+        }
+        let mut env: HashMap<String, Ty> = HashMap::default();
+        for p in &cl.tparams {
+            match b.get(p.name.as_str()) {
+                Some(t) => {
+                    env.insert(p.name.clone(), t.clone());
+                }
+                None => return false,
+            }
+        }
+        sa.iter()
+            .map(|t| resolve_text(ix, c.0, t, &env, depth + 1))
+            .zip(&full)
+            .all(|(s, a)| s == *a || (!s.is_concrete() && s.is_known() && !a.is_concrete()))
     });
-    spec.or_else(|| classes.iter().find(|c| class(c).spec_args.is_none()))
-        .or_else(|| classes.first())
+    spec.or(primary).or_else(|| classes.first())
+}
+
+/// The arguments of a use of class template `c` with its trailing defaults filled in
+/// (`Op<short>` of `template <class T, class E = void>` is `Op<short, void>`).
+fn with_defaults(ix: &Index, c: &(u32, u32), args: &[Ty], depth: usize) -> Vec<Ty> {
+    let cl = &ix.files[c.0 as usize].classes[c.1 as usize];
+    let mut out = args.to_vec();
+    if out.len() >= cl.tparams.len() || depth > MAX_DEPTH {
+        return out;
+    }
+    let mut env: HashMap<String, Ty> = HashMap::default();
+    for (p, a) in cl.tparams.iter().zip(args) {
+        env.insert(p.name.clone(), a.clone());
+    }
+    for p in &cl.tparams[out.len()..] {
+        let Some(d) = &p.default else { break };
+        let t = match (p.is_type, super::consts::literal_value(d)) {
+            (false, Some(v)) => Ty::Value(v),
+            _ => resolve_text(ix, c.0, d, &env, depth + 1),
+        };
+        env.insert(p.name.clone(), t.clone());
+        out.push(t);
+    }
+    out
 }
 
 /// The value of a constant expression text seen from `from` (`(8)`, `1 << 3`, `N + 1` with a

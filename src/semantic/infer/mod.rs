@@ -124,12 +124,24 @@ impl<'i, 'a> Cx<'i, 'a> {
         if scope.last() == Some(&class) {
             scope.pop();
         }
+        // The class whose body defines it (a specialisation's members are its own), else the
+        // primary template.
+        let span = self.func.span.range();
         let (f, i) = self
             .ix
             .visible(self.ix.classes, self.file, class)
             .find(|&(f, i)| {
                 let c = &self.ix.files[f as usize].classes[i as usize];
-                c.spec_args.is_none() && scope_ends_with(&c.scope, &scope)
+                let r = c.span.range();
+                f == self.file && r.start <= span.start && span.end <= r.end
+            })
+            .or_else(|| {
+                self.ix
+                    .visible(self.ix.classes, self.file, class)
+                    .find(|&(f, i)| {
+                        let c = &self.ix.files[f as usize].classes[i as usize];
+                        c.spec_args.is_none() && scope_ends_with(&c.scope, &scope)
+                    })
             })?;
         let c = &self.ix.files[f as usize].classes[i as usize];
         let args = c

@@ -76,3 +76,41 @@ void start() { go<K<double>>(); }
 "#,
     );
 }
+
+#[test]
+fn sfinae_chooses_overloads_and_partial_specialisations() {
+    // [temp.deduct]/8 and [temp.class.spec.match]: a candidate or specialisation whose
+    // substituted `enable_if_t` names no type is not viable; the primary template is chosen
+    // when no specialisation matches.
+    check_types(
+        r#"
+namespace std {
+template <bool B, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> { using type = T; };
+template <bool B, class T = void> using enable_if_t = typename enable_if<B, T>::type;
+}
+template <class T, class E = void> struct Op { static T apply(T a) { return a; } };
+template <class T> struct Op<T, std::enable_if_t<std::is_floating_point<T>::value>> {
+  static double apply(T a) { return a * 0.5; }
+};
+template <class T, std::enable_if_t<std::is_integral<T>::value, int> = 0> T pick(T x) { return x; }
+template <class T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0> double pick(T x) { return x; }
+template <class T> typename std::enable_if<std::is_integral<T>::value, T>::type ret(T x) { return x; }
+template <class T> typename std::enable_if<!std::is_integral<T>::value, double>::type ret(T x) { return x; }
+void k(short s, float f) {
+  Op<short>::apply(s);
+//^^^^^^^^^^^^^^^^^^^ short
+  Op<float>::apply(f);
+//^^^^^^^^^^^^^^^^^^^ double
+  pick(s);
+//^^^^^^^ short
+  pick(f);
+//^^^^^^^ double
+  ret(s);
+//^^^^^^ short
+  ret(f);
+//^^^^^^ double
+}
+"#,
+    );
+}
