@@ -123,6 +123,9 @@ codes! {
     FileSkipped => "file-skipped", Note,
         "a source file not analysed: binary, over 8 MB, unreadable",
         "Exclude the file (`.gitignore`) or make it a readable C++ source under 8 MB.";
+    InstantiationLimit => "instantiation-limit", Note,
+        "a template reached from device code has more instances than the analysis makes (256 per template, 20 000 per independent part): the rest are analysed as the generic pattern",
+        "Findings that depend on the template arguments of the instances past the limit may be missing; split the code into smaller programs, or report the case.";
 }
 
 impl Serialize for Code {

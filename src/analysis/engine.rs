@@ -336,6 +336,23 @@ impl OneCompile {
             });
             diagnostics.extend(found.diagnostics.iter().cloned());
         }
+        for &base in &self.bodies.cut {
+            let (file, at) = graph.name_span(base);
+            diagnostics.push(Diagnostic::new(
+                graph.path(file).clone(),
+                at.range,
+                at.pos,
+                crate::diagnostics::Severity::Note,
+                crate::diagnostics::Code::InstantiationLimit,
+                format!(
+                    "'{}' has more instances reached from device code than the analysis makes \
+                     ({} per template): the others are analysed as the generic pattern, and \
+                     findings that depend on their template arguments may be missing",
+                    graph.display_name(base),
+                    super::graph::MAX_INSTANCES_PER_TEMPLATE,
+                ),
+            ));
+        }
         sort_findings(&mut diagnostics);
         diagnostics.dedup();
         let mut summarized: Vec<NodeId> = graph

@@ -96,7 +96,9 @@ pub fn prepare(src: &str) -> Prepared {
                     // `extern template class S<double>;` instantiates nothing here
                     // ([temp.explicit]/11), and tree-sitter-cpp cannot parse it.
                     let next = skip_ws(bytes, end);
-                    if src[next..].starts_with("template") && !is_ident(*bytes.get(next + 8).unwrap_or(&b' ')) {
+                    if src[next..].starts_with("template")
+                        && !is_ident(*bytes.get(next + 8).unwrap_or(&b' '))
+                    {
                         if let Some(semi) = find(bytes, next, b";") {
                             blank(&mut out, i, semi + 1);
                             i = semi + 1;

@@ -36,6 +36,9 @@ pub struct Bodies {
     /// Template instantiations, nodes `base_count..`: the pattern's node and the arguments.
     pub(super) instances: Vec<(NodeId, Arc<[Ty]>)>,
     pub(super) base_count: usize,
+    /// Templates whose instances reached a bound (`collect::MAX_INSTANCES_PER_TEMPLATE`, or
+    /// the part's): the rest are analysed as the generic pattern.
+    pub cut: std::collections::BTreeSet<NodeId>,
     /// The instances' lookup tables, when the last update left them: the next one takes them
     /// instead of hashing every instance's arguments again.
     pub(super) lookup: Option<Lookup>,
@@ -67,6 +70,7 @@ impl Bodies {
     pub fn set_instances(&mut self, collector: Collector) {
         let ins = collector.instances.into_inner();
         self.instances = ins.list;
+        self.cut.extend(ins.cut);
         self.lookup = Some(Lookup {
             by_key: ins.by_key,
             per_base: ins.per_base,

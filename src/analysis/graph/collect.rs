@@ -17,7 +17,9 @@ use crate::syntax::{Call, CallTarget, Function, KernelRef, Name};
 /// Bounds on instantiation: the work per part of the workspace stays linear whatever the
 /// templates do.
 const MAX_INSTANCES: usize = 20_000;
-const MAX_INSTANCES_PER_TEMPLATE: usize = 64;
+/// Per template: a test suite instantiates one kernel template for every type it tests (the
+/// SYCL conformance suite makes 84 of one); recursion over values would make unboundedly many.
+pub const MAX_INSTANCES_PER_TEMPLATE: usize = 256;
 
 /// Reads function bodies: direct aspect uses, and calls resolved against the skeleton.
 pub struct Collector<'a> {
@@ -35,6 +37,8 @@ pub(super) struct Instances {
     pub(super) per_base: HashMap<NodeId, usize>,
     /// Instances per part, counted from `MAX_INSTANCES` instances on.
     pub(super) per_part: Option<HashMap<u32, usize>>,
+    /// Templates that reached a bound: more instances were asked for than were made.
+    pub(super) cut: std::collections::BTreeSet<NodeId>,
     base_count: usize,
 }
 
@@ -109,6 +113,7 @@ impl<'a> Collector<'a> {
         // The lookup tables go with the bodies, for the first update.
         let ins = std::mem::take(&mut *self.instances.borrow_mut());
         b.instances = ins.list;
+        b.cut = ins.cut;
         b.lookup = Some(Lookup {
             by_key: ins.by_key,
             per_base: ins.per_base,
@@ -132,6 +137,7 @@ impl<'a> Collector<'a> {
         }
         let per = ins.per_base.get(&base).copied().unwrap_or(0);
         if per >= MAX_INSTANCES_PER_TEMPLATE {
+            ins.cut.insert(base);
             return Some(base);
         }
         let part = (ins.list.len() >= MAX_INSTANCES).then(|| self.sk.part_of_node(base));
@@ -146,6 +152,7 @@ impl<'a> Collector<'a> {
                 counts
             });
             if counts.get(&part).copied().unwrap_or(0) >= MAX_INSTANCES {
+                ins.cut.insert(base);
                 return Some(base);
             }
         }

@@ -21,7 +21,7 @@ mod skeleton;
 mod view;
 
 pub use bodies::{Bodies, Collected};
-pub use collect::Collector;
+pub use collect::{Collector, MAX_INSTANCES_PER_TEMPLATE};
 pub use derived::Derived;
 pub use relink::relink;
 pub use skeleton::Skeleton;

@@ -152,9 +152,7 @@ impl Cx<'_, '_> {
         let Some(x) = self.expr(e) else { return };
         let body = self.body.expect("visited bodies exist");
         match x {
-            Expr::SizeOf(_) | Expr::SizeOfExpr(_) | Expr::SizeOfPack(_) | Expr::Lambda(_) => {
-                return
-            }
+            Expr::SizeOf(_) | Expr::SizeOfExpr(_) | Expr::SizeOfPack(_) | Expr::Lambda(_) => return,
             Expr::Expand(p) => {
                 if self.expand(*p, |cx| cx.visit(*p, add)).is_none() {
                     self.visit(*p, add);
@@ -304,9 +302,9 @@ pub(super) fn aspects_of(ix: &Index, t: &Ty, depth: usize) -> AspectSet {
         Ty::Float(FloatKindOrd::Double | FloatKindOrd::LongDouble) => one("fp64"),
         Ty::Float(FloatKindOrd::Half) => one("fp16"),
         Ty::Array(x) => aspects_of(ix, x, depth),
-        Ty::Pack(xs) => xs
-            .iter()
-            .fold(AspectSet::EMPTY, |s, x| s.union(aspects_of(ix, x.strip_ref(), depth))),
+        Ty::Pack(xs) => xs.iter().fold(AspectSet::EMPTY, |s, x| {
+            s.union(aspects_of(ix, x.strip_ref(), depth))
+        }),
         Ty::Closure(..) => AspectSet::EMPTY,
         Ty::Class(c) => {
             if depth > MAX_DEPTH {

@@ -335,10 +335,17 @@ impl<'i, 'a> Cx<'i, 'a> {
                     subst: Arc::from(c.args.clone()),
                 })
                 .collect();
-            self.targets.borrow_mut().entry(at).or_default().extend(insts);
+            self.targets
+                .borrow_mut()
+                .entry(at)
+                .or_default()
+                .extend(insts);
             return;
         };
-        let (name, explicit) = match what.strip_suffix('>').and_then(|w| w.find('<').map(|o| (w, o))) {
+        let (name, explicit) = match what
+            .strip_suffix('>')
+            .and_then(|w| w.find('<').map(|o| (w, o)))
+        {
             Some((w, open)) => (
                 &w[..open],
                 super::consts::split_top(&w[open + 1..])

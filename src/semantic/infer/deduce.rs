@@ -44,9 +44,7 @@ pub(super) fn deduce(pattern: &Ty, arg: &Ty, b: &mut HashMap<Arc<str>, Ty>) -> b
 /// argument makes deduction fail (no conversion is considered), so the candidate is not viable.
 fn cannot_deduce(param: &Ty, arg: &Ty) -> bool {
     let (p, a) = (param.strip_ref(), arg.strip_ref());
-    p.is_dependent()
-        && a.is_arithmetic()
-        && matches!(p, Ty::Class(_) | Ty::Ptr(_) | Ty::Array(_))
+    p.is_dependent() && a.is_arithmetic() && matches!(p, Ty::Class(_) | Ty::Ptr(_) | Ty::Array(_))
 }
 
 pub(super) fn substitute(t: &Ty, b: &HashMap<Arc<str>, Ty>) -> Ty {
@@ -148,14 +146,15 @@ impl Cx<'_, '_> {
                     return None;
                 }
             }
-        } else if explicit.len() > own.len()
-            && !own.iter().any(|p| p.name.is_empty() || p.pack)
-        {
+        } else if explicit.len() > own.len() && !own.iter().any(|p| p.name.is_empty() || p.pack) {
             return None;
         }
         let mut b: HashMap<Arc<str>, Ty> = HashMap::default();
         // [temp.arg.explicit]: arguments bind the parameters in order; a pack takes the rest.
-        let pack = own.iter().find(|p| p.pack).map(|p| Arc::<str>::from(p.name.as_str()));
+        let pack = own
+            .iter()
+            .find(|p| p.pack)
+            .map(|p| Arc::<str>::from(p.name.as_str()));
         let mut explicit_pack: Vec<Ty> = Vec::new();
         if func.spec_args.is_none() {
             let mut es = explicit.iter();
@@ -216,7 +215,8 @@ impl Cx<'_, '_> {
         // [temp.func.order]: a non-template is preferred over a template at equal
         // conversions, and a template over one that takes a pack.
         let template = !func.tparams.is_empty() && func.spec_args.is_none() && !own.is_empty();
-        score = score * 4 + u32::from(template) + 2 * u32::from(pattern.is_some() || pack.is_some());
+        score =
+            score * 4 + u32::from(template) + 2 * u32::from(pattern.is_some() || pack.is_some());
         let subst: Vec<Ty> = func
             .tparams
             .iter()

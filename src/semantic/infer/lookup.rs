@@ -171,7 +171,13 @@ impl Resolver<'_, '_, '_> {
             if !scope_ends_with(&g.scope, q) {
                 continue;
             }
-            let v = const_text(ix, f, g.init.as_deref()?, &HashMap::default(), self.depth + 1)?;
+            let v = const_text(
+                ix,
+                f,
+                g.init.as_deref()?,
+                &HashMap::default(),
+                self.depth + 1,
+            )?;
             if value.is_some_and(|p| p != v) {
                 return None;
             }

@@ -37,7 +37,6 @@ void run(sycl::queue &q, double *p) {
     );
 }
 
-
 #[test]
 fn variadic_packs_recurse_expand_and_fold() {
     // [temp.variadic]: a pack binds any number of arguments, expansions spread them, and
