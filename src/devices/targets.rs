@@ -13,6 +13,8 @@ pub struct ResolvedTarget {
     pub macro_name: Option<String>,
     /// The device-table entry this target reads, if the table has it.
     pub entry: Option<String>,
+    /// The entry the driver reads for the aspect-trait macros, if the table has it (`entry`).
+    pub traits_entry: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,12 +44,14 @@ fn suggestions_for(input: &str, table: &DeviceTable) -> Vec<String> {
 /// Like [`resolve`], without looking for suggestions (the costly part of an invalid name).
 fn resolve_unsuggested(input: &str, table: &DeviceTable) -> Result<ResolvedTarget, InvalidTarget> {
     let names = driver_names();
+    let known = |e: Option<&str>| e.filter(|e| table.get(e).is_some()).map(str::to_string);
     let with_entry = |canonical: &str, kind, macro_name, entry: Option<&str>| ResolvedTarget {
         input: input.to_string(),
         canonical: canonical.to_string(),
         kind,
         macro_name,
-        entry: entry.filter(|e| table.get(e).is_some()).map(str::to_string),
+        entry: known(entry),
+        traits_entry: known(entry),
     };
     let canonical = names.canonical_of_alias(input).unwrap_or(input);
     if let Some(kind) = names.kind_of(canonical) {
@@ -58,19 +62,35 @@ fn resolve_unsuggested(input: &str, table: &DeviceTable) -> Result<ResolvedTarge
             Some(canonical),
         ));
     }
-    let generic_name = names
+    let generic = |name: &str| {
+        let g = names.generic(name).expect("generic name exists");
+        match &g.default {
+            // The driver binds its default architecture (the bound arch gives the macro, the
+            // entry and the trait macros); a user entry under the triple's own name wins.
+            Some(device) => {
+                let entry = if table.get(name).is_some() {
+                    name
+                } else {
+                    device
+                };
+                with_entry(name, TargetKind::Generic, device_macro(device), Some(entry))
+            }
+            // A bare triple has no entry upstream, but a user may give it one under its own
+            // name.
+            None => with_entry(
+                name,
+                TargetKind::Generic,
+                g.macro_name.clone(),
+                g.entry.as_deref().or(Some(name)),
+            ),
+        }
+    };
+    if let Some(name) = names
         .generic(input)
         .map(|_| input)
-        .or_else(|| names.generic_of_triple(input));
-    if let Some(name) = generic_name {
-        let g = names.generic(name).expect("generic name exists");
-        // A bare triple has no entry upstream, but a user may give it one under its own name.
-        return Ok(with_entry(
-            name,
-            TargetKind::Generic,
-            g.macro_name.clone(),
-            g.entry.as_deref().or(Some(name)),
-        ));
+        .or_else(|| names.generic_of_triple(input))
+    {
+        return Ok(generic(name));
     }
     if table.get(input).is_some() {
         return Ok(with_entry(
@@ -79,6 +99,9 @@ fn resolve_unsuggested(input: &str, table: &DeviceTable) -> Result<ResolvedTarge
             device_macro(input),
             Some(input),
         ));
+    }
+    if let Some(name) = names.generic_of_arch(input) {
+        return Ok(generic(name));
     }
     Err(InvalidTarget {
         input: input.to_string(),
@@ -225,9 +248,41 @@ mod tests {
         let t = resolve("spir64_gen-unknown-unknown", builtin()).unwrap();
         assert_eq!(t.canonical, "spir64_gen");
         assert_eq!(t.macro_name, None);
-        let t = resolve("nvptx64-nvidia-cuda", builtin()).unwrap();
-        assert_eq!((t.macro_name, t.entry), (None, None));
-        assert!(resolve("spir64-nvidia-cuda", builtin()).is_err());
+        // Any triple of a generic target's architecture, as the driver's isValidSYCLTriple
+        // accepts it (Driver.cpp); a bare `nvptx64` too (Driver::MakeSYCLDeviceTriple).
+        for (input, canonical) in [
+            ("nvptx64", "nvptx64-nvidia-cuda"),
+            ("nvptx64-unknown-unknown", "nvptx64-nvidia-cuda"),
+            ("amdgcn", "amdgcn-amd-amdhsa"),
+            ("spir64-nvidia-cuda", "spir64"),
+        ] {
+            let t = resolve(input, builtin()).unwrap();
+            assert_eq!(t.canonical, canonical, "{input}");
+            assert_eq!(t.input, input);
+        }
+        assert!(resolve("nvptx", builtin()).is_err());
+        assert!(resolve("x86_64-unknown-linux-gnu", builtin()).is_err());
+    }
+
+    /// A bare `nvptx64-nvidia-cuda` is compiled for the driver's default architecture: the
+    /// device compile is bound to it (`sycl-offload-nvptx.cpp`: `(device-sycl, sm_75)`), so
+    /// its `__SYCL_TARGET_*__` macro (Clang.cpp `addTargetMacros`, from the bound arch) and its
+    /// entry (`populateSYCLDeviceTraitsMacrosArgs`) are sm_75's.
+    #[test]
+    fn a_bare_nvptx64_triple_binds_the_default_architecture() {
+        for input in ["nvptx64-nvidia-cuda", "nvptx64"] {
+            let t = resolve(input, builtin()).unwrap();
+            assert_eq!(t.canonical, "nvptx64-nvidia-cuda");
+            assert_eq!(
+                t.macro_name.as_deref(),
+                Some("__SYCL_TARGET_NVIDIA_GPU_SM_75__")
+            );
+            assert_eq!(t.entry.as_deref(), Some("nvidia_gpu_sm_75"));
+            assert_eq!(t.traits_entry.as_deref(), Some("nvidia_gpu_sm_75"));
+        }
+        // Not the architecture given to the backend: that is another target.
+        let l = parse_target_list("nvptx64-nvidia-cuda,nvidia_gpu_sm_80", builtin());
+        assert_eq!(l.targets.len(), 2);
     }
 
     #[test]
