@@ -339,7 +339,7 @@ fn offload_arch_backend_device_and_response_files_in_compile_commands() {
         targets_of(
             r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend "-device dg1" -c k.cpp"#
         ),
-        ["intel_gpu_dg1"]
+        ["spir64_gen:dg1"]
     );
     std::fs::write(dir.path().join("sycl.rsp"), "-fsycl '--offload-arch=dg1'\n").unwrap();
     assert_eq!(targets_of("icpx @sycl.rsp -c k.cpp"), ["intel_gpu_dg1"]);

@@ -405,7 +405,12 @@ fn concrete_sets_of_section_5() {
         let info = table.get(t.entry.as_deref().unwrap()).unwrap();
         assert_eq!(info.aot_toolchain_options.as_deref(), ocloc, "{input}");
     }
-    for input in ["spir64", "spir64_gen", "amdgcn-amd-amdhsa"] {
+    for input in [
+        "spir64",
+        "spir64_gen",
+        "spir64_gen:dg1",
+        "amdgcn-amd-amdhsa",
+    ] {
         assert_eq!(resolve(input, table).unwrap().macro_name, None, "{input}");
     }
     assert_eq!(

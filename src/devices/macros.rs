@@ -194,6 +194,21 @@ mod tests {
             .all(|n| n.starts_with("__SYCL_ALL_DEVICES_HAVE_")));
     }
 
+    /// CHECK_TOOLS_MIX (sycl-oneapi-gpu-intelgpu.cpp): the spir64_gen compile whose backend
+    /// gets `-device skl` has no `-D__SYCL_TARGET_INTEL_GPU*`; the traits are those of the
+    /// `spir64_gen` entry (ANY_ASPECT), as for `-Xs "-device pvc"` in the traits test.
+    #[test]
+    fn a_device_bound_by_ocloc_gets_the_spir64_gen_macros() {
+        assert_eq!(macros_for("spir64_gen:skl"), macros_for("spir64_gen"));
+        assert_eq!(
+            macros_for("intel_gpu_dg1,spir64_gen:skl"),
+            [
+                "__SYCL_TARGET_INTEL_GPU_DG1__",
+                "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__"
+            ]
+        );
+    }
+
     #[test]
     fn empty_list_of_resolved_targets_defines_no_trait() {
         let s = trait_sets(&[], DeviceTable::builtin());
