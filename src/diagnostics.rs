@@ -123,6 +123,9 @@ codes! {
     FileSkipped => "file-skipped", Note,
         "a source file not analysed: binary, over 8 MB, unreadable",
         "Exclude the file (`.gitignore`) or make it a readable C++ source under 8 MB.";
+    UnboundDevice => "unbound-device", Note,
+        "an ocloc `-device` name in `compile_commands.json` that names no device of the device table (a release or family name, a PCI id, a range): the generic `spir64_gen` target is checked for it",
+        "Name the device as the driver's tables do (`acm_g10`, `acm-g10`, `12.55.8`; `sycl-analyzer targets` lists them), or pass `--targets spir64_gen:DEVICE` for the device the build is for.";
 }
 
 impl Serialize for Code {

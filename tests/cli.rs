@@ -74,6 +74,41 @@ fn query_macros_for_a_partial_nvptx_triple() {
     }
 }
 
+/// `-Xs "-device NAME"`: the spir64_gen compile gets no `__SYCL_TARGET_*__` macro and the
+/// traits of the spir64_gen entry (CHECK_TOOLS_MIX); a name of no device is a note on stderr.
+#[test]
+fn query_macros_for_an_ocloc_device() {
+    let v = json_of(bin().args([
+        "query",
+        "macros",
+        "--flags",
+        r#"-fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend=spir64_gen "-device dg1""#,
+    ]));
+    assert_eq!(v["targets"], serde_json::json!(["spir64_gen:dg1"]));
+    assert_eq!(
+        v["macros"],
+        serde_json::json!({"__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__": "1"})
+    );
+    bin()
+        .args([
+            "query",
+            "macros",
+            "--flags",
+            r#"-fsycl -fsycl-targets=spir64_gen -Xs "-device acm-g10,xe-hpg""#,
+            "--format",
+            "flags",
+        ])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::starts_with("-D__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__=1")
+                .and(predicate::str::contains("__SYCL_TARGET_").not()),
+        )
+        .stderr(predicate::str::contains(
+            "note[unbound-device]: ocloc device 'xe-hpg' (-device) names no device",
+        ));
+}
+
 /// A build system with a command line rather than a target list: the same answer as the list
 /// the driver makes of it; what the driver refuses is refused with its text.
 #[test]
