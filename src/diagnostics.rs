@@ -126,6 +126,9 @@ codes! {
     InstantiationLimit => "instantiation-limit", Note,
         "a template reached from device code has more instances than the analysis makes (256 per template, 20 000 per independent part): the rest are analysed as the generic pattern",
         "Findings that depend on the template arguments of the instances past the limit may be missing; split the code into smaller programs, or report the case.";
+    UnboundDevice => "unbound-device", Note,
+        "an ocloc `-device` name in `compile_commands.json` that names no device of the device table (a release or family name, a PCI id, a range): the generic `spir64_gen` target is checked for it",
+        "Name the device as the driver's tables do (`acm_g10`, `acm-g10`, `12.55.8`; `sycl-analyzer targets` lists them), or pass `--targets spir64_gen:DEVICE` for the device the build is for.";
 }
 
 impl Serialize for Code {

@@ -339,7 +339,7 @@ fn offload_arch_backend_device_and_response_files_in_compile_commands() {
         targets_of(
             r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend "-device dg1" -c k.cpp"#
         ),
-        ["intel_gpu_dg1"]
+        ["spir64_gen:dg1"]
     );
     std::fs::write(dir.path().join("sycl.rsp"), "-fsycl '--offload-arch=dg1'\n").unwrap();
     assert_eq!(targets_of("icpx @sycl.rsp -c k.cpp"), ["intel_gpu_dg1"]);
@@ -356,6 +356,84 @@ fn offload_arch_backend_device_and_response_files_in_compile_commands() {
             .starts_with("SYCL target is invalid: 'pvcc'; did you mean"),
         "{d}"
     );
+}
+
+/// Any name ocloc takes for a device binds it (`acm-g10`, the hyphenated spelling CMake files
+/// use, was refused as an invalid target and the check reported nothing); a name of no device
+/// of the tables (a family, a PCI id) keeps the generic `spir64_gen` with a note located in the
+/// database, never an error.
+#[test]
+fn ocloc_device_names_in_compile_commands_bind_or_note() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cpp"),
+        "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n",
+    )
+    .unwrap();
+    let root = dir.path().to_str().unwrap();
+    let check = |device: &str, code: i32| -> serde_json::Value {
+        let command = format!(
+            r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend=spir64_gen "-device {device}" -c k.cpp"#
+        );
+        let db = serde_json::json!([{ "directory": root, "file": "k.cpp", "command": command }]);
+        std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+        json_out(&["check", root, "--format", "json", "--no-cache"], code)
+    };
+    let codes = |v: &serde_json::Value| -> Vec<String> {
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for device in ["acm-g10", "acm_g10", "dg2-g10", "12.55.8"] {
+        let v = check(device, 1);
+        assert_eq!(codes(&v), ["target-unsupported-aspect"], "{device}: {v}");
+        let m = v["diagnostics"][0]["message"].as_str().unwrap();
+        assert!(m.contains("'spir64_gen:acm_g10'"), "{device}: {m}");
+    }
+    let v = check("dg1,pvc", 1);
+    let m = v["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(m.contains("'spir64_gen:dg1'") && !m.contains("pvc"), "{m}");
+    // A family name: the generic spir64_gen (which may have fp64) with a note, exit 0.
+    let v = check("xe-hpg", 0);
+    assert_eq!(codes(&v), ["unbound-device"], "{v}");
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["severity"], "note");
+    assert!(d["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("compile_commands.json"));
+    let db = std::fs::read_to_string(dir.path().join("compile_commands.json")).unwrap();
+    let at = db.find("xe-hpg").unwrap();
+    assert_eq!(d["column"].as_u64().unwrap() as usize, at + 1, "{d}");
+    assert!(d["message"].as_str().unwrap().contains("'xe-hpg'"));
+    // In text, on stdout with the findings, counted as a note.
+    let out = bin()
+        .args(["check", root, "--no-cache"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("note[unbound-device]"), "{out}");
+    assert!(out.contains("1 note(s)"), "{out}");
+    // --targets wins over the database: its notes do not apply.
+    let v = json_out(
+        &[
+            "check",
+            root,
+            "--targets",
+            "spir64_gen:acm-g10",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        1,
+    );
+    assert_eq!(codes(&v), ["target-unsupported-aspect"], "{v}");
 }
 
 #[test]

@@ -45,6 +45,70 @@ fn query_macros_for_two_targets() {
         .is_none());
 }
 
+/// `--targets` takes every spelling `-fsycl-targets=` takes: a partial triple like `nvptx64`
+/// was refused. A bare NVIDIA triple is compiled for the driver's default architecture, and
+/// has its macros (sycl-device-traits-macros-nvptx.cpp, CHECK-SYCL-NVPTX-NVIDIA-CUDA-DEFAULT-
+/// TRIPLE: ANY_ASPECT, no ANY_DEVICE_HAS_<a>, some ALL_DEVICES_HAVE_<a>).
+#[test]
+fn query_macros_for_a_partial_nvptx_triple() {
+    let v = json_of(bin().args(["query", "macros", "--targets", "nvptx64"]));
+    assert_eq!(v["targets"], serde_json::json!(["nvptx64-nvidia-cuda"]));
+    let m = v["macros"].as_object().unwrap();
+    assert_eq!(m["__SYCL_TARGET_NVIDIA_GPU_SM_75__"], "1");
+    assert_eq!(m["__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__"], "1");
+    assert!(!m
+        .keys()
+        .any(|k| k.starts_with("__SYCL_ANY_DEVICE_HAS_")
+            && k != "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__"));
+    assert_eq!(m["__SYCL_ALL_DEVICES_HAVE_fp64__"], "1");
+    let from_flags = json_of(bin().args([
+        "query",
+        "macros",
+        "--flags",
+        "-fsycl -fsycl-targets=nvptx64",
+    ]));
+    assert_eq!(from_flags["macros"], v["macros"]);
+    for spelling in ["nvptx64-nvidia-cuda", "nvptx64-unknown-unknown"] {
+        let w = json_of(bin().args(["query", "macros", "--targets", spelling]));
+        assert_eq!(w["macros"], v["macros"], "{spelling}");
+    }
+}
+
+/// `-Xs "-device NAME"`: the spir64_gen compile gets no `__SYCL_TARGET_*__` macro and the
+/// traits of the spir64_gen entry (CHECK_TOOLS_MIX); a name of no device is a note on stderr.
+#[test]
+fn query_macros_for_an_ocloc_device() {
+    let v = json_of(bin().args([
+        "query",
+        "macros",
+        "--flags",
+        r#"-fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend=spir64_gen "-device dg1""#,
+    ]));
+    assert_eq!(v["targets"], serde_json::json!(["spir64_gen:dg1"]));
+    assert_eq!(
+        v["macros"],
+        serde_json::json!({"__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__": "1"})
+    );
+    bin()
+        .args([
+            "query",
+            "macros",
+            "--flags",
+            r#"-fsycl -fsycl-targets=spir64_gen -Xs "-device acm-g10,xe-hpg""#,
+            "--format",
+            "flags",
+        ])
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::starts_with("-D__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__=1")
+                .and(predicate::str::contains("__SYCL_TARGET_").not()),
+        )
+        .stderr(predicate::str::contains(
+            "note[unbound-device]: ocloc device 'xe-hpg' (-device) names no device",
+        ));
+}
+
 /// A build system with a command line rather than a target list: the same answer as the list
 /// the driver makes of it; what the driver refuses is refused with its text.
 #[test]

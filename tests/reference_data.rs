@@ -289,14 +289,6 @@ fn worked_examples_of_section_3a() {
             any: None,
             all: &["fp16", "fp64"],
         },
-        // Driver differs: it binds a default sm_50 and defines ALL_DEVICES_HAVE_*; the seed
-        // gives a target with no entry A_all = {}.
-        Expect {
-            list: "nvptx64-nvidia-cuda",
-            any_aspect: true,
-            any: Some(&[]),
-            all: &[],
-        },
     ];
     let table = DeviceTable::builtin();
     let reg = registry();
@@ -333,6 +325,12 @@ fn worked_examples_of_section_3a() {
             assert_eq!(sets.all_devices_have(id), c.all.contains(&a.name.as_str()));
         }
     }
+
+    // A bare nvptx64-nvidia-cuda is compiled for the driver's default architecture, sm_75
+    // (sm_50 before intel/llvm PR #20824; sycl-offload-nvptx.cpp), and has its macros
+    // (sycl-device-traits-macros-nvptx.cpp, CHECK-SYCL-NVPTX-NVIDIA-CUDA-DEFAULT-TRIPLE).
+    let of = |list: &str| predefined_macros(&parse_target_list(list, table).targets, table);
+    assert_eq!(of("nvptx64-nvidia-cuda"), of("nvidia_gpu_sm_75"));
 
     // pvc + gfx906: ANY is the union of both lists (7 + 16, two shared).
     let l = parse_target_list("intel_gpu_pvc,amd_gpu_gfx906", table);
@@ -410,11 +408,18 @@ fn concrete_sets_of_section_5() {
     for input in [
         "spir64",
         "spir64_gen",
-        "nvptx64-nvidia-cuda",
+        "spir64_gen:dg1",
         "amdgcn-amd-amdhsa",
     ] {
         assert_eq!(resolve(input, table).unwrap().macro_name, None, "{input}");
     }
+    assert_eq!(
+        resolve("nvptx64-nvidia-cuda", table)
+            .unwrap()
+            .macro_name
+            .as_deref(),
+        Some("__SYCL_TARGET_NVIDIA_GPU_SM_75__")
+    );
     let e = resolve("intel_gpu_bad", table).unwrap_err();
     assert_eq!(e.message, "SYCL target is invalid: 'intel_gpu_bad'");
 }

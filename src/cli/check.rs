@@ -106,6 +106,7 @@ pub(crate) fn load(
         }
     };
     let env = project.compile_env(targets.as_deref(), &table);
+    let notes = project.driver_notes();
     let config = AnalysisConfig::new(table, targets, env);
     let bar: std::sync::OnceLock<Option<indicatif::ProgressBar>> = std::sync::OnceLock::new();
     let ws = project::load(
@@ -130,6 +131,8 @@ pub(crate) fn load(
     if let Some(Some(b)) = bar.get() {
         b.finish_and_clear();
     }
+    let mut ws = ws;
+    ws.loaded.notices.extend(notes);
     Ok(Ok(ws))
 }
 

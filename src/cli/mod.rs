@@ -510,6 +510,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                         );
                         return Ok(EXIT_INVALID);
                     }
+                    report_driver_notes(&line, &f.notes, reporter);
                     f.targets.join(",")
                 }
             };
@@ -668,6 +669,33 @@ fn report_driver_errors(
         output::print_json(&proto::diagnostics_json(&diagnostics));
     }
     reporter.report(&diagnostics);
+}
+
+/// What the analysis reads in a weaker way than the driver (an ocloc `-device` that names no
+/// device of the table), as notes on standard error: the answer goes on.
+fn report_driver_notes(line: &str, notes: &[devices::driver::DriverNote], reporter: &mut Reporter) {
+    if notes.is_empty() {
+        return;
+    }
+    let file: Arc<str> = Arc::from("--flags");
+    reporter.add_source(&file, line);
+    let mut sink = DiagnosticSink::new(file, line);
+    for n in notes {
+        let start = line.find(&n.subject).unwrap_or(0);
+        let end = if n.subject.is_empty() || !line.contains(&n.subject) {
+            start
+        } else {
+            start + n.subject.len()
+        };
+        sink.push(
+            crate::text::TextRange::new(start, end),
+            Severity::Note,
+            Code::UnboundDevice,
+            n.message.clone(),
+            Vec::new(),
+        );
+    }
+    reporter.report(&sink.finish());
 }
 
 fn report_invalid_targets(list: &str, parsed: &TargetList, reporter: &mut Reporter, json: bool) {

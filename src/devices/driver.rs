@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{resolve, DeviceTable};
+use super::targets::{ocloc_device, resolve_unsuggested, DEVICE_BOUND_PREFIX};
+use super::{resolve, DeviceTable, TargetKind};
 
 /// What one compile command says.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -27,6 +28,16 @@ pub struct CompileFlags {
     pub std: Option<String>,
     /// The driver's errors for what it would refuse, with did-you-mean candidates.
     pub errors: Vec<DriverError>,
+    /// What the command names that the analysis reads in a weaker way than the build (an
+    /// ocloc `-device` that names no device of the table): told, never a refusal.
+    pub notes: Vec<DriverNote>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct DriverNote {
+    pub message: String,
+    /// The word of the command the note is about (the `-device` name), to locate it.
+    pub subject: String,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,17 +101,13 @@ pub fn expand_response_files(
     out
 }
 
-/// The generic target a partial or full triple stands for (`nvptx64` → `nvptx64-nvidia-cuda`).
-fn generic(target: &str) -> Option<&'static str> {
-    let arch = target.split('-').next().unwrap_or(target);
-    Some(match arch {
-        "spir64" => "spir64",
-        "spir64_gen" => "spir64_gen",
-        "spir64_x86_64" => "spir64_x86_64",
-        "nvptx64" => "nvptx64-nvidia-cuda",
-        "amdgcn" => "amdgcn-amd-amdhsa",
-        _ => return None,
-    })
+/// The generic target a partial or full triple stands for (`nvptx64` → `nvptx64-nvidia-cuda`),
+/// as `--targets` resolves it too.
+fn generic(target: &str) -> Option<String> {
+    resolve_unsuggested(target, DeviceTable::builtin())
+        .ok()
+        .filter(|t| t.kind == TargetKind::Generic && !t.canonical.contains(':'))
+        .map(|t| t.canonical)
 }
 
 /// The target an `--offload-arch` value names, as a device-table name.
@@ -148,8 +155,11 @@ enum Bound {
     Arch(String),
 }
 
-fn backend_options(text: &str) -> Vec<Bound> {
-    let words = split_command(text);
+/// The devices the backend options of one toolchain name. The driver hands every
+/// `-Xsycl-target-backend` string of a toolchain to its backend one after the other, each split
+/// as a shell would (`SYCLToolChain::TranslateTargetOpt`), so `-Xs -device -Xs pvc` is
+/// `-device pvc`.
+fn backend_options(words: &[String]) -> Vec<Bound> {
     let mut out = Vec::new();
     let mut it = words.iter();
     while let Some(w) = it.next() {
@@ -160,7 +170,7 @@ fn backend_options(text: &str) -> Vec<Bound> {
         };
         if w == "-device" {
             if let Some(d) = it.next() {
-                out.extend(d.split(',').map(|d| Bound::Device(d.to_string())));
+                out.push(Bound::Device(d.clone()));
             }
         } else if let Some(a) = after_eq("--offload-arch").or_else(|| after_eq("--cuda-gpu-arch")) {
             out.push(Bound::Arch(a));
@@ -169,6 +179,31 @@ fn backend_options(text: &str) -> Vec<Bound> {
         }
     }
     out
+}
+
+/// The targets an ocloc `-device` value binds `spir64_gen` to: each device of a comma list the
+/// tables know (`spir64_gen:acm_g10`), and the generic `spir64_gen` itself, with a note, for
+/// what they do not (a release or family name, a PCI id, a range, an unknown device): the
+/// driver does not read the value, it hands it to ocloc, so nothing is refused here.
+fn ocloc_targets(value: &str, targets: &mut Vec<String>, notes: &mut Vec<DriverNote>) {
+    for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        match ocloc_device(name) {
+            Some(device) => {
+                let short = device.strip_prefix("intel_gpu_").unwrap_or(device);
+                targets.push(format!("{DEVICE_BOUND_PREFIX}{short}"));
+            }
+            None => {
+                targets.push("spir64_gen".to_string());
+                notes.push(DriverNote {
+                    message: format!(
+                        "ocloc device '{name}' (-device) names no device of the device table: \
+                         kernels are checked for the generic spir64_gen target there"
+                    ),
+                    subject: name.to_string(),
+                });
+            }
+        }
+    }
 }
 
 /// An option's value: joined (`-DX`, `-I/p`), after `=`, or the next argument.
@@ -249,41 +284,62 @@ pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
             Err(e) => f.errors.push(e),
         }
     }
-    // Backend options bind a device to a generic target.
+    // Backend options bind a device to a generic target; a triple-less option applies to every
+    // target (the driver refuses it with several, which is not modelled here).
+    let mut groups: Vec<(Option<String>, Vec<String>)> = Vec::new();
+    for (triple, opts) in backend {
+        let key = triple
+            .as_deref()
+            .map(|t| generic(t).unwrap_or_else(|| t.to_string()));
+        let words = split_command(&opts);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, w)) => w.extend(words),
+            None => groups.push((key, words)),
+        }
+    }
     let mut bound: Vec<(&'static str, String)> = Vec::new();
-    for (triple, opts) in &backend {
-        for b in backend_options(opts) {
-            let (family, name) = match &b {
-                Bound::Device(d) => ("spir64_gen", format!("intel_gpu_{d}")),
-                Bound::Arch(a) if a.starts_with("sm_") => {
-                    ("nvptx64-nvidia-cuda", format!("nvidia_gpu_{a}"))
-                }
-                Bound::Arch(a) => ("amdgcn-amd-amdhsa", format!("amd_gpu_{a}")),
+    for (key, words) in &groups {
+        for b in backend_options(words) {
+            let family = match &b {
+                Bound::Device(_) => "spir64_gen",
+                Bound::Arch(a) if a.starts_with("sm_") => "nvptx64-nvidia-cuda",
+                Bound::Arch(_) => "amdgcn-amd-amdhsa",
             };
-            if triple
-                .as_deref()
-                .and_then(generic)
-                .is_some_and(|t| t != family)
-            {
+            if key.as_deref().is_some_and(|k| k != family) {
                 continue;
             }
-            match resolve(&name, table) {
-                Ok(t) => bound.push((family, t.canonical)),
-                Err(e) => f.errors.push(DriverError {
-                    message: format!("SYCL target is invalid: '{name}'"),
-                    suggestions: e.suggestions,
-                }),
+            match &b {
+                Bound::Device(d) => {
+                    let mut ts = Vec::new();
+                    ocloc_targets(d, &mut ts, &mut f.notes);
+                    bound.extend(ts.into_iter().map(|t| (family, t)));
+                }
+                Bound::Arch(a) => {
+                    let name = if family == "nvptx64-nvidia-cuda" {
+                        format!("nvidia_gpu_{a}")
+                    } else {
+                        format!("amd_gpu_{a}")
+                    };
+                    match resolve(&name, table) {
+                        Ok(t) => bound.push((family, t.canonical)),
+                        Err(e) => f.errors.push(DriverError {
+                            message: format!("SYCL target is invalid: '{name}'"),
+                            suggestions: e.suggestions,
+                        }),
+                    }
+                }
             }
         }
     }
     for t in targets {
-        let resolved: Vec<String> = match generic(&t) {
+        let family = generic(&t);
+        let resolved: Vec<String> = match family {
             Some(family) if bound.iter().any(|(f, _)| *f == family) => bound
                 .iter()
                 .filter(|(f, _)| *f == family)
                 .map(|(_, n)| n.clone())
                 .collect(),
-            Some(family) => vec![family.to_string()],
+            Some(family) => vec![family],
             None => vec![t],
         };
         for r in resolved {
@@ -292,6 +348,8 @@ pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
             }
         }
     }
+    let mut seen = std::collections::HashSet::new();
+    f.notes.retain(|n| seen.insert(n.clone()));
     f
 }
 
@@ -335,13 +393,13 @@ mod tests {
             t(
                 r#"clang++ -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend "-device dg1" a.cpp"#
             ),
-            ["intel_gpu_dg1"]
+            ["spir64_gen:dg1"]
         );
         assert_eq!(
             t(
                 r#"clang++ -fsycl -fsycl-targets=spir64_gen -Xs "-device pvc -options -ze-opt" a.cpp"#
             ),
-            ["intel_gpu_pvc"]
+            ["spir64_gen:pvc"]
         );
         assert_eq!(
             t("clang++ -fsycl -fsycl-targets=nvptx64-nvidia-cuda -Xsycl-target-backend=nvptx64-nvidia-cuda --offload-arch=sm_80 a.cpp"),
@@ -366,6 +424,71 @@ mod tests {
                 r#"clang++ -fsycl -fsycl-targets=spir64_gen,nvptx64 -Xsycl-target-backend=nvptx64-nvidia-cuda --offload-arch=sm_70 a.cpp"#
             ),
             ["spir64_gen", "nvidia_gpu_sm_70"]
+        );
+    }
+
+    /// Every name ocloc takes for a device of the tables binds it, whatever the spelling;
+    /// what names none keeps the generic target with a note, never an error (the driver hands
+    /// `-device` to ocloc unread: `SYCLToolChain::TranslateTargetOpt`, SYCL.cpp).
+    #[test]
+    fn ocloc_device_names_in_every_spelling() {
+        let with = |device: &str| {
+            flags(&format!(
+                r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend "-device {device}" a.cpp"#
+            ))
+        };
+        for spelling in [
+            "acm-g10", "acm_g10", "ACM-G10", "acmg10", "dg2-g10", "dg2_g10", "12.55.8",
+        ] {
+            let f = with(spelling);
+            assert_eq!(f.targets, ["spir64_gen:acm_g10"], "{spelling}");
+            assert!(
+                f.errors.is_empty() && f.notes.is_empty(),
+                "{spelling}: {f:?}"
+            );
+        }
+        assert_eq!(with("dg2").targets, ["spir64_gen:dg2"]);
+        assert_eq!(with("tgl").targets, ["spir64_gen:tgllp"]);
+        assert_eq!(
+            with("mtl_p").targets,
+            ["spir64_gen:mtl_h"],
+            "the driver's own name"
+        );
+        assert_eq!(with("pvc_xt_c0_vg").targets, ["spir64_gen:pvc_vg"]);
+        assert_eq!(
+            with("dg1,pvc").targets,
+            ["spir64_gen:dg1", "spir64_gen:pvc"]
+        );
+        for unknown in ["xe-hpg", "gen12lp", "0x56a0", "dg1:pvc", "12.55", "acm-g13"] {
+            let f = with(unknown);
+            assert_eq!(f.targets, ["spir64_gen"], "{unknown}");
+            assert!(f.errors.is_empty(), "{unknown}: {:?}", f.errors);
+            assert_eq!(f.notes.len(), 1, "{unknown}");
+            assert_eq!(f.notes[0].subject, unknown);
+        }
+        let f = with("dg1,xe-hpg");
+        assert_eq!(f.targets, ["spir64_gen:dg1", "spir64_gen"]);
+        assert_eq!(f.notes.len(), 1);
+        // The forms of the option: `=TRIPLE` (a full triple too), `-Xs`, and the words of one
+        // option string spread over several.
+        for cmd in [
+            r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend=spir64_gen "-device acm-g10" a.cpp"#,
+            r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend=spir64_gen-unknown-unknown "-device acm-g10" a.cpp"#,
+            r#"icpx -fsycl -fsycl-targets=spir64_gen -Xs "-device acm-g10" a.cpp"#,
+            r#"icpx -fsycl -fsycl-targets=spir64_gen -Xs -device -Xs acm-g10 a.cpp"#,
+        ] {
+            assert_eq!(flags(cmd).targets, ["spir64_gen:acm_g10"], "{cmd}");
+        }
+        // An option for another toolchain binds nothing here (CHECK_TOOLS_BEOPTS: options
+        // for `intel_gpu_dg1` go to the dg1 toolchain only).
+        assert_eq!(
+            flags(r#"icpx -fsycl -fsycl-targets=intel_gpu_dg1,spir64_gen -Xsycl-target-backend=intel_gpu_dg1 "-device skl" a.cpp"#).targets,
+            ["intel_gpu_dg1", "spir64_gen"]
+        );
+        // CHECK_TOOLS_MIX: `intel_gpu_dg1` and a `spir64_gen` for skl are two compiles.
+        assert_eq!(
+            flags(r#"icpx -fsycl -fsycl-targets=intel_gpu_dg1,spir64_gen -Xsycl-target-backend=spir64_gen "-device skl" a.cpp"#).targets,
+            ["intel_gpu_dg1", "spir64_gen:skl"]
         );
     }
 

@@ -39,7 +39,7 @@ pub fn trait_sets(targets: &[ResolvedTarget], table: &DeviceTable) -> TraitSets 
     let mut all: Option<AspectSet> = None;
     let mut any = AspectSet::EMPTY;
     for t in targets {
-        let info = t.entry.as_deref().and_then(|e| table.get(e));
+        let info = t.traits_entry.as_deref().and_then(|e| table.get(e));
         let (a_all, a_any) = match info {
             Some(i) if !i.may_support_other_aspects => (i.aspects, i.aspects),
             Some(i) => (i.aspects, universe.union(i.aspects)),
@@ -167,12 +167,43 @@ mod tests {
 
     #[test]
     fn target_without_entry_empties_all_and_fills_any() {
-        // nvptx64-nvidia-cuda names no device, so nothing is guaranteed (seed 000).
-        let m = macros_for("intel_gpu_pvc,nvptx64-nvidia-cuda");
+        // amdgcn-amd-amdhsa names no device, so nothing is guaranteed (seed 000).
+        let m = macros_for("intel_gpu_pvc,amdgcn-amd-amdhsa");
         assert_eq!(
             m,
             [
                 "__SYCL_TARGET_INTEL_GPU_PVC__",
+                "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__"
+            ]
+        );
+    }
+
+    /// CHECK-SYCL-NVPTX-NVIDIA-CUDA-DEFAULT-TRIPLE (sycl-device-traits-macros-nvptx.cpp):
+    /// `-fsycl-targets=nvptx64-nvidia-cuda` gives ANY_ASPECT, no `ANY_DEVICE_HAS_<a>`, and
+    /// `ALL_DEVICES_HAVE_<a>` macros: those of the default architecture the driver binds.
+    #[test]
+    fn a_bare_nvptx64_triple_has_the_default_architectures_macros() {
+        let m = macros_for("nvptx64-nvidia-cuda");
+        assert_eq!(m, macros_for("nvidia_gpu_sm_75"));
+        assert_eq!(m, macros_for("nvptx64"));
+        assert_eq!(m[0], "__SYCL_TARGET_NVIDIA_GPU_SM_75__");
+        assert_eq!(m[1], "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__");
+        assert!(m.contains(&"__SYCL_ALL_DEVICES_HAVE_fp64__".to_string()));
+        assert!(m[2..]
+            .iter()
+            .all(|n| n.starts_with("__SYCL_ALL_DEVICES_HAVE_")));
+    }
+
+    /// CHECK_TOOLS_MIX (sycl-oneapi-gpu-intelgpu.cpp): the spir64_gen compile whose backend
+    /// gets `-device skl` has no `-D__SYCL_TARGET_INTEL_GPU*`; the traits are those of the
+    /// `spir64_gen` entry (ANY_ASPECT), as for `-Xs "-device pvc"` in the traits test.
+    #[test]
+    fn a_device_bound_by_ocloc_gets_the_spir64_gen_macros() {
+        assert_eq!(macros_for("spir64_gen:skl"), macros_for("spir64_gen"));
+        assert_eq!(
+            macros_for("intel_gpu_dg1,spir64_gen:skl"),
+            [
+                "__SYCL_TARGET_INTEL_GPU_DG1__",
                 "__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__"
             ]
         );

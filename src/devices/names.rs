@@ -29,6 +29,8 @@ pub(super) struct Generic {
     pub(super) entry: Option<String>,
     pub(super) macro_name: Option<String>,
     pub(super) triples: Vec<String>,
+    /// The device the driver binds when no architecture is given (`nvptx64-nvidia-cuda`).
+    pub(super) default: Option<String>,
 }
 
 #[derive(Debug)]
@@ -118,6 +120,8 @@ impl DriverNames {
                                     Some((_, v)) => str_list(v)?,
                                     None => Vec::new(),
                                 },
+                                default: field("default")
+                                    .and_then(|(_, v)| v.as_str().map(Into::into)),
                             },
                         ));
                     }
@@ -172,6 +176,19 @@ impl DriverNames {
             let rest = triple.strip_prefix(name.as_str())?.strip_prefix('-')?;
             g.triples.iter().any(|t| t == rest).then_some(name.as_str())
         })
+    }
+
+    /// The generic target of any triple whose architecture is a generic target's (`nvptx64`,
+    /// `nvptx64-unknown-unknown` → `nvptx64-nvidia-cuda`; `spir64-nvidia-cuda` → `spir64`).
+    /// DPC++'s driver reads `-fsycl-targets=` values as triples (`Driver::MakeSYCLDeviceTriple`,
+    /// a bare `nvptx64` is `llvm::Triple("nvptx64")`) and accepts every NVPTX and AMDGCN triple
+    /// and every SPIR one whatever its vendor and OS (`isValidSYCLTriple`, clang/lib/Driver/
+    /// Driver.cpp). Case-sensitive, as LLVM's triple parser is.
+    pub(super) fn generic_of_arch<'a>(&'a self, triple: &str) -> Option<&'a str> {
+        let arch = triple.split('-').next().unwrap_or(triple);
+        self.generic
+            .iter()
+            .find_map(|(name, _)| (name.split('-').next() == Some(arch)).then_some(name.as_str()))
     }
 }
 

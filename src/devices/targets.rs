@@ -13,6 +13,10 @@ pub struct ResolvedTarget {
     pub macro_name: Option<String>,
     /// The device-table entry this target reads, if the table has it.
     pub entry: Option<String>,
+    /// The entry the driver reads for the aspect-trait macros, if the table has it: `entry`,
+    /// but for a device that ocloc's `-device` names (`spir64_gen:dg1`), which the driver
+    /// never reads: it looks the plain `spir64_gen` toolchain up by its triple.
+    pub traits_entry: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,15 +43,85 @@ fn suggestions_for(input: &str, table: &DeviceTable) -> Vec<String> {
     crate::diagnostics::suggest(input, candidates, 3)
 }
 
-/// Like [`resolve`], without looking for suggestions (the costly part of an invalid name).
-fn resolve_unsuggested(input: &str, table: &DeviceTable) -> Result<ResolvedTarget, InvalidTarget> {
+/// The prefix of a device bound by ocloc's `-device` to the generic `spir64_gen` target
+/// (`spir64_gen:acm_g10`): sycl-analyzer's spelling of `-fsycl-targets=spir64_gen
+/// -Xsycl-target-backend "-device acm_g10"`, which the driver compiles as the plain
+/// `spir64_gen` toolchain handing `-device` to ocloc.
+pub const DEVICE_BOUND_PREFIX: &str = "spir64_gen:";
+
+/// Names ocloc takes for devices the driver itself passes to it under another name
+/// (`SYCLToolChain::AddImpliedTargetArgs`, clang/lib/Driver/ToolChains/SYCL.cpp @ intel/llvm
+/// 002199f: `intel_gpu_pvc_vg` is `-device pvc_xt_c0_vg`, `intel_gpu_mtl_h` is `-device mtl_p`,
+/// `intel_gpu_arl_h` is `-device xe_lpgplus_b0`; `mtl_s` is an alias already).
+const OCLOC_NAMES: [(&str, &str); 3] = [
+    ("pvc_xt_c0_vg", "intel_gpu_pvc_vg"),
+    ("mtl_p", "intel_gpu_mtl_h"),
+    ("xe_lpgplus_b0", "intel_gpu_arl_h"),
+];
+
+/// A device name as ocloc compares it: lower case, a `_core` suffix dropped, without `_`
+/// (compute-runtime `ProductConfigHelper::adjustDeviceName`) nor `-` (acronyms are matched
+/// `isEqualWithoutSeparator('-')`, `findAcronymWithoutDash`): `acm-g10`, `ACM_G10` and `acmg10`
+/// are one device.
+fn ocloc_key(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let cut = lower.find("_core").map_or(lower.as_str(), |i| &lower[..i]);
+    cut.chars().filter(|c| *c != '_' && *c != '-').collect()
+}
+
+/// The Intel GPU of the driver's tables an ocloc `-device` name stands for, as its canonical
+/// `intel_gpu_*` name, or `None` when it names none of them: a release or family name
+/// (`xe-hpg`, `gen12lp`), a PCI device id (`0x56a0`), a range (`dg1:pvc`), a device the tables
+/// do not have. DPC++'s driver never reads the name (it passes `-device` to ocloc as given, and
+/// the `spir64_gen` compile gets no `__SYCL_TARGET_*__` macro: `sycl-oneapi-gpu-intelgpu.cpp`
+/// CHECK_TOOLS_MIX); sycl-analyzer binds the device to check kernels against it. The name
+/// matches, the way ocloc compares names, a canonical name or alias without its `intel_gpu_`
+/// prefix (`acm-g10`, `dg2_g10`, `tgl`, `dg2`), a name the driver gives ocloc (`mtl_p`), or an
+/// IP version that is an alias (`12.55.8`).
+pub fn ocloc_device(name: &str) -> Option<&'static str> {
     let names = driver_names();
+    let dotted: Vec<&str> = name.split('.').collect();
+    if dotted.len() == 3
+        && dotted
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        let alias = format!("intel_gpu_{}", dotted.join("_"));
+        return names.canonical_of_alias(&alias);
+    }
+    let key = ocloc_key(name);
+    if key.is_empty() || key.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let suffix = |n: &str| ocloc_key(n.strip_prefix("intel_gpu_").unwrap_or(n));
+    names
+        .intel_gpu_names()
+        .find_map(|(canonical, aliases)| {
+            (suffix(canonical) == key || aliases.iter().any(|a| suffix(a) == key))
+                .then_some(canonical)
+        })
+        .or_else(|| {
+            OCLOC_NAMES
+                .iter()
+                .find(|(n, _)| ocloc_key(n) == key)
+                .and_then(|(_, c)| names.kind_of(c).map(|_| *c))
+        })
+}
+
+/// Like [`resolve`], without looking for suggestions (the costly part of an invalid name).
+pub(super) fn resolve_unsuggested(
+    input: &str,
+    table: &DeviceTable,
+) -> Result<ResolvedTarget, InvalidTarget> {
+    let names = driver_names();
+    let known = |e: Option<&str>| e.filter(|e| table.get(e).is_some()).map(str::to_string);
     let with_entry = |canonical: &str, kind, macro_name, entry: Option<&str>| ResolvedTarget {
         input: input.to_string(),
         canonical: canonical.to_string(),
         kind,
         macro_name,
-        entry: entry.filter(|e| table.get(e).is_some()).map(str::to_string),
+        entry: known(entry),
+        traits_entry: known(entry),
     };
     let canonical = names.canonical_of_alias(input).unwrap_or(input);
     if let Some(kind) = names.kind_of(canonical) {
@@ -58,19 +132,52 @@ fn resolve_unsuggested(input: &str, table: &DeviceTable) -> Result<ResolvedTarge
             Some(canonical),
         ));
     }
-    let generic_name = names
+    let generic = |name: &str| {
+        let g = names.generic(name).expect("generic name exists");
+        match &g.default {
+            // The driver binds its default architecture (the bound arch gives the macro, the
+            // entry and the trait macros); a user entry under the triple's own name wins.
+            Some(device) => {
+                let entry = if table.get(name).is_some() {
+                    name
+                } else {
+                    device
+                };
+                with_entry(name, TargetKind::Generic, device_macro(device), Some(entry))
+            }
+            // A bare triple has no entry upstream, but a user may give it one under its own
+            // name.
+            None => with_entry(
+                name,
+                TargetKind::Generic,
+                g.macro_name.clone(),
+                g.entry.as_deref().or(Some(name)),
+            ),
+        }
+    };
+    if let Some(name) = names
         .generic(input)
         .map(|_| input)
-        .or_else(|| names.generic_of_triple(input));
-    if let Some(name) = generic_name {
-        let g = names.generic(name).expect("generic name exists");
-        // A bare triple has no entry upstream, but a user may give it one under its own name.
-        return Ok(with_entry(
-            name,
-            TargetKind::Generic,
-            g.macro_name.clone(),
-            g.entry.as_deref().or(Some(name)),
-        ));
+        .or_else(|| names.generic_of_triple(input))
+    {
+        return Ok(generic(name));
+    }
+    if let Some((gen, device)) = input.split_once(':') {
+        let bound = resolve_unsuggested(gen, table)
+            .ok()
+            .filter(|g| g.canonical == "spir64_gen")
+            .and_then(|g| Some((g, ocloc_device(device)?)));
+        if let Some((g, device)) = bound {
+            let short = device.strip_prefix("intel_gpu_").unwrap_or(device);
+            return Ok(ResolvedTarget {
+                input: input.to_string(),
+                canonical: format!("{DEVICE_BOUND_PREFIX}{short}"),
+                kind: TargetKind::Generic,
+                macro_name: None,
+                entry: known(Some(device)),
+                traits_entry: g.traits_entry,
+            });
+        }
     }
     if table.get(input).is_some() {
         return Ok(with_entry(
@@ -79,6 +186,9 @@ fn resolve_unsuggested(input: &str, table: &DeviceTable) -> Result<ResolvedTarge
             device_macro(input),
             Some(input),
         ));
+    }
+    if let Some(name) = names.generic_of_arch(input) {
+        return Ok(generic(name));
     }
     Err(InvalidTarget {
         input: input.to_string(),
@@ -225,9 +335,74 @@ mod tests {
         let t = resolve("spir64_gen-unknown-unknown", builtin()).unwrap();
         assert_eq!(t.canonical, "spir64_gen");
         assert_eq!(t.macro_name, None);
-        let t = resolve("nvptx64-nvidia-cuda", builtin()).unwrap();
-        assert_eq!((t.macro_name, t.entry), (None, None));
-        assert!(resolve("spir64-nvidia-cuda", builtin()).is_err());
+        // Any triple of a generic target's architecture, as the driver's isValidSYCLTriple
+        // accepts it (Driver.cpp); a bare `nvptx64` too (Driver::MakeSYCLDeviceTriple).
+        for (input, canonical) in [
+            ("nvptx64", "nvptx64-nvidia-cuda"),
+            ("nvptx64-unknown-unknown", "nvptx64-nvidia-cuda"),
+            ("amdgcn", "amdgcn-amd-amdhsa"),
+            ("spir64-nvidia-cuda", "spir64"),
+        ] {
+            let t = resolve(input, builtin()).unwrap();
+            assert_eq!(t.canonical, canonical, "{input}");
+            assert_eq!(t.input, input);
+        }
+        assert!(resolve("nvptx", builtin()).is_err());
+        assert!(resolve("x86_64-unknown-linux-gnu", builtin()).is_err());
+    }
+
+    /// A bare `nvptx64-nvidia-cuda` is compiled for the driver's default architecture: the
+    /// device compile is bound to it (`sycl-offload-nvptx.cpp`: `(device-sycl, sm_75)`), so
+    /// its `__SYCL_TARGET_*__` macro (Clang.cpp `addTargetMacros`, from the bound arch) and its
+    /// entry (`populateSYCLDeviceTraitsMacrosArgs`) are sm_75's.
+    #[test]
+    fn a_bare_nvptx64_triple_binds_the_default_architecture() {
+        for input in ["nvptx64-nvidia-cuda", "nvptx64"] {
+            let t = resolve(input, builtin()).unwrap();
+            assert_eq!(t.canonical, "nvptx64-nvidia-cuda");
+            assert_eq!(
+                t.macro_name.as_deref(),
+                Some("__SYCL_TARGET_NVIDIA_GPU_SM_75__")
+            );
+            assert_eq!(t.entry.as_deref(), Some("nvidia_gpu_sm_75"));
+            assert_eq!(t.traits_entry.as_deref(), Some("nvidia_gpu_sm_75"));
+        }
+        // Not the architecture given to the backend: that is another target.
+        let l = parse_target_list("nvptx64-nvidia-cuda,nvidia_gpu_sm_80", builtin());
+        assert_eq!(l.targets.len(), 2);
+    }
+
+    /// `spir64_gen:DEVICE`: the spir64_gen compile handing `-device DEVICE` to ocloc. The
+    /// device's entry is checked, but the driver gives that compile no `__SYCL_TARGET_*__`
+    /// macro (`sycl-oneapi-gpu-intelgpu.cpp` CHECK_TOOLS_MIX) and reads the `spir64_gen`
+    /// entry for the trait macros.
+    #[test]
+    fn a_device_bound_by_ocloc_name() {
+        for input in [
+            "spir64_gen:acm-g10",
+            "spir64_gen:acm_g10",
+            "spir64_gen:dg2_g10",
+            "spir64_gen:12.55.8",
+            "spir64_gen-unknown-unknown:ACM-G10",
+        ] {
+            let t = resolve(input, builtin()).unwrap();
+            assert_eq!(t.canonical, "spir64_gen:acm_g10", "{input}");
+            assert_eq!(t.macro_name, None);
+            assert_eq!(t.entry.as_deref(), Some("intel_gpu_acm_g10"));
+            assert_eq!(t.traits_entry.as_deref(), Some("spir64_gen"));
+        }
+        let l = parse_target_list("spir64_gen:dg1,spir64_gen:12.10.0,intel_gpu_dg1", builtin());
+        let canon: Vec<_> = l.targets.iter().map(|t| t.canonical.as_str()).collect();
+        assert_eq!(canon, ["spir64_gen:dg1", "intel_gpu_dg1"]);
+        for bad in [
+            "spir64_gen:xe-hpg",
+            "spir64:dg1",
+            "intel_gpu_dg1:dg1",
+            "spir64_gen:",
+        ] {
+            let e = resolve(bad, builtin()).unwrap_err();
+            assert_eq!(e.message, format!("SYCL target is invalid: '{bad}'"));
+        }
     }
 
     #[test]

@@ -204,6 +204,10 @@ impl State {
                         ),
                     );
                 }
+                // Read in a weaker way than the build, never refused: logged, not shown.
+                for d in project.driver_notes() {
+                    tracing::info!(file = %d.file, line = d.pos.line, "{}", d.message);
+                }
                 project
             }
             Err(e) => {

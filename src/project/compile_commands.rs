@@ -15,6 +15,11 @@ pub struct SyclFlags {
     pub device_configs: Vec<PathBuf>,
     /// What the driver would refuse (an unknown `--offload-arch`), once each.
     pub errors: Vec<crate::devices::driver::DriverError>,
+    /// What the analysis reads in a weaker way than the build (an ocloc `-device` that names
+    /// no device of the table), once each, with where the database names it.
+    pub notes: Vec<(String, crate::text::TextRange)>,
+    /// The database these flags come from.
+    pub database: Option<PathBuf>,
     /// Each file's macros and include directories.
     pub files: Vec<(PathBuf, FileFlags)>,
 }
@@ -88,8 +93,26 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
                 flags.errors.push(err);
             }
         }
+        for note in f.notes {
+            if !flags.notes.iter().any(|(m, _)| *m == note.message) {
+                let at = locate(text, &note.subject);
+                flags.notes.push((note.message, at));
+            }
+        }
     }
     Ok(flags)
+}
+
+/// Where the database names `word` as a `-device` value (its first such place), else its start.
+fn locate(text: &str, word: &str) -> crate::text::TextRange {
+    let after_device = text
+        .match_indices("-device")
+        .find_map(|(i, _)| text[i..].find(word).map(|j| i + j));
+    let start = after_device.or_else(|| text.find(word));
+    match start {
+        Some(s) if !word.is_empty() => crate::text::TextRange::new(s, s + word.len()),
+        _ => crate::text::TextRange::new(0, 0),
+    }
 }
 
 /// Where a `compile_commands.json` is looked for under a directory: the directory itself, then
@@ -157,10 +180,11 @@ pub fn find_sycl_flags(candidates: &[PathBuf]) -> Result<Option<SyclFlags>, Stri
     for path in candidates {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-        let flags = sycl_flags_from_compile_commands(&text)
+        let mut flags = sycl_flags_from_compile_commands(&text)
             .map_err(|e| format!("{}: {e}", path.display()))?;
         if !flags.targets.is_empty() || !flags.device_configs.is_empty() || !flags.files.is_empty()
         {
+            flags.database = Some(path.clone());
             return Ok(Some(flags));
         }
     }

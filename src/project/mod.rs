@@ -115,6 +115,36 @@ impl Project {
         Ok(Some(parsed.targets))
     }
 
+    /// The database's notes about its commands (an ocloc `-device` that names no device of the
+    /// table), located in it; none when the targets are configured, as its targets then do
+    /// not apply.
+    pub fn driver_notes(&self) -> Vec<crate::diagnostics::Diagnostic> {
+        use crate::diagnostics::{Code, DiagnosticSink, Severity};
+        let Some(path) = &self.flags.database else {
+            return Vec::new();
+        };
+        if self.targets_configured || self.flags.notes.is_empty() {
+            return Vec::new();
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let mut sink = DiagnosticSink::new(std::sync::Arc::from(path.display().to_string()), &text);
+        for (message, range) in &self.flags.notes {
+            let range = if range.end <= text.len() {
+                *range
+            } else {
+                crate::text::TextRange::new(0, 0)
+            };
+            sink.push(
+                range,
+                Severity::Note,
+                Code::UnboundDevice,
+                message.clone(),
+                Vec::new(),
+            );
+        }
+        sink.finish()
+    }
+
     /// How sources are preprocessed for `targets` (the implicit `spir64` when `None`).
     pub fn compile_env(
         &self,
