@@ -100,12 +100,31 @@ fn incremental_updates_equal_full_analysis() {
         }
         let got = analysis.report(&settings);
         let want = analyze(&files, &settings);
-        assert_eq!(
-            got.diagnostics,
-            want.diagnostics,
-            "step {step}: diagnostics after editing {}",
-            texts[i].0.display()
-        );
+        if got.diagnostics != want.diagnostics {
+            let line = |d: &sycl_analyzer::diagnostics::Diagnostic| {
+                format!(
+                    "{}:{}: {} {}",
+                    d.file,
+                    d.pos.line,
+                    d.code.as_str(),
+                    d.message
+                )
+            };
+            let only = |a: &[sycl_analyzer::diagnostics::Diagnostic],
+                        b: &[sycl_analyzer::diagnostics::Diagnostic]| {
+                a.iter()
+                    .filter(|d| !b.contains(d))
+                    .map(line)
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            };
+            panic!(
+                "step {step}: diagnostics after editing {}\nonly incremental:\n  {}\nonly full:\n  {}",
+                texts[i].0.display(),
+                only(&got.diagnostics, &want.diagnostics),
+                only(&want.diagnostics, &got.diagnostics)
+            );
+        }
         assert_eq!(got.summaries, want.summaries, "step {step}: summaries");
         assert_eq!(got.stats, want.stats, "step {step}: stats");
         counts.insert(want.diagnostics.len());

@@ -336,7 +336,7 @@ impl OneCompile {
             });
             diagnostics.extend(found.diagnostics.iter().cloned());
         }
-        for &base in &self.bodies.cut {
+        for base in self.bodies.saturated() {
             let (file, at) = graph.name_span(base);
             diagnostics.push(Diagnostic::new(
                 graph.path(file).clone(),
@@ -345,9 +345,9 @@ impl OneCompile {
                 crate::diagnostics::Severity::Note,
                 crate::diagnostics::Code::InstantiationLimit,
                 format!(
-                    "'{}' has more instances reached from device code than the analysis makes \
-                     ({} per template): the others are analysed as the generic pattern, and \
-                     findings that depend on their template arguments may be missing",
+                    "'{}' reaches the limit of {} instances the analysis makes of one template: \
+                     further instances reached from device code are analysed as the generic \
+                     pattern, and findings that depend on their template arguments may be missing",
                     graph.display_name(base),
                     super::graph::MAX_INSTANCES_PER_TEMPLATE,
                 ),

@@ -36,9 +36,6 @@ pub struct Bodies {
     /// Template instantiations, nodes `base_count..`: the pattern's node and the arguments.
     pub(super) instances: Vec<(NodeId, Arc<[Ty]>)>,
     pub(super) base_count: usize,
-    /// Templates whose instances reached a bound (`collect::MAX_INSTANCES_PER_TEMPLATE`, or
-    /// the part's): the rest are analysed as the generic pattern.
-    pub cut: std::collections::BTreeSet<NodeId>,
     /// The instances' lookup tables, when the last update left them: the next one takes them
     /// instead of hashing every instance's arguments again.
     pub(super) lookup: Option<Lookup>,
@@ -70,7 +67,6 @@ impl Bodies {
     pub fn set_instances(&mut self, collector: Collector) {
         let ins = collector.instances.into_inner();
         self.instances = ins.list;
-        self.cut.extend(ins.cut);
         self.lookup = Some(Lookup {
             by_key: ins.by_key,
             per_base: ins.per_base,
@@ -104,6 +100,23 @@ impl Bodies {
             }
         }
         seen.into_iter().all(|s| s)
+    }
+
+    /// Templates with as many instances as the analysis makes of one
+    /// (`collect::MAX_INSTANCES_PER_TEMPLATE`): those past it are the generic pattern. Counted
+    /// from the instances, so a fresh build and an updated one agree.
+    pub fn saturated(&self) -> Vec<NodeId> {
+        let mut per: HashMap<NodeId, usize> = HashMap::default();
+        for (b, _) in &self.instances {
+            *per.entry(*b).or_default() += 1;
+        }
+        let mut out: Vec<NodeId> = per
+            .into_iter()
+            .filter(|&(_, n)| n >= super::collect::MAX_INSTANCES_PER_TEMPLATE)
+            .map(|(b, _)| b)
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     pub fn len(&self) -> usize {

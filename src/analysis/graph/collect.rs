@@ -37,8 +37,6 @@ pub(super) struct Instances {
     pub(super) per_base: HashMap<NodeId, usize>,
     /// Instances per part, counted from `MAX_INSTANCES` instances on.
     pub(super) per_part: Option<HashMap<u32, usize>>,
-    /// Templates that reached a bound: more instances were asked for than were made.
-    pub(super) cut: std::collections::BTreeSet<NodeId>,
     base_count: usize,
 }
 
@@ -113,7 +111,6 @@ impl<'a> Collector<'a> {
         // The lookup tables go with the bodies, for the first update.
         let ins = std::mem::take(&mut *self.instances.borrow_mut());
         b.instances = ins.list;
-        b.cut = ins.cut;
         b.lookup = Some(Lookup {
             by_key: ins.by_key,
             per_base: ins.per_base,
@@ -137,7 +134,6 @@ impl<'a> Collector<'a> {
         }
         let per = ins.per_base.get(&base).copied().unwrap_or(0);
         if per >= MAX_INSTANCES_PER_TEMPLATE {
-            ins.cut.insert(base);
             return Some(base);
         }
         let part = (ins.list.len() >= MAX_INSTANCES).then(|| self.sk.part_of_node(base));
@@ -152,7 +148,6 @@ impl<'a> Collector<'a> {
                 counts
             });
             if counts.get(&part).copied().unwrap_or(0) >= MAX_INSTANCES {
-                ins.cut.insert(base);
                 return Some(base);
             }
         }

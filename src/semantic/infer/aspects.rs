@@ -97,7 +97,10 @@ impl Cx<'_, '_> {
         } else {
             // A declaration only: its signature.
             for p in &self.func.params {
-                let t = self.resolve(p);
+                let t = match self.resolve(p) {
+                    Ty::Array(x) => Ty::Ptr(x),
+                    t => t,
+                };
                 add(
                     self.aspects(&t),
                     &|| t.to_string(),

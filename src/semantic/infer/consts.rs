@@ -117,6 +117,7 @@ impl Cx<'_, '_> {
     /// Folded at compile time: literals and operators over them.
     pub(super) fn is_constant(&self, e: ExprId) -> bool {
         match self.expr(e) {
+            Some(Expr::Name(n)) => self.is_constant_global(n),
             Some(Expr::Lit(_) | Expr::SizeOf(_) | Expr::SizeOfExpr(_) | Expr::SizeOfPack(_)) => {
                 true
             }

@@ -289,7 +289,11 @@ impl<'i, 'a> Cx<'i, 'a> {
                 if text.contains("auto") {
                     Ty::Unknown
                 } else {
-                    self.resolve(text)
+                    match self.resolve(text) {
+                        // [dcl.fct]/5: an array parameter is a pointer.
+                        Ty::Array(x) if var.param => Ty::Ptr(x),
+                        t => t,
+                    }
                 }
             }
             LocalTy::Auto(mods, e) => {
@@ -527,6 +531,33 @@ impl<'i, 'a> Cx<'i, 'a> {
         }
     }
 
+    /// Whether a name is a `const` / `constexpr` namespace-scope variable whose initializer
+    /// clang folds (literals and arithmetic on them): reading it is a constant, no code
+    /// (`static_cast<float>(kScale)`); computing with it is a use of its type.
+    fn is_constant_global(&self, n: &str) -> bool {
+        if !n.contains("::") {
+            if let Some(c) = &self.class {
+                if self.member(c, n, 0).is_known() {
+                    return false;
+                }
+            }
+        }
+        let (q, l) = (qualifier(n), last(n));
+        let ix = self.ix;
+        let mut any = false;
+        for (f, i) in ix.visible(ix.globals, self.file, l) {
+            let g = &ix.files[f as usize].globals[i as usize];
+            if !scope_ends_with(&g.scope, &q) {
+                continue;
+            }
+            match &g.init {
+                Some(init) if folds(init) => any = true,
+                _ => return false,
+            }
+        }
+        any
+    }
+
     /// A name no local declares: a member of `this`, a namespace-scope variable.
     fn name(&self, n: &str) -> Ty {
         if !n.contains("::") {
@@ -605,6 +636,18 @@ fn binary(op: BinOp, l: &Ty, r: &Ty) -> Ty {
 }
 
 /// A class template's parameters bound to a class type's arguments (unbound ones unknown).
+/// An initializer clang folds without a lookup: number literals and arithmetic on them.
+fn folds(init: &str) -> bool {
+    !init.is_empty()
+        && init.chars().any(|c| c.is_ascii_digit())
+        && init
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " .+-*/()%'".contains(c))
+        && !init
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '.')
+            .any(|w| w.starts_with(|c: char| c.is_ascii_alphabetic()))
+}
+
 /// A pack's `k`-th element; anything else as it is.
 fn project(t: &Ty, k: usize) -> Ty {
     match t {
