@@ -336,7 +336,7 @@ impl OneCompile {
             });
             diagnostics.extend(found.diagnostics.iter().cloned());
         }
-        for base in self.bodies.saturated() {
+        for base in self.bodies.saturated(|n| graph.is_device(n)) {
             let (file, at) = graph.name_span(base);
             diagnostics.push(Diagnostic::new(
                 graph.path(file).clone(),

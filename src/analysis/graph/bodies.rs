@@ -105,14 +105,17 @@ impl Bodies {
     /// Templates with as many instances as the analysis makes of one
     /// (`collect::MAX_INSTANCES_PER_TEMPLATE`): those past it are the generic pattern. Counted
     /// from the instances, so a fresh build and an updated one agree.
-    pub fn saturated(&self) -> Vec<NodeId> {
-        let mut per: HashMap<NodeId, usize> = HashMap::default();
-        for (b, _) in &self.instances {
-            *per.entry(*b).or_default() += 1;
+    /// Only templates with an instance `device` accepts (device code) count.
+    pub fn saturated(&self, device: impl Fn(NodeId) -> bool) -> Vec<NodeId> {
+        let mut per: HashMap<NodeId, (usize, bool)> = HashMap::default();
+        for (k, (b, _)) in self.instances.iter().enumerate() {
+            let e = per.entry(*b).or_default();
+            e.0 += 1;
+            e.1 |= device(self.base_count + k);
         }
         let mut out: Vec<NodeId> = per
             .into_iter()
-            .filter(|&(_, n)| n >= super::collect::MAX_INSTANCES_PER_TEMPLATE)
+            .filter(|&(_, (n, dev))| dev && n >= super::collect::MAX_INSTANCES_PER_TEMPLATE)
             .map(|(b, _)| b)
             .collect();
         out.sort_unstable();

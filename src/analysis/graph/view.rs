@@ -136,6 +136,11 @@ impl<'a> Graph<'a> {
         node >= self.bodies.base_count
     }
 
+    /// Reached from a kernel or `SYCL_EXTERNAL` function: compiled for the device.
+    pub fn is_device(&self, node: NodeId) -> bool {
+        self.d.device.get(node).copied().unwrap_or(false)
+    }
+
     pub fn is_kernel(&self, node: NodeId) -> bool {
         self.d.kernel[node]
     }

@@ -107,10 +107,16 @@ impl<'i, 'a> Cx<'i, 'a> {
                 return Some(t);
             }
         }
+        // SYCL's own class templates, constructed by name (`sycl::range<2>(8, 8)`).
+        let sycl_class = matches!(
+            l,
+            "range" | "id" | "nd_range" | "vec" | "marray" | "buffer" | "queue" | "multi_ptr"
+        ) && (targs.is_some() || name.contains("sycl::"));
         let known = ix.visible(ix.classes, self.file, l).next().is_some()
             || f.is_atomic_template(name)
             || f.is_element_template(l)
-            || f.is_by_value_template(l);
+            || f.is_by_value_template(l)
+            || sycl_class;
         if !known {
             return None;
         }
@@ -277,8 +283,16 @@ impl<'i, 'a> Cx<'i, 'a> {
             return Ty::Unknown;
         };
         let unknown_args = args.iter().any(|a| !a.is_known() || a.is_dependent());
-        let mut chosen: Vec<&(u32, bool, Instance)> = if unknown_args {
+        let dependent = args.iter().any(Ty::is_dependent);
+        let mut chosen: Vec<&(u32, bool, Instance)> = if dependent {
+            // The generic pattern: every candidate an instance may pick.
             scored.iter().collect()
+        } else if unknown_args && scored.len() > 1 {
+            // An argument of a type the analysis cannot tell (a library outside the
+            // workspace): which overload the compiler picks is unknown, so none is guessed
+            // (binding all would report `f(double)`'s aspects for a `float` argument).
+            self.targets.borrow_mut().entry(at).or_default();
+            return Ty::Unknown;
         } else {
             scored.iter().filter(|s| s.0 == best).collect()
         };
@@ -327,7 +341,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                         && f.class.as_deref() == Some(cl.name.as_str())
                         && f.tparams.len() == cl.tparams.len()
                         && (inside(f)
-                            || (cl.spec_args.is_none() && f.scope.ends_with(&[cl.name.clone()])))
+                            || (cl.spec_args.is_none() && f.scope.ends_with(std::slice::from_ref(&cl.name))))
                 })
                 .map(|(i, _)| Instance {
                     file: cf,

@@ -87,6 +87,14 @@ pub(super) fn conversion_rank(param: &Ty, arg: &Ty) -> Option<u32> {
             // Promotions (float → double, small ints → int) rank above conversions.
             match (x, y) {
                 (Ty::Float(FloatKindOrd::Double), Ty::Float(FloatKindOrd::Float)) => Some(1),
+                // [conv.prom]: bool, char and short promote to int.
+                (
+                    Ty::Int {
+                        bytes: 4,
+                        signed: true,
+                    },
+                    Ty::Bool | Ty::Int { bytes: 1 | 2, .. },
+                ) => Some(1),
                 (Ty::Int { .. }, Ty::Int { .. }) | (Ty::Float(_), Ty::Float(_)) => Some(2),
                 _ => Some(2),
             }

@@ -113,3 +113,26 @@ void k(short s, float f) {
 "#,
     );
 }
+
+#[test]
+fn promotion_beats_conversion_and_unknown_arguments_bind_nothing() {
+    // [over.ics.rank]: char → int is a promotion, char → float or double a conversion; an
+    // argument whose type is unknown picks no overload rather than all of them.
+    check_types(
+        r#"
+float f(float);
+double f(double);
+int f(int);
+void k(float x) {
+  f('c');
+//^^^^^^ int
+  f(true);
+//^^^^^^^ int
+  f(x);
+//^^^^ float
+  f(unknown_library_call());
+//^^^^^^^^^^^^^^^^^^^^^^^^^ ?
+}
+"#,
+    );
+}
