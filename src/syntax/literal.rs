@@ -27,13 +27,27 @@ impl Number {
         }
     }
 
-    /// A floating literal's suffix: what follows its last digit or `.`.
+    /// A floating literal's suffix: what follows its mantissa and exponent (`f`, `l`, `f16`,
+    /// `bf16`, `f32`, a user-defined one).
     fn float_suffix(&self) -> &str {
-        let t = &self.text;
-        let start = t
-            .rfind(|c: char| c.is_ascii_digit() || c == '.')
-            .map_or(t.len(), |i| i + 1);
-        &t[start..]
+        let b = self.text.as_bytes();
+        let (mut i, exp) = if self.hex { (2, b'p') } else { (0, b'e') };
+        let mantissa = |c: u8| {
+            c == b'.' || if self.hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() }
+        };
+        while i < b.len() && mantissa(b[i]) {
+            i += 1;
+        }
+        if i < b.len() && b[i] == exp {
+            i += 1;
+            if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+                i += 1;
+            }
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        &self.text[i..]
     }
 }
 
@@ -44,13 +58,7 @@ pub(super) fn is_double_literal(text: &str) -> bool {
         return false;
     }
     // Suffix: none or `l` means double / long double; `f`, `f16`, `bf16`, user-defined do not.
-    let suffix = n.float_suffix();
-    let suffix = if !n.hex && suffix.starts_with('e') {
-        ""
-    } else {
-        suffix
-    };
-    matches!(suffix, "" | "l")
+    matches!(n.float_suffix(), "" | "l" | "f64" | "f128")
 }
 
 /// The type of a numeric literal from its suffix.
@@ -58,10 +66,13 @@ pub fn number_literal(text: &str) -> Lit {
     let n = Number::read(text);
     if n.floating {
         return Lit::Float(match n.float_suffix() {
-            "f" | "f32" => FloatLit::Float,
-            "l" => FloatLit::LongDouble,
-            "f16" | "bf16" => FloatLit::Half,
-            _ => FloatLit::Double,
+            // `bf16` is `std::bfloat16_t`: no fp16; `f16` is `std::float16_t`, a half.
+            "f" | "f32" | "bf16" => FloatLit::Float,
+            "l" | "f128" => FloatLit::LongDouble,
+            "f16" => FloatLit::Half,
+            "" | "f64" => FloatLit::Double,
+            // A user-defined literal: its operator decides; no aspect is guessed.
+            _ => FloatLit::Float,
         });
     }
     let t = n.text;
@@ -96,7 +107,10 @@ mod tests {
         for t in ["1.0", "1.", ".5", "1e5", "1.0L", "1'000.5", "0x1p3"] {
             assert!(is_double_literal(t), "{t}");
         }
-        for t in ["1.0f", "1.0F", "10", "0x1f", "0x1p3f", "1.0_km"] {
+        for t in [
+            "1.0f", "1.0F", "10", "0x1f", "0x1p3f", "1.0_km", "1.0f16", "1.0bf16", "1.0f32",
+            "2e-3f16",
+        ] {
             assert!(!is_double_literal(t), "{t}");
         }
     }
@@ -106,6 +120,12 @@ mod tests {
         assert_eq!(number_literal("2.0f"), Lit::Float(FloatLit::Float));
         assert_eq!(number_literal("2.0L"), Lit::Float(FloatLit::LongDouble));
         assert_eq!(number_literal("2e3"), Lit::Float(FloatLit::Double));
+        assert_eq!(number_literal("1.0f16"), Lit::Float(FloatLit::Half));
+        assert_eq!(number_literal("1.5e-2F16"), Lit::Float(FloatLit::Half));
+        assert_eq!(number_literal("1.0bf16"), Lit::Float(FloatLit::Float));
+        assert_eq!(number_literal("1.0f32"), Lit::Float(FloatLit::Float));
+        assert_eq!(number_literal("1.0f64"), Lit::Float(FloatLit::Double));
+        assert_eq!(number_literal("0x1.8p3"), Lit::Float(FloatLit::Double));
         let int = |longs, unsigned, v: i64| Lit::Int {
             longs,
             unsigned,
