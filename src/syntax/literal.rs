@@ -33,7 +33,12 @@ impl Number {
         let b = self.text.as_bytes();
         let (mut i, exp) = if self.hex { (2, b'p') } else { (0, b'e') };
         let mantissa = |c: u8| {
-            c == b'.' || if self.hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() }
+            c == b'.'
+                || if self.hex {
+                    c.is_ascii_hexdigit()
+                } else {
+                    c.is_ascii_digit()
+                }
         };
         while i < b.len() && mantissa(b[i]) {
             i += 1;

@@ -832,18 +832,27 @@ impl<'a> Lowerer<'a, '_> {
             .then(|| named_children(ty).into_iter().next())
             .flatten();
         for d in decls {
-            let (inner, value) = if d.k() == "init_declarator" {
+            let (mut inner, value) = if d.k() == "init_declarator" {
                 (field(d, "declarator").unwrap_or(d), field(d, "value"))
             } else {
                 (d, None)
             };
-            let init = value.map(|v| {
+            let mut init = value.map(|v| {
                 let e = self.expr(v);
                 if !constexpr {
                     self.push_stmt(Stmt::Expr(e));
                 }
                 e
             });
+            // The vexing parse: `sycl::buffer b(v);` in a body reads as a function declarator
+            // whose "parameters" are locals; it declares a variable constructed from them.
+            if let Some((name, args)) = self.constructed_local(inner) {
+                let list = self.list(args);
+                let e = self.push_expr(Expr::Unknown(list), inner);
+                self.push_stmt(Stmt::Expr(e));
+                init = Some(e);
+                inner = name;
+            }
             if inner.k() == "structured_binding_declarator" {
                 if let Some(init) = init {
                     for (k, b) in named_children(inner).into_iter().enumerate() {
@@ -880,6 +889,43 @@ impl<'a> Lowerer<'a, '_> {
             let id = self.add_local(name, lt, span, false);
             self.push_stmt(Stmt::Local(id));
         }
+    }
+
+    /// A function declarator in a body whose parameters are all names of locals: the
+    /// declared name and those locals as expressions.
+    fn constructed_local<'t>(&mut self, d: Node<'t>) -> Option<(Node<'t>, Vec<ExprId>)> {
+        if d.k() != "function_declarator" || self.stack.is_empty() {
+            return None;
+        }
+        let name = field(d, "declarator").filter(|n| n.k() == "identifier")?;
+        let params = named_children(field(d, "parameters")?);
+        let level = self.stack.len() - 1;
+        let mut args = Vec::new();
+        let mut locals = 0;
+        for p in &params {
+            if p.k() != "parameter_declaration" || field(*p, "declarator").is_some() {
+                return None;
+            }
+            let t = field(*p, "type")?;
+            let e = match t.k() {
+                "type_identifier" => {
+                    locals += 1;
+                    Expr::Local(self.lookup(level, self.text(t))?)
+                }
+                // `sycl::write_only`: a tag object, as an argument.
+                "qualified_identifier" => Expr::Name(normalize(self.text(t)).into()),
+                _ => return None,
+            };
+            args.push((e, t));
+        }
+        if locals == 0 {
+            return None;
+        }
+        let args = args
+            .into_iter()
+            .map(|(e, t)| self.push_expr(e, t))
+            .collect();
+        Some((name, args))
     }
 
     // ---- expressions ----------------------------------------------------------------------

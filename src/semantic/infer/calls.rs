@@ -52,6 +52,19 @@ impl<'i, 'a> Cx<'i, 'a> {
                 if let Some(t) = self.construction(n, None) {
                     return t;
                 }
+                // A function object held in a member or a variable: `f(x)` calls its
+                // `operator()`.
+                let ix = self.ix;
+                if ix
+                    .visible(ix.functions, self.file, last(n))
+                    .next()
+                    .is_none()
+                {
+                    let t = self.name(n);
+                    if matches!(t.strip_ref(), Ty::Class(_) | Ty::Closure(..)) {
+                        return self.call_object(at, &t, arg_tys);
+                    }
+                }
                 self.named_call(at, n, &[], arg_tys)
             }
             Expr::TemplateName { name, targs } => {
@@ -341,7 +354,8 @@ impl<'i, 'a> Cx<'i, 'a> {
                         && f.class.as_deref() == Some(cl.name.as_str())
                         && f.tparams.len() == cl.tparams.len()
                         && (inside(f)
-                            || (cl.spec_args.is_none() && f.scope.ends_with(std::slice::from_ref(&cl.name))))
+                            || (cl.spec_args.is_none()
+                                && f.scope.ends_with(std::slice::from_ref(&cl.name))))
                 })
                 .map(|(i, _)| Instance {
                     file: cf,

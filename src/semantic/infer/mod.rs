@@ -474,7 +474,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             Expr::Binary { op, lhs, rhs } => {
                 let (l, r) = (self.ty(*lhs), self.ty(*rhs));
-                binary(*op, &l, &r)
+                binary(*op, &scalar_value(l), &scalar_value(r))
             }
             Expr::Assign { lhs, .. } => self.ty(*lhs).strip_ref().clone(),
             Expr::Cond { then, els, .. } => {
@@ -522,6 +522,13 @@ impl<'i, 'a> Cx<'i, 'a> {
         match (c.last(), first.as_ref().map(Ty::strip_ref)) {
             ("buffer", Some(Ty::Ptr(x))) => {
                 Ty::class(c.name.clone(), vec![(**x).clone(), Ty::Value(1)])
+            }
+            // CTAD from a container: `sycl::buffer b(v)` with a `std::vector<T>` or
+            // `std::array<T, N>` is a `buffer<T, 1>`.
+            ("buffer", Some(Ty::Class(v)))
+                if matches!(v.last(), "vector" | "array") && !v.args.is_empty() =>
+            {
+                Ty::class(c.name.clone(), vec![v.args[0].clone(), Ty::Value(1)])
             }
             ("accessor" | "host_accessor", Some(Ty::Class(b))) if b.last() == "buffer" => {
                 Ty::class(c.name.clone(), b.args.clone())
@@ -636,6 +643,18 @@ fn binary(op: BinOp, l: &Ty, r: &Ty) -> Ty {
 }
 
 /// A class template's parameters bound to a class type's arguments (unbound ones unknown).
+/// A 0-dimensional accessor converts to its element in arithmetic (`local_accessor<float, 0>`).
+fn scalar_value(t: Ty) -> Ty {
+    if let Ty::Class(c) = t.strip_ref() {
+        if matches!(c.last(), "accessor" | "local_accessor" | "host_accessor")
+            && c.args.get(1) == Some(&Ty::Value(0))
+        {
+            return c.args[0].clone();
+        }
+    }
+    t
+}
+
 /// An initializer clang folds without a lookup: number literals and arithmetic on them.
 fn folds(init: &str) -> bool {
     !init.is_empty()

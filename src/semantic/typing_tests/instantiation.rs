@@ -136,3 +136,23 @@ void k(float x) {
 "#,
     );
 }
+
+#[test]
+fn class_template_argument_deduction_and_zero_dimensional_accessors() {
+    check_types(
+        r#"
+void k(sycl::handler &h) {
+  std::vector<double> v(8);
+  sycl::buffer bv(v);
+  sycl::accessor a(bv, h, sycl::write_only);
+  a[0];
+//^^^^ double
+  bv;
+//^^ sycl::buffer<double, 1>
+  sycl::local_accessor<float, 0> l(h);
+  l * 2.0f;
+//^^^^^^^^ float
+}
+"#,
+    );
+}
