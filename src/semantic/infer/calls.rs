@@ -248,6 +248,21 @@ impl<'i, 'a> Cx<'i, 'a> {
         Ty::Unknown
     }
 
+    /// How many different functions the candidates are (a declaration and its definition
+    /// are one).
+    fn distinct_signatures(&self, scored: &[(u32, bool, Instance)]) -> usize {
+        let mut sigs: Vec<(&[String], &str, &[Name])> = scored
+            .iter()
+            .map(|(_, _, inst)| {
+                let f = self.ix.function(inst.file, inst.func);
+                (&f.scope[..], f.name.as_str(), &f.params[..])
+            })
+            .collect();
+        sigs.sort();
+        sigs.dedup();
+        sigs.len()
+    }
+
     /// Whether function (f, i) is a member of class `c`: named as its member, and, when `c`
     /// is a workspace class, not defined in the body of another class of that name (a
     /// specialisation picked for other arguments).
@@ -300,7 +315,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         let mut chosen: Vec<&(u32, bool, Instance)> = if dependent {
             // The generic pattern: every candidate an instance may pick.
             scored.iter().collect()
-        } else if unknown_args && scored.len() > 1 {
+        } else if unknown_args && self.distinct_signatures(&scored) > 1 {
             // An argument of a type the analysis cannot tell (a library outside the
             // workspace): which overload the compiler picks is unknown, so none is guessed
             // (binding all would report `f(double)`'s aspects for a `float` argument).

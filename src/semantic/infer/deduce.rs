@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::consts::literal_value;
-use super::lookup::resolve_text;
+use super::lookup::{const_text, resolve_text};
 use super::Cx;
 use crate::semantic::names::last;
 use crate::semantic::ty::*;
@@ -148,7 +148,14 @@ impl Cx<'_, '_> {
             if !explicit.is_empty() {
                 let sa: Vec<Ty> = spec
                     .iter()
-                    .map(|t| resolve_text(self.ix, f, t, &env, self.depth + 1))
+                    .map(|t| {
+                        literal_value(t)
+                            .or_else(|| const_text(self.ix, f, t, &env, self.depth + 1))
+                            .map_or_else(
+                                || resolve_text(self.ix, f, t, &env, self.depth + 1),
+                                Ty::Value,
+                            )
+                    })
                     .collect();
                 if sa.len() < explicit.len() || sa.iter().zip(explicit).any(|(s, e)| s != e) {
                     return None;
