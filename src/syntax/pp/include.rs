@@ -18,6 +18,9 @@ impl Pp<'_> {
             return;
         };
         let Some(src) = self.includes.resolve(path, &spelled, angled) else {
+            if is_sycl_header(&spelled) {
+                self.sycl_trait_defaults();
+            }
             return;
         };
         let import = text[d.range.start..d.args.start].contains("import");
@@ -61,6 +64,17 @@ impl Pp<'_> {
         self.headers(&src, None);
         self.depth -= 1;
         memo.keep(key, self.macros.end_recording());
+    }
+
+    /// What `<sycl/sycl.hpp>` does to the trait macros (its `device_aspect_macros.hpp`):
+    /// every `__SYCL_ALL_DEVICES_HAVE_<a>__` and `__SYCL_ANY_DEVICE_HAS_<a>__` the driver left
+    /// undefined is 0 from here on (`Macros` answers for them once this marker is defined, so
+    /// only the files that read one depend on the driver's set).
+    fn sycl_trait_defaults(&mut self) {
+        let origin = super::macros::Origin::Predefined(Arc::from("the SYCL headers"));
+        if let Some((n, m)) = super::macros::parse_define(super::macros::SYCL_HEADERS, origin) {
+            self.macros.define(n, m);
+        }
     }
 
     pub(super) fn once_add(&mut self, path: Arc<str>) {
@@ -151,4 +165,12 @@ impl Pp<'_> {
             spelled(&s)
         })
     }
+}
+
+/// The SYCL headers that bring `device_aspect_macros.hpp` with them.
+fn is_sycl_header(spelled: &str) -> bool {
+    matches!(
+        spelled,
+        "sycl/sycl.hpp" | "CL/sycl.hpp" | "sycl.hpp" | "sycl/device_aspect_macros.hpp"
+    )
 }

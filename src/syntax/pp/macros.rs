@@ -160,7 +160,17 @@ impl Macros {
     fn lookup(&self, name: &str) -> (Option<&Arc<Macro>>, bool) {
         match self.local.get(name) {
             Some(m) => (m.as_ref(), false),
-            None => (self.base.get(name), true),
+            None => match self.base.get(name) {
+                Some(m) => (Some(m), true),
+                // After `<sycl/sycl.hpp>`: a trait macro the driver did not define is 0
+                // (device_aspect_macros.hpp), read as from the base: it depends on the driver.
+                None if is_trait_macro(name)
+                    && matches!(self.local.get(SYCL_HEADERS), Some(Some(_))) =>
+                {
+                    (Some(&*TRAIT_DEFAULT), true)
+                }
+                None => (None, true),
+            },
         }
     }
 
@@ -257,6 +267,27 @@ impl Macros {
         entries.hash(&mut h);
         h.finish()
     }
+}
+
+/// Defined (empty) once `<sycl/sycl.hpp>` was included: the trait macros' defaults apply.
+pub const SYCL_HEADERS: &str = "__sycl_analyzer_sycl_headers_included__";
+
+/// `0`, what the SYCL headers define an undefined trait macro to.
+static TRAIT_DEFAULT: std::sync::LazyLock<Arc<Macro>> = std::sync::LazyLock::new(|| {
+    let origin = Origin::Predefined(Arc::from(
+        "the SYCL headers (device_aspect_macros.hpp: 0 unless the driver defined it)",
+    ));
+    Arc::new(parse_define("X 0", origin).expect("a valid definition").1)
+});
+
+/// `__SYCL_ALL_DEVICES_HAVE_<aspect>__` / `__SYCL_ANY_DEVICE_HAS_<aspect>__` (not the
+/// `ANY_ASPECT` one, which only the driver defines).
+fn is_trait_macro(name: &str) -> bool {
+    let aspect = name
+        .strip_prefix("__SYCL_ALL_DEVICES_HAVE_")
+        .or_else(|| name.strip_prefix("__SYCL_ANY_DEVICE_HAS_"))
+        .and_then(|r| r.strip_suffix("__"));
+    aspect.is_some_and(|a| a != "ANY_ASPECT" && crate::devices::registry().by_name(a).is_some())
 }
 
 /// `NAME body`, `NAME(a, b) body`, `NAME(...) body` as after `#define`.
