@@ -147,14 +147,45 @@ impl<'i, 'a> Cx<'i, 'a> {
                 let inst = Instance {
                     file: *f,
                     func: *i,
-                    subst: s.clone(),
+                    subst: self.generic_lambda_subst(*f, *i, s, args),
                 };
-                self.targets.borrow_mut().insert(at, vec![inst.clone()]);
+                let mut targets = self.targets.borrow_mut();
+                let list = targets.entry(at).or_default();
+                if !list.contains(&inst) {
+                    list.push(inst.clone());
+                }
+                drop(targets);
                 self.return_type(&inst)
             }
             Ty::Class(_) => self.member_call(at, t, "operator()", &[], args),
             _ => Ty::Unknown,
         }
+    }
+
+    /// A generic lambda is a template over its `auto` parameters ([expr.prim.lambda.closure]/3):
+    /// one instance per list of argument types, the closure's own arguments first.
+    fn generic_lambda_subst(&self, f: u32, i: u32, closure: &Arc<[Ty]>, args: &[Ty]) -> Arc<[Ty]> {
+        let func = self.ix.function(f, i);
+        let Some(body) = func.body.as_deref().filter(|b| !b.auto_params.is_empty()) else {
+            return closure.clone();
+        };
+        let params: Vec<u32> = (0..body.locals.len() as u32)
+            .filter(|&l| body.locals[l as usize].param)
+            .collect();
+        let mut subst: Vec<Ty> = closure.to_vec();
+        subst.truncate(func.tparams.len());
+        for id in &body.auto_params {
+            let t = params
+                .iter()
+                .position(|p| p == id)
+                .and_then(|k| args.get(k))
+                .map_or(Ty::Unknown, |a| a.strip_ref().clone());
+            if !t.is_concrete() {
+                return closure.clone();
+            }
+            subst.push(t);
+        }
+        Arc::from(subst)
     }
 
     pub(super) fn named_call(&self, at: usize, name: &str, explicit: &[Ty], args: &[Ty]) -> Ty {

@@ -111,6 +111,19 @@ impl<'i, 'a> Cx<'i, 'a> {
             let t = cx.resolve(target);
             cx.subst.insert(name.clone(), t);
         }
+        // A generic lambda's instance carries the types of its `auto` parameters after the
+        // enclosing template's arguments (`call_object`).
+        if let Some(b) = body {
+            let extra = inst.subst.get(func.tparams.len()..).unwrap_or(&[]);
+            if !b.auto_params.is_empty() && extra.len() == b.auto_params.len() {
+                let mut locals = cx.locals.borrow_mut();
+                for (&id, t) in b.auto_params.iter().zip(extra) {
+                    if let Some(slot) = locals.get_mut(id as usize) {
+                        *slot = Some(t.clone());
+                    }
+                }
+            }
+        }
         cx.class = cx.this_class();
         cx
     }

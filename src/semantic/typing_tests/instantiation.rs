@@ -156,3 +156,21 @@ void k(sycl::handler &h) {
 "#,
     );
 }
+
+#[test]
+fn generic_lambdas_get_one_instance_per_argument_types() {
+    // [expr.prim.lambda.closure]/3: a generic lambda's call operator is a template over its
+    // `auto` parameters.
+    check_types(
+        r#"
+void k(float a, float b) {
+  auto mix = [](auto x, auto y, auto t) { return x + (y - x) * t; };
+//                                               ^^^^^^^^^^^^^^^ ?; <float, float, double> double; <float, float, float> float
+  mix(a, b, 0.25f);
+//^^^^^^^^^^^^^^^^ float
+  mix(a, b, 0.25);
+//^^^^^^^^^^^^^^^ double
+}
+"#,
+    );
+}
