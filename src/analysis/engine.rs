@@ -319,6 +319,8 @@ impl OneCompile {
         }
         nodes.sort_unstable();
         nodes.dedup();
+        let referenced = graph.referenced_patterns();
+        nodes.retain(|&n| graph.compiled(n, &referenced));
         for node in nodes {
             let found = self.findings.per_node.entry(node).or_insert_with(|| {
                 let mut f = NodeFindings {

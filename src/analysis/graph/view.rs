@@ -136,6 +136,44 @@ impl<'a> Graph<'a> {
         node >= self.bodies.base_count
     }
 
+    /// Compiled for the device as DPC++ compiles it: a template's code exists only in its
+    /// instances ([temp.inst]), and an instance only where device code reaches it; a
+    /// non-template function counts where it is (a `device_has` one is checked on its own).
+    /// A pattern some call or launch binds to (`referenced`, from `referenced_patterns`) is
+    /// instantiated with arguments the analysis could not tell: its non-dependent code counts.
+    pub fn compiled(&self, node: NodeId, referenced: &[bool]) -> bool {
+        if self.is_instance(node) {
+            return self.is_device(node) || self.d.decorated.binary_search(&node).is_err();
+        }
+        let templated = self.members_of(node).any(|(_, f)| !f.tparams.is_empty());
+        !templated || referenced.get(node).copied().unwrap_or(false)
+    }
+
+    /// Per node below the instances: whether it is a template pattern that code which is
+    /// compiled (a non-template function, an instance, or such a pattern) calls or launches.
+    pub fn referenced_patterns(&self) -> Vec<bool> {
+        let base = self.bodies.base_count;
+        let templated = |n: NodeId| self.members_of(n).any(|(_, f)| !f.tparams.is_empty());
+        let pattern: Vec<bool> = (0..base).map(templated).collect();
+        let mut seen = vec![false; base];
+        let mut stack: Vec<NodeId> = (0..self.edges.len())
+            .filter(|&n| n >= base || !pattern[n])
+            .collect();
+        while let Some(n) = stack.pop() {
+            let targets = self.edges[n]
+                .iter()
+                .map(|e| e.to)
+                .chain(self.info[n].launches.iter().copied());
+            for t in targets {
+                if t < base && pattern[t] && !seen[t] {
+                    seen[t] = true;
+                    stack.push(t);
+                }
+            }
+        }
+        seen
+    }
+
     /// Reached from a kernel or `SYCL_EXTERNAL` function: compiled for the device.
     pub fn is_device(&self, node: NodeId) -> bool {
         self.d.device.get(node).copied().unwrap_or(false)
