@@ -252,8 +252,8 @@ FORM_TEXT = {
     "vfold": "template <class... A> auto vprod(A... a) { return (a * ...); }\n"
              "template <class... A> auto vadd(A... a) { return (... + a); }",
     # sizeof...: of types written as template arguments (no use), of values (their parameters are)
-    "cnt": "template <class... A> constexpr int cnt() { return static_cast<int>(sizeof...(A)); }\n"
-           "template <class... A> int cntv(A... a) { return static_cast<int>(sizeof...(a)); }",
+    "cnt": "template <class... A> constexpr int tcount() { return static_cast<int>(sizeof...(A)); }\n"
+           "template <class... A> int vcount(A... a) { return static_cast<int>(sizeof...(a)); }",
     # an explicit first template argument, then a deduced or empty pack
     "build": "template <class R, class... A> R build(A... a) { return static_cast<R>((a + ... + 0)); }",
     # a pack of non-type values
@@ -726,11 +726,11 @@ class Gen:
                 self.use_form(ctx, "cnt", "sizeof...")
                 if self.chance(0.5):
                     types = [self.pick(["double", "sycl::half", "long double", "float", "int", "real_t"]) for _ in range(self.r.randint(0, 3))]
-                    return "cnt<%s>()" % ", ".join(types)
+                    return "tcount<%s>()" % ", ".join(types)
                 ks = [self.pick(arith_kinds(al)) for _ in range(self.r.randint(1, 3))]
                 for k in ks:
-                    mark(_asp(k))  # cntv's parameters have these types
-                return "cntv(%s)" % ", ".join(ex(k) for k in ks)
+                    mark(_asp(k))  # vcount's parameters have these types
+                return "vcount(%s)" % ", ".join(ex(k) for k in ks)
             add(3, f_cnt)
 
             def f_isum():

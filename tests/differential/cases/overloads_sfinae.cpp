@@ -10,7 +10,7 @@ constexpr int kN = 4;
 template <class T> T vsum(T x) { return x; }
 template <class T, class... R> T vsum(T x, R... r) { return x + vsum(r...); }
 template <class... A> auto vprod(A... a) { return (a * ...); }
-template <class... A> constexpr int cnt() { return static_cast<int>(sizeof...(A)); }
+template <class... A> constexpr int tcount() { return static_cast<int>(sizeof...(A)); }
 template <class R, class... A> R build(A... a) { return static_cast<R>((a + ... + 0)); }
 template <class... P> void touch_all(size_t k, P *...ps) { ((ps[k] = ps[k] + ps[k]), ...); }
 int pr(int x) { return x + 1; }
@@ -55,7 +55,7 @@ void run(sycl::queue &q, size_t n) {
   sycl::half *ph = sycl::malloc_device<sycl::half>(n, q);
   q.single_task([=]() { pf[0] = vsum(pf[0], pf[1], pf[2], pf[3], pf[4]); }); // expect-oracle: none
   q.single_task([=]() { pf[0] = vsum(pf[0], pf[1], pf[2], pf[3], static_cast<float>(pd[0])); }); // expect-oracle: fp64
-  q.single_task([=]() { pi[0] = vprod(pi[1], pi[2]) + cnt<double, sycl::half>(); }); // expect-oracle: none
+  q.single_task([=]() { pi[0] = vprod(pi[1], pi[2]) + tcount<double, sycl::half>(); }); // expect-oracle: none
   q.single_task([=]() { pf[0] = build<float>() + build<float>(pi[0], 2); }); // expect-oracle: none
   q.single_task([=]() { pf[0] = static_cast<float>(build<double>()); }); // expect-oracle: fp64
   q.single_task([=]() { touch_all(0, pf, pi); }); // expect-oracle: none
