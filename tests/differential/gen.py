@@ -20,12 +20,33 @@ generator tracks which expressions are constant and adds a real use where needed
 generated kernel therefore has the same answer in the oracle's two views (`used`,
 `used_folded`); --check-gen verifies both.
 
+It also writes the C++ forms that only a compiler's template machinery resolves (FORM_TEXT and
+the kernel forms k_explicit, k_vlaunch, k_launch_ov, k_apply_ov): explicit instantiation
+definitions of class templates, of function templates, of a member of a class template and of a
+member template (kernels inside them), beside `extern template` declarations of other types
+(which instantiate nothing, so their types may use any aspect; a template that only `extern
+template` names has no kernel and its line no expect-oracle comment); variadic templates
+(recursion over packs of 1-5 values ending in a non-variadic overload, fold expressions,
+`sizeof...`, an explicit first template argument with a deduced or empty pack, packs of
+non-type values); overload sets (promotion against conversion, a non-template beside a
+template, an overloaded launch wrapper, a template and a non-template overload that each launch
+a kernel); SFINAE (enable_if in a default template argument, a value parameter's type and the
+return type, on is_floating_point / is_integral / is_same / sizeof); class template partial
+specialisations guarded by enable_if, with the primary chosen when none matches; default
+arguments; data members declared after the member functions that use them; macros in kernel code
+(`EPT` as a template argument, function-like macros); non-type template arguments written as
+`(8)`, `1 << 3`, `kN + 1`; constexpr and const globals; array parameters. The expectation of
+each follows the overload or specialisation C++ picks, which --check-gen verifies with clang.
+`gen.py --stats N` prints the share of kernels in which each form is written.
+
 Things it deliberately never writes (their meaning under the rule is ambiguous, or libclang
 cannot show them): captures or functor fields of an aspect type that the kernel does not use in
 evaluated code (DPC++ would see them as kernel arguments; the rule does not), default arguments
-and default member initializers of user functions and classes, user-declared destructors,
-virtual calls, function pointers, macros in kernel code, `[*this]`, non-type template arguments
-or array bounds with floating-point expressions, and kernels in headers. To stay valid C++ it
+whose hidden expression would be a kernel's only use of an aspect (a `float t = 0.5` default is
+written: a constant a compiler folds, no use under both views, and libclang does not show it),
+default member initializers, user-declared destructors, virtual calls, function pointers,
+`[*this]`, non-type template arguments or array bounds with floating-point expressions, and
+kernels in headers (run.py compares the kernels of the one generated file). To stay valid C++ it
 also avoids what the mini header makes ambiguous: sycl::half mixed with integers other than int
 or compared with non-half values, math functions called with mixed argument types, and
 arithmetic on sycl::id / sycl::item objects (only their size_t components are computed with).
@@ -219,6 +240,74 @@ DECOY_HELPERS = [
 ]
 
 
+# ----- C++ forms the compiler resolves (issue 34): explicit instantiations, packs, overload sets,
+# SFINAE, partial specialisations, default arguments, late members, macros, constants ---------
+# Each text is written at most once per program, when some kernel calls into it. The comment of
+# each says which call picks what; e_form() and s_touch() compute the aspects from that.
+FORM_TEXT = {
+    # variadic recursion over a pack of 1-5 values, ending in the non-variadic overload
+    "vsum": "template <class T> T vsum(T x) { return x; }\n"
+            "template <class T, class... R> T vsum(T x, R... r) { return x + vsum(r...); }",
+    # fold expressions
+    "vfold": "template <class... A> auto vprod(A... a) { return (a * ...); }\n"
+             "template <class... A> auto vadd(A... a) { return (... + a); }",
+    # sizeof...: of types written as template arguments (no use), of values (their parameters are)
+    "cnt": "template <class... A> constexpr int tcount() { return static_cast<int>(sizeof...(A)); }\n"
+           "template <class... A> int vcount(A... a) { return static_cast<int>(sizeof...(a)); }",
+    # an explicit first template argument, then a deduced or empty pack
+    "build": "template <class R, class... A> R build(A... a) { return static_cast<R>((a + ... + 0)); }",
+    # a pack of non-type values
+    "isum": "template <int... Ns> constexpr int isum() { return (Ns + ... + 0); }",
+    # a comma fold over a pack of pointers of mixed element types
+    "touch": "template <class... P> void touch_all(size_t k, P *...ps) { ((ps[k] = ps[k] + ps[k]), ...); }",
+    # overload sets: promotion beats conversion (char/short -> int; float -> double without a float one)
+    "pr": "int pr(int x) { return x + 1; }\ndouble pr(double x) { return x * 2.0; }",
+    "pz": "int pz(int x) { return x - 1; }\nfloat pz(float x) { return x * 2.0f; }\ndouble pz(double x) { return x * 0.5; }",
+    # a non-template beside a template: the non-template wins a tie (ntm(float) uses double)
+    "ntm": "template <class T> T ntm(T x) { return x + x; }\nfloat ntm(float x) { return static_cast<float>(x * 0.5); }",
+    # SFINAE in a value parameter's type (sizeof)
+    "sz": "template <class T, std::enable_if_t<(sizeof(T) == 8), int> = 0> T sz(T x) { return static_cast<T>(x * 0.5); }\n"
+          "template <class T, std::enable_if_t<(sizeof(T) != 8), int> = 0> T sz(T x) { return x * T(2); }",
+    # SFINAE in a default template argument (is_integral), beside a non-template double overload
+    "halve": "template <class T, class = std::enable_if_t<std::is_integral<T>::value>> T halve(T x) { return x / 2; }\n"
+             "double halve(double x) { return x * 0.5; }",
+    # SFINAE in a value parameter's type (is_floating_point / is_integral)
+    "mag": "template <class T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0> T mag(T x) { return x < T(0) ? -x : x; }\n"
+           "template <class T, std::enable_if_t<std::is_integral<T>::value, int> = 0> double mag(T x) { return static_cast<double>(x) * 0.5; }",
+    # SFINAE in the return type (sizeof, is_same)
+    "wide": "template <class T> std::enable_if_t<(sizeof(T) > 4), double> wide(T x) { return static_cast<double>(x); }\n"
+            "template <class T> std::enable_if_t<(sizeof(T) <= 4), float> wide(T x) { return static_cast<float>(x); }",
+    "sel": "template <class T> std::enable_if_t<std::is_same<T, float>::value, T> sel(T x) { return x * 2.0f; }\n"
+           "template <class T> std::enable_if_t<!std::is_same<T, float>::value, T> sel(T x) { return static_cast<T>(x * 0.5); }",
+    # class template partial specialisations guarded by enable_if; the primary when none matches
+    "op": "template <class T, class E = void> struct Op {\n  static T apply(T x) { return x + x; }\n};\n"
+          "template <class T> struct Op<T, std::enable_if_t<std::is_floating_point<T>::value>> {\n"
+          "  static T apply(T x) { return static_cast<T>(x * 0.5); }\n};",
+    "cv": "template <class T, class = void> struct Cv {\n  static float get(T x) { return static_cast<float>(x); }\n};\n"
+          "template <class T> struct Cv<T, std::enable_if_t<std::is_integral<T>::value && (sizeof(T) == 8)>> {\n"
+          "  static float get(T x) { return static_cast<float>(x * 0.5); }\n};",
+    # non-type template arguments written as expressions (EPT, (8), 1 << 3, kN + 1)
+    "unroll": "template <class T, int N> T unroll(T x) {\n  T s = x;\n  for (int j = 1; j < N; ++j) {\n    s += x;\n  }\n  return s;\n}",
+    # default arguments: a folded double constant for a float parameter is no use
+    "dscale": "float dscale(float x, float s = 0.5f) { return x * s; }",
+    "dhalf": "float dhalf(float x, float t = 0.5) { return x * t; }",
+    "dmix": "float dmix(float x, double w = 0.25) { return static_cast<float>(x * w); }",
+    "dstep": "int dstep(int v, int k = 2) { return v + k; }",
+    "dtw": "template <class T> T dtw(T x, int k = 2) { return x * k; }",
+    # array parameters are pointers
+    "lutf": "float lutf(const double lut[4][8], float x) { return lut == nullptr ? x : x + 1.0f; }",
+    "lutd": "float lutd(const double lut[4][8], int i) { return static_cast<float>(lut[i & 3][0]); }",
+    "sum4": "float sum4(const float v[4]) { return v[0] + v[3]; }",
+    # data members declared after the member functions that use them
+    "latep": "struct LateP {\n  float get(int k) const { return dp[k] > 0 ? 1.0f : 0.0f; }\n  double *dp;\n};",
+    "latef": "struct LateF {\n  float get() const { return v * static_cast<float>(k); }\n  float v;\n  int k;\n};",
+}
+MACRO_TEXT = "#define EPT (8)\n#define SQR(x) ((x) * (x))\n#define MADD(a, b, c) ((a) * (b) + (c))\n#define TO_F(x) static_cast<float>(x)\n#define KD 0.25"
+CONST_TEXT = "constexpr double kScale = 0.25;\nconst double kEps = 1e-3;\nconstexpr float kF = 0.5;\nconst float kG = 1.0 / 3.0;\nconstexpr int kN = 4;"
+NTTP_EXPRS = ["EPT", "(8)", "1 << 3", "kN + 1", "kN", "sizeof(int)", "2 * kN"]
+INTK = ("int", "long", "ull", "uint", "size_t")
+
+
 # ----- the generation context -----------------------------------------------------------------
 class E(str):
     """Expression text that knows whether it is a constant expression."""
@@ -267,9 +356,11 @@ class Ctx:
         self.lambda_kernel = False  # a lambda: host scalars may be named in unevaluated operands
         self.host_ok = False  # the host function's variables (ppi, pu) are in scope
         self.atomic64 = False
+        self.forms = set()  # the forms of FORM_TEXT etc. written in this kernel (for --stats)
 
     def child(self):
         c = Ctx(self.g, self.allowed, self.vars, self.index, self.unrestricted)
+        c.forms = self.forms
         c.used = self.used
         c.solid = self.solid
         c.refs = self.refs
@@ -317,6 +408,10 @@ class Gen:
         self.host_lines = []  # lines of run()
         self.need_syclex = False
         self.host_uneval = set()  # host scalars named only in unevaluated operands
+        self.need_macros = False  # MACRO_TEXT
+        self.need_consts = False  # CONST_TEXT
+        self.anchor_forms = {}  # anchor id -> forms written in that kernel (for --stats)
+        self.no_kernel = set()  # anchors of kernels nothing instantiates: no expect-oracle comment
 
     # small utilities
     def fresh(self, base):
@@ -380,6 +475,8 @@ class Gen:
                 opts.append(("from_index", 2))
             if kind != "size_t" and kind != "bool":
                 opts.append(("helper", 2))
+            if kind != "bool":
+                opts.append(("form", 3))
             if kind != "bool" and [v for v in ctx.vars if v.cat in ("vec", "marray", "array", "complex") and v.elem == kind]:
                 opts.append(("agg", 3))
             if [v for v in ctx.vars if v.cat == "struct" and any(fk == kind for _, fk in STRUCTS[v.elem][0])]:
@@ -409,6 +506,17 @@ class Gen:
         return self.subscript(ctx, v)
 
     def e_lit(self, ctx, kind, depth):
+        if kind in ("int", "double", "float") and self.chance(0.12):
+            # a macro or a global constant: constexpr ones and macros are constant expressions;
+            # `const float kG = 1.0 / 3.0` is not one for the oracle (nor, being a float, a use)
+            name = self.pick({"int": ["EPT", "kN"], "double": ["KD", "kScale", "kEps"], "float": ["kF", "kG"]}[kind])
+            if name in ("EPT", "KD"):
+                self.need_macros = True
+                ctx.forms.add("macro")
+            else:
+                self.need_consts = True
+                ctx.forms.add("const-global")
+            return E(name, name != "kG")
         return E(self.pick(LITS[kind]), True)
 
     def e_index(self, ctx, kind, depth):
@@ -565,6 +673,316 @@ class Gen:
             return "Pt(%s, %s).sum()" % (self.expr(ctx, "float", d), self.expr(ctx, "float", d))
         return "PtD(%s).sum()" % self.expr(ctx, "float", d)
 
+    def use_form(self, ctx, key, tag):
+        self.helpers_used.add("F:" + key)
+        ctx.forms.add(tag)
+
+    def ptr_vars(self, ctx, elem):
+        return [v for v in ctx.vars if v.cat == "ptr" and v.elem == elem]
+
+    def e_form(self, ctx, kind, depth):
+        """A call into one of FORM_TEXT's overload sets, packs, SFINAE guards, partial
+        specialisations, default arguments, array parameters or late members, a macro, or a
+        global constant: an expression of type `kind`, its aspects marked from the overload or
+        specialisation C++ picks."""
+        d = depth + 1
+        al = ctx.allowed
+        target = self.target_aspects(ctx)
+        ex = lambda k: self.expr(ctx, k, d)
+        cands = []
+
+        def add(w, fn):
+            cands.append((w, fn))
+
+        def mark(asp):
+            ctx.mark(asp)
+
+        # --- variadic templates
+        def f_vsum():
+            self.use_form(ctx, "vsum", "variadic-recursion")
+            mark(_asp(kind))
+            n = self.r.randint(1, 5 if depth == 0 else 3)
+            head = "vsum<%s>" % self.spell(kind) if self.chance(0.25) else "vsum"
+            return "%s(%s)" % (head, ", ".join(ex(kind) for _ in range(n)))
+        add(3, f_vsum)
+
+        def f_fold():
+            self.use_form(ctx, "vfold", "fold")
+            mark(_asp(kind))
+            n = self.r.randint(1, 4 if depth == 0 else 2)
+            return "%s(%s)" % (self.pick(["vprod", "vadd"]), ", ".join(ex(kind) for _ in range(n)))
+        add(2, f_fold)
+
+        def f_build():
+            self.use_form(ctx, "build", "explicit-arg+pack")
+            mark(_asp(kind))
+            iks = [k for k in ("int", "long", "uint") if k in al]
+            args = [ex(self.pick(iks)) for _ in range(self.r.choice([0, 0, 1, 2, 3]))]
+            return "build<%s>(%s)" % (self.spell(kind), ", ".join(args))
+        add(2, f_build)
+
+        if kind == "int":
+            def f_cnt():
+                self.use_form(ctx, "cnt", "sizeof...")
+                if self.chance(0.5):
+                    types = [self.pick(["double", "sycl::half", "long double", "float", "int", "real_t"]) for _ in range(self.r.randint(0, 3))]
+                    return "tcount<%s>()" % ", ".join(types)
+                ks = [self.pick(arith_kinds(al)) for _ in range(self.r.randint(1, 3))]
+                for k in ks:
+                    mark(_asp(k))  # vcount's parameters have these types
+                return "vcount(%s)" % ", ".join(ex(k) for k in ks)
+            add(3, f_cnt)
+
+            def f_isum():
+                self.use_form(ctx, "isum", "nontype-pack")
+                vals = [self.pick(["1", "2", "3", "(4)", "EPT", "kN", "1 << 2"]) for _ in range(self.r.randint(0, 3))]
+                if any("EPT" in v for v in vals):
+                    self.need_macros = True
+                if any("kN" in v for v in vals):
+                    self.need_consts = True
+                return "isum<%s>()" % ", ".join(vals)
+            add(2, f_isum)
+
+        # --- overload sets
+        if kind == "int":
+            def f_pr_int():
+                key = self.pick(["pr", "pz"])
+                self.use_form(ctx, key, "promotion")
+                a = self.pick(["'c'", "static_cast<short>(%s)", "static_cast<char>(%s)", "%s", "true"])
+                if "%s" in a:
+                    a = a % ex("int")
+                return "%s(%s)" % (key, a)
+            add(3, f_pr_int)
+        if kind == "double":
+            def f_pr_double():
+                # pr(float): no float overload, float -> double is a promotion, float -> int a conversion
+                key = self.pick(["pr", "pz"])
+                self.use_form(ctx, key, "promotion")
+                mark({"fp64"})
+                if key == "pr" and self.chance(0.6):
+                    return "pr(%s)" % ex("float")
+                return "%s(%s)" % (key, ex("double"))
+            add(3, f_pr_double)
+        if kind == "float":
+            def f_pz_float():
+                self.use_form(ctx, "pz", "promotion")
+                return "pz(%s)" % ex("float")
+            add(2, f_pz_float)
+        if kind == "float" and "fp64" in target:
+            def f_ntm_nontemplate():
+                self.use_form(ctx, "ntm", "template-vs-nontemplate")
+                mark({"fp64"})
+                return "ntm(%s)" % ex("float")
+            add(1, f_ntm_nontemplate)
+        if kind in ("int", "long", "uint", "ull", "half", "double", "float"):
+            def f_ntm_template():
+                self.use_form(ctx, "ntm", "template-vs-nontemplate")
+                mark(_asp(kind))
+                if kind == "float":
+                    return "ntm<float>(%s)" % ex("float")  # explicit arguments: only the template
+                return "ntm(%s)" % ex(kind)
+            add(1, f_ntm_template)
+
+        # --- SFINAE
+        sz_asp = _asp(kind) | ({"fp64"} if SIZE[kind] == 8 else set())
+        if sz_asp <= target:
+            def f_sz():
+                self.use_form(ctx, "sz", "sfinae")
+                mark(sz_asp)
+                return "sz(%s)" % ex(kind)
+            add(2, f_sz)
+        if kind in INTK:
+            def f_halve_int():
+                self.use_form(ctx, "halve", "sfinae")
+                return "halve(%s)" % ex(kind)
+            add(1, f_halve_int)
+        if kind == "double":
+            def f_halve_fp():
+                self.use_form(ctx, "halve", "sfinae")
+                src = self.pick([k for k in ("float", "double", "half", "ldouble") if k in al])
+                mark({"fp64"} | _asp(src))
+                return "halve(%s)" % ex(src)
+            add(1, f_halve_fp)
+
+            def f_mag_int():
+                self.use_form(ctx, "mag", "sfinae")
+                src = self.pick([k for k in INTK if k in al] + ["double"])
+                mark({"fp64"})
+                return "mag(%s)" % ex(src)
+            add(1, f_mag_int)
+        if kind in ("float", "ldouble"):
+            def f_mag_fp():
+                self.use_form(ctx, "mag", "sfinae")
+                mark(_asp(kind))
+                return "mag(%s)" % ex(kind)
+            add(1, f_mag_fp)
+        if kind == "double":
+            def f_wide_d():
+                self.use_form(ctx, "wide", "sfinae")
+                src = self.pick([k for k in ("long", "ull", "size_t", "double", "ldouble") if k in al])
+                mark({"fp64"} | _asp(src))
+                return "wide(%s)" % ex(src)
+            add(1, f_wide_d)
+        if kind == "float":
+            def f_wide_f():
+                self.use_form(ctx, "wide", "sfinae")
+                src = self.pick([k for k in ("int", "uint", "float", "half") if k in al])
+                mark(_asp(src))
+                return "wide(%s)" % ex(src)
+            add(1, f_wide_f)
+        sel_asp = _asp(kind) | (set() if kind == "float" else {"fp64"})
+        if sel_asp <= target:
+            def f_sel():
+                self.use_form(ctx, "sel", "sfinae")
+                mark(sel_asp)
+                return "sel(%s)" % ex(kind)
+            add(1, f_sel)
+
+        # --- partial specialisations
+        op_asp = _asp(kind) | ({"fp64"} if kind in ("float", "double", "ldouble") else set())
+        if op_asp <= target:
+            def f_op():
+                self.use_form(ctx, "op", "partial-spec")
+                mark(op_asp)
+                return "Op<%s>::apply(%s)" % (self.spell(kind) + (", void" if self.chance(0.15) else ""), ex(kind))
+            add(2, f_op)
+        if kind == "int":
+            def f_op_short():
+                self.use_form(ctx, "op", "partial-spec")
+                return "static_cast<int>(Op<short>::apply(static_cast<short>(%s)))" % ex("int")
+            add(1, f_op_short)
+        if kind == "float":
+            srcs = [k for k in arith_kinds(al) if (_asp(k) | ({"fp64"} if k in ("long", "ull", "size_t") else set())) <= target]
+            if srcs:
+                def f_cv():
+                    self.use_form(ctx, "cv", "partial-spec")
+                    src = self.pick(srcs)
+                    mark(_asp(src) | ({"fp64"} if src in ("long", "ull", "size_t") else set()))
+                    return "Cv<%s>::get(%s)" % (self.spell(src), ex(src))
+                add(2, f_cv)
+
+        # --- non-type template arguments as expressions, macros
+        def f_unroll():
+            self.use_form(ctx, "unroll", "nttp-expr")
+            mark(_asp(kind))
+            n = self.pick(NTTP_EXPRS)
+            if "EPT" in n:
+                self.need_macros = True
+                ctx.forms.add("macro")
+            if "kN" in n:
+                self.need_consts = True
+            return "unroll<%s, %s>(%s)" % (self.spell(kind), n, ex(kind))
+        add(2, f_unroll)
+
+        def f_macro():
+            self.need_macros = True
+            ctx.forms.add("macro")
+            if kind == "float" and self.chance(0.4):
+                src = self.pick(arith_kinds(al))
+                a = ex(src)
+                return E("TO_F((%s))" % a, is_const(a))
+            if self.chance(0.6):
+                a = ex(kind)
+                return E("SQR((%s))" % a, is_const(a))
+            a, b, c = ex(kind), ex(kind), ex(kind)
+            return E("MADD((%s), (%s), (%s))" % (a, b, c), is_const(a, b, c))
+        add(2, f_macro)
+
+        # --- constants: constexpr double used as a float (folded) or with a float (a use)
+        if kind == "double":
+            def f_kmul():
+                self.need_consts = True
+                ctx.forms.add("const-global")
+                a = ex("float")
+                return E("(%s * %s)" % (a, self.pick(["kScale", "kEps"])), is_const(a))
+            add(1, f_kmul)
+        if kind == "float":
+            def f_kf():
+                self.need_consts = True
+                ctx.forms.add("const-global")
+                r = self.r.random()
+                if r < 0.4 and "double" in al:
+                    ctx.use_const("double")  # kScale: a double constant, converted at compile time
+                    return E("static_cast<float>(%s)" % self.pick(["kScale", "kEps"]), True)
+                a = ex("float")
+                if r < 0.7:
+                    return E("(%s * kG)" % a, False)
+                return E("(kF * %s)" % a, is_const(a))
+            add(1, f_kf)
+
+        # --- default arguments
+        if kind == "float":
+            def f_dflt():
+                key = self.pick(["dscale", "dhalf", "dmix"] if "fp64" in target else ["dscale", "dhalf"])
+                self.use_form(ctx, key, "default-arg")
+                if key == "dmix":
+                    mark({"fp64"})
+                    if self.chance(0.5):
+                        return "dmix(%s, %s)" % (ex("float"), ex("double"))
+                    return "dmix(%s)" % ex("float")
+                if self.chance(0.5):
+                    return "%s(%s, %s)" % (key, ex("float"), ex("float"))
+                return "%s(%s)" % (key, ex("float"))
+            add(2, f_dflt)
+        if kind == "int":
+            def f_dstep():
+                self.use_form(ctx, "dstep", "default-arg")
+                if self.chance(0.5):
+                    return "dstep(%s, %s)" % (ex("int"), ex("int"))
+                return "dstep(%s)" % ex("int")
+            add(1, f_dstep)
+
+        def f_dtw():
+            self.use_form(ctx, "dtw", "default-arg")
+            mark(_asp(kind))
+            if self.chance(0.4):
+                return "dtw(%s, %s)" % (ex(kind), ex("int"))
+            return "dtw(%s)" % ex(kind)
+        add(1, f_dtw)
+
+        # --- array parameters, late members (need pointer variables)
+        if kind == "float":
+            pds = self.ptr_vars(ctx, "double")
+            pfs = self.ptr_vars(ctx, "float")
+            if pds:
+                def f_lut():
+                    v = self.pick(pds)
+                    ctx.ref(v)
+                    arg = "reinterpret_cast<const double (*)[8]>(%s)" % v.name
+                    if "fp64" in target and self.chance(0.5):
+                        self.use_form(ctx, "lutd", "array-param")
+                        mark({"fp64"})
+                        return "lutd(%s, %s)" % (arg, ex("int"))
+                    self.use_form(ctx, "lutf", "array-param")
+                    return "lutf(%s, %s)" % (arg, ex("float"))
+                add(3, f_lut)
+            if pfs:
+                def f_sum4():
+                    v = self.pick(pfs)
+                    ctx.ref(v)
+                    ctx.use("float")
+                    self.use_form(ctx, "sum4", "array-param")
+                    return "sum4(%s)" % v.name
+                add(2, f_sum4)
+            if pds and "fp64" in target:
+                def f_latep():
+                    v = self.pick(pds)
+                    ctx.ref(v)
+                    self.use_form(ctx, "latep", "late-member")
+                    mark({"fp64"})
+                    return "LateP{%s}.get(%s)" % (v.name, ex("int"))
+                add(1, f_latep)
+
+            def f_latef():
+                self.use_form(ctx, "latef", "late-member")
+                return "LateF{%s, %s}.get()" % (ex("float"), ex("int"))
+            add(1, f_latef)
+
+        w = [c[0] for c in cands]
+        fn = self.pick([c[1] for c in cands], w)
+        e = fn()
+        return e if isinstance(e, E) else E(e, False)
+
     def e_agg(self, ctx, kind, depth):
         vs = [v for v in ctx.vars if v.cat in ("vec", "marray", "array", "complex") and v.elem == kind]
         v = self.pick(vs)
@@ -611,6 +1029,7 @@ class Gen:
         if ctx.depth < 2:
             opts += [("if", 2), ("for", 1), ("rangefor", 2)]
         opts += [("atomic", 2), ("vec", 2), ("marray", 1), ("struct", 3), ("call", 2), ("lambda", 2), ("classh", 1), ("complex", 1)]
+        opts += [("touch", 1)]
         what = self.pick([o for o, _ in opts], [w for _, w in opts])
         res = getattr(self, "s_" + what)(ctx, ind)
         if res is None:
@@ -668,6 +1087,7 @@ class Gen:
         if ctx.lambda_kernel and ctx.host_ok:
             vs += [Var(h, "scalar", k, "host") for h, (k, _, _) in HOST_SCALARS.items()]
         u = Ctx(self, set(INT_KINDS + FP_KINDS), vs, ctx.index, True)
+        u.forms = ctx.forms
         u.lambda_kernel = ctx.lambda_kernel
         u.atomic64 = True
         e = self.expr(u, self.pick(["double", "half", "float", "ldouble"]), 1)
@@ -681,6 +1101,7 @@ class Gen:
         """A context for code that is never evaluated as part of the kernel (discarded branches,
         uncalled lambdas): pointers and literals only, so that nothing new gets captured."""
         u = Ctx(self, set(INT_KINDS + FP_KINDS), [v for v in ctx.vars if v.cat == "ptr"], ctx.index, True)
+        u.forms = ctx.forms
         u.lambda_kernel = ctx.lambda_kernel
         u.atomic64 = True
         u.depth = 5
@@ -943,6 +1364,19 @@ class Gen:
         self.helpers_used.add("scan")
         return ["%sscan(%s, %s);" % (ind, v.name, self.pick(ctx.index["size"]))]
 
+    def s_touch(self, ctx, ind):
+        """`touch_all(k, p1, p2, ...)`: a comma fold over pointers of mixed element types; each
+        element type is computed with."""
+        ptrs = [v for v in ctx.vars if v.cat == "ptr" and v.elem in ctx.allowed]
+        if not ptrs or not ctx.index["size"]:
+            return None
+        chosen = [self.pick(ptrs) for _ in range(self.r.randint(1, 4))]
+        for v in chosen:
+            ctx.ref(v)
+            ctx.use(v.elem)
+        self.use_form(ctx, "touch", "fold")
+        return ["%stouch_all(%s, %s);" % (ind, self.pick(ctx.index["size"]), ", ".join(v.name for v in chosen))]
+
     def s_lambda(self, ctx, ind):
         k = self.pick(arith_kinds(ctx.allowed))
         name = self.fresh("fn")
@@ -1152,13 +1586,16 @@ class Gen:
 
     def finish_kernel(self, aid, ctx):
         self.anchors[aid] |= ctx.used
+        self.anchor_forms.setdefault(aid, set()).update(ctx.forms)
 
     def emit_kernel(self, out, ind):
         """Appends one kernel launch (a list of (line, anchor)) to out."""
         target = self.choose_target()
         form = self.pick(
-            ["pf", "pf_n", "single", "submit", "nd", "props", "functor", "tfunctor", "wrapper", "host_template", "generic_cgf", "named", "wg", "stored"],
-            [12, 4, 8, 10, 5, 3, 6, 5, 5, 5, 2, 3, 1, 3],
+            ["pf", "pf_n", "single", "submit", "nd", "props", "functor", "tfunctor", "wrapper", "host_template", "generic_cgf", "named", "wg", "stored",
+             "explicit", "vlaunch", "launch_ov", "apply_ov"],
+            [12, 4, 8, 10, 5, 3, 6, 5, 5, 5, 2, 3, 1, 3,
+             8, 4, 3, 2],
         )
         getattr(self, "k_" + form)(out, ind, target)
 
@@ -1314,7 +1751,10 @@ class Gen:
         self.lambda_lines(out, ind, head, cap, param, body, "", aid)
 
     # functors: a generated non-template one, or a fixed template one
-    def k_functor(self, out, ind, target):
+    def k_functor(self, out, ind, target, launcher=None):
+        """A generated functor kernel. launcher "vlaunch": launched through a variadic wrapper
+        with the functor type as explicit first template argument and its field values as the
+        (possibly empty) pack."""
         name = self.fresh("Kf")
         form = self.pick(["id", "item", "none", "templ"])
         aid = self.new_anchor()
@@ -1323,6 +1763,8 @@ class Gen:
         allowed = self.allowed_for(target)
         sk = [k for k in ("float", "double", "int", "half") if k in allowed]
         scal = [Var(self.fresh("m"), "scalar", self.pick(sk), "member") for _ in range(self.r.randint(0, 2))]
+        if launcher == "vlaunch" and self.chance(0.3):
+            fields, scal = [], []  # an empty pack
         if form == "templ":
             pdecl, index = self.index_for("item")
             var = pdecl.split()[-1]
@@ -1338,14 +1780,25 @@ class Gen:
             if f.origin == "member" and f.name in ctx.refs and f.name not in [u.name for u in used_fields]:
                 used_fields.append(f)
         # every field must be used: drop unused ones
-        lines = ["struct %s {" % name]
+        flines = []
         for f in used_fields:
             if f.cat == "ptr":
-                lines.append("  %s *%s;" % (self.spell(f.elem), f.name))
+                flines.append("  %s *%s;" % (self.spell(f.elem), f.name))
             else:
-                lines.append("  %s %s;" % (self.spell(f.elem), f.name))
+                flines.append("  %s %s;" % (self.spell(f.elem), f.name))
+        late = bool(flines) and self.chance(0.35)
+        if late:
+            ctx.forms.add("late-member")  # the fields are declared after operator(), which uses them
+        if launcher == "vlaunch":
+            ctx.forms.add("explicit-arg+pack")
         self.finish_kernel(aid, ctx)
-        top_lines = [(l, None) for l in lines] + [("  " + head, aid)] + [(b, None) for b in body] + [("  }", None), ("};", None)]
+        top_lines = [("struct %s {" % name, None)]
+        if not late:
+            top_lines += [(l, None) for l in flines]
+        top_lines += [("  " + head, aid)] + [(b, None) for b in body] + [("  }", None)]
+        if late:
+            top_lines += [(l, None) for l in flines]
+        top_lines += [("};", None)]
         self.top.append(top_lines)
         inits = []
         for f in used_fields:
@@ -1355,10 +1808,141 @@ class Gen:
             else:
                 inits.append(self.pick(LITS[f.elem]))
         obj = "%s{%s}" % (name, ", ".join(inits))
+        if launcher == "vlaunch":
+            self.helpers_used.add("vlaunch")
+            if form == "none":
+                out.append(("%svsingle<%s>(%s);" % (ind, name, ", ".join(["q"] + inits)), None))
+            else:
+                out.append(("%svlaunch<%s>(%s);" % (ind, name, ", ".join(["q", "n"] + inits)), None))
+            return
         if form == "none":
             out.append(("%sq.single_task(%s);" % (ind, obj), None))
         else:
             out.append(("%sq.parallel_for(sycl::range<1>{n}, %s);" % (ind, obj), None))
+
+    def k_vlaunch(self, out, ind, target):
+        self.k_functor(out, ind, target, launcher="vlaunch")
+
+    def k_launch_ov(self, out, ind, target):
+        """A kernel lambda passed to an overloaded launch wrapper: `launch_ov(range<D>, ...)` beside
+        `launch_ov(std::int64_t, ...)`; the argument picks one (a size_t cannot deduce D)."""
+        self.helpers_used.add("launch_ov")
+        aid = self.new_anchor()
+        cap, param, body, ctx = self.lambda_kernel(target, self.pick(["id", "item", "auto"]), ind)
+        ctx.forms.add("overloaded-wrapper")
+        self.finish_kernel(aid, ctx)
+        head = self.pick(["launch_ov(sycl::range<1>{n}, q, ", "launch_ov(n, q, ", "launch_ov(static_cast<std::int64_t>(n), q, "])
+        self.lambda_lines(out, ind, head, cap, param, body, "", aid)
+
+    APPLY_OV = [
+        ("template <class T> void apply_ov(sycl::queue &q, T *p, size_t n) {", None),
+        ("  q.parallel_for(sycl::range<1>{n}, [=](sycl::id<1> i) { p[i] = static_cast<T>(p[i] * 2.0); });", "apply_ov_t"),
+        ("}", None),
+        ("void apply_ov(sycl::queue &q, float *p, size_t n) {", None),
+        ("  q.parallel_for(sycl::range<1>{n}, [=](sycl::id<1> i) { p[i] = p[i] * 2.0f; });", "apply_ov_n"),
+        ("}", None),
+    ]
+
+    def k_apply_ov(self, out, ind, target):
+        """A template and a non-template overload, each launching its own kernel. The non-template
+        one is compiled whether called or not; the template's kernel exists only for the types
+        some call instantiates it with (apply_ov(q, pf, n) picks the non-template)."""
+        if "apply_ov_n" not in self.anchors:
+            self.anchors["apply_ov_n"] = set()
+            self.anchors["apply_ov_t"] = set()
+            self.anchor_forms["apply_ov_n"] = {"template-vs-nontemplate", "overloaded-wrapper"}
+            self.anchor_forms["apply_ov_t"] = {"template-vs-nontemplate", "overloaded-wrapper"}
+            self.no_kernel.add("apply_ov_t")
+            self.top.append(list(self.APPLY_OV))
+        calls = [("apply_ov(q, pf, n);", None)]
+        if "fp64" in target:
+            calls += [("apply_ov(q, pd, n);", "double"), ("apply_ov(q, pi, n);", "int"), ("apply_ov<float>(q, pf, n);", "float")]
+            if "fp16" in target:
+                calls.append(("apply_ov(q, ph, n);", "half"))
+        for text, k in self.r.sample(calls, self.r.randint(1, min(2, len(calls)))):
+            self.host_used.add({"pf": "pf", "pd": "pd", "pi": "pi", "ph": "ph"}[text.split(", ")[1]])
+            if k is not None:
+                self.anchors["apply_ov_t"] |= {"fp64"} | _asp(k)
+                self.no_kernel.discard("apply_ov_t")
+            out.append((ind + text, None))
+
+    def k_explicit(self, out, ind, target):
+        """A kernel in a template that explicit instantiation definitions instantiate
+        (`template struct XR<double>;`, `template void run_x<int>(...);`, a member of a class
+        template, a member template of a class), maybe beside implicit instantiations, and
+        `extern template` declarations of other types, which instantiate nothing (their types
+        may use any aspect). Sometimes nothing instantiates it: then there is no kernel."""
+        allowed = self.allowed_for(target)
+        body, deps, asp = self.pick(self.HOST_TEMPLATES)
+        pool = ["float", "int", "double", "half", "long"]
+        if "twice" in deps or "blend" in deps:
+            pool = [k for k in pool if k in TEMPLATE_HELPERS[deps[0]].kinds]
+        ok = [k for k in pool if k in allowed and asp(k) <= target]
+        form = self.pick(["class", "func", "member", "mtemplate"], [4, 4, 2, 2])
+        inst = [] if (not ok or self.chance(0.1)) else self.r.sample(ok, self.r.randint(1, min(2, len(ok))))
+        rest = [k for k in ok if k not in inst]
+        implicit = [self.pick(rest)] if rest and self.chance(0.3) else []
+        others = [k for k in pool if k not in inst and k not in implicit]
+        ext = self.r.sample(others, self.r.randint(1 if not inst and not implicit else 0, min(2, len(others))))
+        for d in deps:
+            self.helpers_used.add(d)
+        n = self.fresh("")
+        aid = "X" + n
+        self.anchors[aid] = set()
+        forms = {"explicit-inst"} | ({"extern-template"} if ext else set())
+        self.anchor_forms[aid] = forms
+        for k in inst + implicit:
+            self.anchors[aid] |= asp(k)
+        if not inst and not implicit:
+            self.no_kernel.add(aid)
+        blines = [("      " + l.lstrip() if j == 0 else "  " + l, None) for j, l in enumerate(body.split("\n"))]
+        launch = [("    q.parallel_for(sycl::range<1>{n}, [=](sycl::id<1> i) {", aid)] + blines + [("    });", None)]
+        ptr = {v: n_ for n_, v in POINTERS.items()}
+        sig = lambda k: "(sycl::queue &, %s *, size_t)" % self.spell(k)
+        text = []
+        if form in ("class", "member"):
+            cname = "XR" + n
+            kw = self.pick(["struct", "class"])
+            text += [("template <class T> %s %s {" % (kw, cname), None)]
+            if kw == "class":
+                text += [("public:", None)]
+            text += [("  void go(sycl::queue &q, T *p, size_t n) {", None)] + launch + [("  }", None), ("};", None)]
+            for k in inst:
+                if form == "class":
+                    text.append(("template %s %s<%s>;" % (self.pick([kw, kw, "struct" if kw == "class" else "class"]), cname, self.spell(k)), None))
+                else:
+                    text.append(("template void %s<%s>::go%s;" % (cname, self.spell(k), sig(k)), None))
+            for k in ext:
+                if form == "class" or self.chance(0.5):
+                    text.append(("extern template %s %s<%s>;" % (kw, cname, self.spell(k)), None))
+                else:
+                    text.append(("extern template void %s<%s>::go%s;" % (cname, self.spell(k), sig(k)), None))
+            calls = ["%s<%s>{}.go(q, %s, n);" % (cname, self.spell(k), ptr[k]) for k in implicit]
+        elif form == "mtemplate":
+            cname = "XM" + n
+            text += [("struct %s {" % cname, None), ("  template <class T> void go(sycl::queue &q, T *p, size_t n) const {", None)]
+            text += launch + [("  }", None), ("};", None)]
+            for k in inst:
+                targ = "<%s>" % self.spell(k) if self.chance(0.6) else ""
+                text.append(("template void %s::go%s%s const;" % (cname, targ, sig(k)), None))
+            for k in ext:
+                text.append(("extern template void %s::go<%s>%s const;" % (cname, self.spell(k), sig(k)), None))
+            calls = ["%s{}.go(q, %s, n);" % (cname, ptr[k]) for k in implicit]
+        else:
+            fname = "run_x" + n
+            text += [("template <class T> void %s(sycl::queue &q, T *p, size_t n) {" % fname, None)]
+            text += [(l[2:], a) for l, a in launch] + [("}", None)]
+            for k in inst:
+                targ = "<%s>" % self.spell(k) if self.chance(0.6) else ""
+                text.append(("template void %s%s%s;" % (fname, targ, sig(k)), None))
+            for k in ext:
+                text.append(("extern template void %s<%s>%s;" % (fname, self.spell(k), sig(k)), None))
+            calls = ["%s(q, %s, n);" % (fname, ptr[k]) for k in implicit]
+        self.top.append(text)
+        for k in implicit:
+            self.host_used.add(ptr[k])
+        for c in calls:
+            out.append((ind + c, None))
 
     TFUNCTORS = {
         "Saxpy": ("template <class T> struct Saxpy {\n  T a;\n  T *x;\n  T *y;\n  void operator()(sycl::id<1> i) const { y[i] = a * x[i] + y[i]; }\n};", "pf"),
@@ -1451,20 +2035,18 @@ class Gen:
         body, ctx = self.kernel_body(target, members, index, "      ", lambda_kernel=True)
         cap = self.pick(["[=]", "[this]", "[&]"])
         self.finish_kernel(aid, ctx)
-        lines = [
-            ("class %s {" % cname, None),
-            ("public:", None),
-            ("  float *data;", None),
-            ("  int *ints;", None),
-            ("  double *dbl;", None),
-            ("  u64 *cnt;", None),
-            ("  double wd;", None),
-            ("  float wf;", None),
+        fields = [("  float *data;", None), ("  int *ints;", None), ("  double *dbl;", None), ("  u64 *cnt;", None),
+                  ("  double wd;", None), ("  float wf;", None)]
+        late = self.chance(0.35)  # members declared after go(), which uses them
+        if late:
+            self.anchor_forms.setdefault(aid, set()).add("late-member")
+        lines = [("class %s {" % cname, None), ("public:", None)] + ([] if late else fields)
+        lines += [
             ("  void go(sycl::queue &q, size_t n) {", None),
             ("    q.parallel_for(sycl::range<1>{n}, %s(%s) {" % (cap, param), aid),
         ]
         lines += [(b, None) for b in body]
-        lines += [("    });", None), ("  }", None), ("};", None)]
+        lines += [("    });", None), ("  }", None)] + (fields if late else []) + [("};", None)]
         self.top.append(lines)
         return cname
 
@@ -1495,6 +2077,10 @@ class Gen:
         out.append(("using aref = sycl::atomic_ref<T, sycl::memory_order::relaxed, sycl::memory_scope::device>;", None))
         if self.need_syclex:
             out.append(("namespace syclex = sycl::ext::oneapi::experimental;", None))
+        if self.need_macros:
+            out += [(l, None) for l in MACRO_TEXT.split("\n")]
+        if self.need_consts:
+            out += [(l, None) for l in CONST_TEXT.split("\n")]
         out.append(("", None))
         for s in ["P2", "F2", "H2", "Derived1", "Arr3"]:
             if s in self.structs_used or STRUCT_HOSTVAR[s] in self.host_used:
@@ -1517,6 +2103,17 @@ class Gen:
         for i in range(3):
             if "decoy%d" % i in self.helpers_used:
                 out.append((DECOY_HELPERS[i], None))
+        for name, text in FORM_TEXT.items():
+            if "F:" + name in self.helpers_used:
+                out += [(l, None) for l in text.split("\n")]
+        if "vlaunch" in self.helpers_used:
+            out.append(("template <class B, class... A> void vlaunch(sycl::queue &q, size_t n, A... a) { q.parallel_for(sycl::range<1>{n}, B{a...}); }", None))
+            out.append(("template <class B, class... A> void vsingle(sycl::queue &q, A... a) { q.single_task(B{a...}); }", None))
+        if "launch_ov" in self.helpers_used:
+            out.append(("template <int D, class K> void launch_ov(sycl::range<D> r, sycl::queue &q, const K &k) { q.parallel_for(r, k); }", None))
+            out.append(("template <class K> void launch_ov(std::int64_t n, sycl::queue &q, const K &k) {", None))
+            out.append(("  q.parallel_for(sycl::range<1>{static_cast<size_t>(n)}, k);", None))
+            out.append(("}", None))
         if "launch_pf" in self.helpers_used:
             out.append(("template <class K> void launch_pf(sycl::queue &q, size_t n, K k) { q.parallel_for(sycl::range<1>{n}, k); }", None))
         if "launch_st" in self.helpers_used:
@@ -1561,7 +2158,7 @@ class Gen:
 
         text = []
         for line, anchor in out:
-            if anchor is not None:
+            if anchor is not None and anchor not in self.no_kernel:
                 asp = self.anchors[anchor]
                 order = ["fp64", "fp16", "atomic64", "ext_oneapi_atomic16"]
                 s = ", ".join(a for a in order if a in asp) or "none"
@@ -1573,20 +2170,62 @@ class Gen:
 MIN_LINES, MAX_LINES = 20, 120
 
 
-def generate(seed):
-    """The program of a seed: the first of its attempts whose length is in range."""
+def generate_gen(seed):
+    """(Gen, program text) of a seed: the first of its attempts whose length is in range."""
     for attempt in range(20):
-        text = Gen(seed, attempt).program()
+        g = Gen(seed, attempt)
+        text = g.program()
         if MIN_LINES <= text.count("\n") <= MAX_LINES:
-            return text
-    return text
+            return g, text
+    return g, text
+
+
+def generate(seed):
+    """The program of a seed."""
+    return generate_gen(seed)[1]
+
+
+def stats(seed_start, count):
+    """The share of generated kernels (and programs) in which each form of FORM_TEXT & co. is
+    written, and the share of kernels nothing instantiates (no kernel, by design)."""
+    forms, kernels, programs, no_kernel, prog_forms = {}, 0, 0, 0, {}
+    any_kernels = 0
+    for seed in range(seed_start, seed_start + count):
+        g, _ = generate_gen(seed)
+        programs += 1
+        seen = set()
+        for aid in g.anchors:
+            if aid in g.no_kernel:
+                no_kernel += 1
+                continue
+            kernels += 1
+            fs = g.anchor_forms.get(aid, set())
+            if fs:
+                any_kernels += 1
+            for f in fs:
+                forms[f] = forms.get(f, 0) + 1
+                seen.add(f)
+        for f in seen:
+            prog_forms[f] = prog_forms.get(f, 0) + 1
+    print("seeds %d..%d: %d programs, %d kernels, %d templates that nothing instantiates (no kernel)" % (
+        seed_start, seed_start + count - 1, programs, kernels, no_kernel))
+    print("kernels with at least one of the forms: %d (%.1f%%)" % (any_kernels, 100.0 * any_kernels / max(kernels, 1)))
+    print("%-26s %8s %8s %10s" % ("form", "kernels", "share", "programs"))
+    for f in sorted(forms, key=lambda x: -forms[x]):
+        print("%-26s %8d %7.1f%% %9.1f%%" % (f, forms[f], 100.0 * forms[f] / max(kernels, 1), 100.0 * prog_forms[f] / programs))
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description="Seeded random SYCL program generator")
-    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--seed", type=int)
     ap.add_argument("-o", "--output", help="file to write (default: stdout)")
+    ap.add_argument("--stats", type=int, metavar="N", help="print the share of kernels using each form over N seeds from --seed (default 1)")
     ns = ap.parse_args(argv)
+    if ns.stats:
+        stats(ns.seed if ns.seed is not None else 1, ns.stats)
+        return 0
+    if ns.seed is None:
+        ap.error("--seed is required")
     text = generate(ns.seed)
     if ns.output:
         with open(ns.output, "w") as f:

@@ -13,6 +13,13 @@ DPC++'s aspect propagation to clang's own typing:
 * A kernel's identity is (file, line, column) of the lambda introducer `[`, or of the `operator`
   token of a functor's `operator()` (its first declaration). Columns are 1-based and counted in
   characters. Instantiations that share an identity are merged (union of aspects).
+* Explicit instantiation definitions (`template struct S<double>;`, `template void f<int>(int *);`)
+  are roots too: every non-template member function of the class template specialization (of the
+  template it was instantiated from, overloaded names excepted), or the one function. libclang
+  shows neither the instantiated members nor function explicit instantiations, so the oracle
+  re-parses the file with a probe after each one's `;`, an unevaluated `sizeof(&S<double>::go)`
+  or `sizeof(static_cast<SIGNATURE>(&f<int>))`, and follows the definitions clang made.
+  `extern template` declarations instantiate nothing and are not probed.
 * The reach is the kernel function and every function it calls (call expressions, constructors,
   conversion functions and operators included) whose definition lies outside the library,
   transitively. The library is sycl_mini.hpp (and any --lib-dir): its functions are never entered.
@@ -22,7 +29,9 @@ DPC++'s aspect propagation to clang's own typing:
   that contains one of those (fields and bases, recursively) -> the same; sycl::atomic_ref<T> (or
   sycl::atomic<T>) with sizeof(T) == 8 -> atomic64, with T = sycl::half ->
   ext_oneapi_atomic16. Pointers and reference members carry nothing; a reference-typed
-  expression or variable counts as its referee.
+  expression or variable counts as its referee. An array parameter (`double lut[4][8]`) is a
+  pointer; since libclang shows decayed types as written, expressions of array type carry
+  nothing themselves (an array variable counts at its declaration and in its element accesses).
 * Not evaluated: operands of sizeof / alignof / noexcept / typeid, anything written inside a type
   (decltype, template arguments, array bounds), static_assert, alias declarations, local class
   definitions, the discarded branch of `if constexpr` (its condition is evaluated with
@@ -96,6 +105,8 @@ _lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
 _lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
 _lib.clang_Cursor_isInlineNamespace.argtypes = [ci.Cursor]
 _lib.clang_Cursor_isInlineNamespace.restype = ctypes.c_uint
+_lib.clang_getSpecializedCursorTemplate.argtypes = [ci.Cursor]
+_lib.clang_getSpecializedCursorTemplate.restype = ci.Cursor
 CXEval_Int = 1
 
 
@@ -303,6 +314,15 @@ class Oracle:
                     return None
                 j = inner
                 continue
+            if open_ch == b"<" and data[j : j + 2] == b"<<":
+                j += 2  # a shift inside a template argument list (`N<1 << 3>`)
+                continue
+            if open_ch == b"<" and data[j : j + 2] == b">>" and depth >= 2:
+                depth -= 2  # `A<B<int>>`
+                if depth == 0:
+                    return j + 2
+                j += 2
+                continue
             if ch == open_ch:
                 depth += 1
             elif ch == close_ch:
@@ -385,6 +405,8 @@ class Oracle:
             self.note_type(acc, rt, fn, "return type")
         for ch in fn.get_children():
             if ch.kind == K.PARM_DECL:
+                if ch.type.get_canonical()._kind_id in ARRAY_KINDS:
+                    continue  # `double lut[4][8]` as a parameter is a pointer (libclang shows it as written)
                 self.note_type(acc, ch.type, ch, "parameter '%s'" % ch.spelling)
             elif ch.kind == K.COMPOUND_STMT or ch.kind == K.CXX_TRY_STMT:
                 self.visit(ch, acc, callees, notes)
@@ -447,7 +469,11 @@ class Oracle:
             if k.is_expression():
                 if not in_const and self.is_constant(c):
                     in_const = True
-                self.note_type(acc, c.type, c, "constant expression" if in_const else "expression", in_const)
+                # An expression of array type is an array variable (counted where it is declared,
+                # and in the element accesses) or, as libclang shows a decayed type as written,
+                # an array parameter, which is a pointer: the expression itself carries nothing.
+                if c.type.get_canonical()._kind_id not in ARRAY_KINDS:
+                    self.note_type(acc, c.type, c, "constant expression" if in_const else "expression", in_const)
             children = None
             if k == K.COMPOUND_ASSIGNMENT_OPERATOR:
                 # `f += 0.5`: the arithmetic runs in the common type of both sides, a node clang
@@ -599,9 +625,10 @@ class Oracle:
                         work.append(d)
         return None
 
-    def find_launches(self, tu):
+    def find_launches(self, tu, extra_roots=()):
         roots = []
         self.host_roots(tu.cursor, roots)
+        roots += list(extra_roots)
         seen = set()
         launches = []
         work = list(reversed(roots))
@@ -625,6 +652,255 @@ class Oracle:
                     work.append(d)
         return launches
 
+
+    # ----- explicit instantiation definitions --------------------------------------------------
+    # libclang shows neither the functions an explicit instantiation definition instantiates nor,
+    # for function templates, the declaration itself. The oracle finds `template DECL;` (not
+    # `extern template`) in the file's tokens and writes, right after its `;` on the same line, a
+    # probe `static_assert(sizeof(&S<double>::go) > 0, "")` naming each function it instantiates
+    # (for a class: every non-template member function of the template the specialization was
+    # instantiated from; for a function: a cast to the declared signature, which selects the
+    # specialization as clang does). The operand is unevaluated: the probe instantiates nothing
+    # itself, and the function is a root only if clang defined it (get_definition()).
+    PROBE_MSG = '"sycl-analyzer differential oracle probe"'
+
+    def tokens_of(self, tu, path):
+        out = []
+        skip_line = None
+        data = self.files.get(path)
+        lines = data.split(b"\n")
+        prev_line = 0
+        for t in tu.get_tokens(extent=tu.cursor.extent):
+            loc = t.location
+            if loc.file is None or os.path.realpath(loc.file.name) != os.path.realpath(path):
+                continue
+            line = loc.line
+            if skip_line is not None and line <= skip_line:
+                continue
+            if t.spelling == "#" and line != prev_line:
+                # a preprocessor directive, with its continuation lines
+                end = line
+                while end - 1 < len(lines) and lines[end - 1].rstrip().endswith(b"\\"):
+                    end += 1
+                skip_line = end
+                continue
+            prev_line = line
+            if t.kind == ci.TokenKind.COMMENT:
+                continue
+            out.append((t.spelling, t.extent.start.offset, t.extent.end.offset))
+        return out
+
+    def class_names(self, cursor, out):
+        for c in cursor.get_children():
+            if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC):
+                self.class_names(c, out)
+            elif c.kind in (K.CLASS_DECL, K.STRUCT_DECL, K.UNION_DECL, K.CLASS_TEMPLATE):
+                out.add(c.spelling)
+                self.class_names(c, out)
+        return out
+
+    def explicit_instantiations(self, tu, path):
+        """[(offset after the `;`, probe text or None, description)] of the explicit
+        instantiation definitions in the file."""
+        toks = self.tokens_of(tu, path)
+        data = self.files.get(path)
+        text = lambda a, b: data[toks[a][1] : toks[b][2]].decode("utf-8", "replace") if a <= b else ""
+        sp = [t[0] for t in toks]
+        classes = None
+        out = []
+        for i, t in enumerate(sp):
+            if t != "template" or i + 1 >= len(sp) or sp[i + 1] == "<":
+                continue
+            if i > 0 and sp[i - 1] in (".", "->", "::", "extern"):
+                continue  # the `template` disambiguator, or an explicit instantiation declaration
+            j, depth = i + 1, 0
+            while j < len(sp) and not (sp[j] == ";" and depth == 0):
+                if sp[j] in ("(", "[", "{"):
+                    depth += 1
+                elif sp[j] in (")", "]", "}"):
+                    depth -= 1
+                j += 1
+            if j >= len(sp):
+                continue
+            decl = text(i, j)
+            end_off = toks[j][2]
+            if sp[i + 1] in ("class", "struct", "union"):
+                cls_text = text(i + 2, j - 1)
+                spec = ci.Cursor.from_location(tu, tu.get_location(path, toks[i + 2][1]))
+                if spec is None or spec.kind not in (K.CLASS_DECL, K.STRUCT_DECL, K.UNION_DECL):
+                    out.append((end_off, None, "%s: the specialization was not found" % decl))
+                    continue
+                tmpl = _lib.clang_getSpecializedCursorTemplate(spec)
+                if tmpl is None or tmpl.kind not in (K.CLASS_TEMPLATE, K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION):
+                    out.append((end_off, None, "%s: no template behind the specialization" % decl))
+                    continue
+                names = [c.spelling for c in tmpl.get_children()
+                         if c.kind in (K.CXX_METHOD, K.CONVERSION_FUNCTION)]
+                uniq = [n for n in dict.fromkeys(names) if names.count(n) == 1]
+                skipped = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+                desc = decl + (" (overloaded members not probed: %s)" % ", ".join(skipped) if skipped else "")
+                if uniq:
+                    probe = " && ".join("sizeof(&%s::%s) > 0" % (cls_text, n) for n in uniq)
+                    out.append((end_off, "static_assert(%s, %s);" % (probe, self.PROBE_MSG), desc))
+                continue
+            # a function: RET NAME[<ARGS>](PARAMS) TRAIL
+            k, angle = i + 1, 0
+            params = None
+            while k < j:
+                x = sp[k]
+                if x == "<":
+                    angle += 1
+                elif x == ">":
+                    angle -= 1
+                elif x == ">>":
+                    angle -= 2
+                elif x == "(" and angle <= 0 and sp[k - 1] != "operator":
+                    params = k
+                    break
+                k += 1
+            if params is None:
+                out.append((end_off, None, "%s: no parameter list found" % decl))
+                continue
+            d, close = 0, None
+            for m in range(params, j):
+                if sp[m] == "(":
+                    d += 1
+                elif sp[m] == ")":
+                    d -= 1
+                    if d == 0:
+                        close = m
+                        break
+            trail = sp[close + 1 : j] if close is not None else ["?"]
+            if close is None or any(x not in ("const", "volatile", "&", "&&", "noexcept") for x in trail):
+                out.append((end_off, None, "%s: declarator not understood" % decl))
+                continue
+            # the qualified name, read backwards from the parameter list
+            def back_template_args(e):
+                """index of the `<` matching the `>` at e"""
+                d2 = 0
+                for m in range(e, i, -1):
+                    if sp[m] == ">":
+                        d2 += 1
+                    elif sp[m] == ">>":
+                        d2 += 2
+                    elif sp[m] == "<":
+                        d2 -= 1
+                        if d2 == 0:
+                            return m
+                return None
+
+            e = params - 1
+            args_text = ""
+            if sp[e] in (">", ">>"):
+                lt = back_template_args(e)
+                if lt is None:
+                    out.append((end_off, None, "%s: template arguments not understood" % decl))
+                    continue
+                args_text = text(lt, e)
+                e = lt - 1
+            name_end = e
+            if sp[e] == ")" and sp[e - 1] == "(" and sp[e - 2] == "operator":
+                e -= 2
+            elif e - 1 > i and sp[e - 1] == "operator":
+                e -= 1
+            name_start = e
+            while name_start - 1 > i and sp[name_start - 1] == "::":
+                q = name_start - 2
+                if sp[q] in (">", ">>"):
+                    lt = back_template_args(q)
+                    if lt is None:
+                        break
+                    q = lt - 1
+                name_start = q
+            qual_name = text(name_start, name_end)
+            ret = text(i + 1, name_start - 1)
+            ps = text(params, close)
+            tr = " ".join(trail)
+            member = None
+            if "::" in sp[name_start:name_end]:
+                last = max(m for m in range(name_start, name_end) if sp[m] == "::")
+                qual = text(name_start, last - 1)
+                if sp[last - 1] in (">", ">>"):
+                    member = qual
+                else:
+                    if classes is None:
+                        classes = self.class_names(tu.cursor, set())
+                    if sp[last - 1] in classes:
+                        member = qual
+            if member:
+                ptr = "%s (%s::*)%s %s" % (ret, member, ps, tr)
+            else:
+                ptr = "%s (*)%s %s" % (ret, ps, tr)
+            probe = "static_assert(sizeof(static_cast<%s>(&%s%s)) > 0, %s);" % (ptr.strip(), qual_name, args_text, self.PROBE_MSG)
+            out.append((end_off, probe, decl))
+        return out
+
+    def probe_roots(self, cursor, out):
+        """Definitions named by the oracle's probes (found anywhere at namespace scope)."""
+        for c in cursor.get_children():
+            if c.kind in (K.NAMESPACE, K.LINKAGE_SPEC):
+                self.probe_roots(c, out)
+            elif c.kind == K.STATIC_ASSERT:
+                lits = [x for x in c.get_children() if x.kind == K.STRING_LITERAL]
+                if not lits or lits[-1].spelling != self.PROBE_MSG:
+                    continue
+                for x in c.walk_preorder():
+                    if x.kind == K.DECL_REF_EXPR:
+                        r = x.referenced
+                        d = r.get_definition() if r is not None else None
+                        if d is not None and d.kind in FUNCTION_KINDS:
+                            out.append(d)
+        return out
+
+    def parse_with_probes(self, path, cargs, tu, notes):
+        """Re-parses the file with probes for its explicit instantiation definitions; returns
+        (tu, extra roots)."""
+        found = self.explicit_instantiations(tu, path)
+        if not found:
+            return tu, []
+        for _, probe, desc in found:
+            if probe is None:
+                notes.append("explicit instantiation not followed: " + desc)
+        probes = [(off, p, desc) for off, p, desc in found if p is not None]
+        original = self.files.get(path)
+        for _attempt in range(3):
+            if not probes:
+                return tu, []
+            pieces, last, ranges, shift = [], 0, [], 0
+            for off, p, desc in sorted(probes):
+                pieces.append(original[last:off])
+                ins = (" " + p).encode()
+                ranges.append((off + shift, off + shift + len(ins), (off, p, desc)))
+                pieces.append(ins)
+                shift += len(ins)
+                last = off
+            pieces.append(original[last:])
+            text = b"".join(pieces)
+            tu2 = self.index.parse(path, args=cargs, unsaved_files=[(path, text.decode("utf-8", "replace"))])
+            bad = set()
+            other = False
+            for dg in tu2.diagnostics:
+                if dg.severity < ci.Diagnostic.Error:
+                    continue
+                f = dg.location.file
+                hit = [r for r in ranges if f is not None and os.path.realpath(f.name) == os.path.realpath(path)
+                       and r[0] <= dg.location.offset < r[1]]
+                if hit:
+                    bad.add(hit[0][2])
+                else:
+                    other = True
+            if not bad and not other:
+                self.files.data[path] = text
+                roots = self.probe_roots(tu2.cursor, [])
+                return tu2, roots
+            if other and not bad:
+                notes.append("the probes for explicit instantiations broke the parse; not followed")
+                return tu, []
+            for b in bad:
+                notes.append("explicit instantiation not followed (its probe does not compile): " + b[2])
+            probes = [x for x in probes if x not in bad]
+        return tu, []
+
     # ----- entry point ---------------------------------------------------------------------
     def analyze(self, path, include_dirs=(), args=None):
         self.files = FileCache()
@@ -641,8 +917,12 @@ class Oracle:
         result = {"file": path, "errors": errors, "kernels": []}
         if errors:
             return result
+        file_notes = []
+        tu, extra_roots = self.parse_with_probes(path, cargs, tu, file_notes)
+        if file_notes:
+            result["notes"] = file_notes
         kernels = {}
-        for call, launcher in self.find_launches(tu):
+        for call, launcher in self.find_launches(tu, extra_roots):
             notes = []
             args_ = list(call.get_arguments())
             if not args_:
