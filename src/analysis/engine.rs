@@ -363,6 +363,7 @@ impl OneCompile {
             .filter(|&&n| graph.is_kernel(n))
             .chain(graph.decorated())
             .copied()
+            .filter(|&n| graph.compiled(n, &referenced))
             .collect();
         summarized.sort_unstable();
         summarized.dedup();

@@ -312,17 +312,24 @@ fn tokens(text: &str) -> Vec<Tok<'_>> {
 impl Parser<'_, '_> {
     /// Where the template argument starting here ends (its `,` or `>`).
     fn arg_end(&self) -> usize {
-        let mut depth = 0i32;
+        // Angle brackets nest template argument lists only outside parentheses; inside them
+        // `<` and `>` are comparisons (`enable_if_t<(sizeof(T) > 4)>`).
+        let (mut angle, mut paren) = (0i32, 0i32);
         let mut i = self.at;
         while let Some(t) = self.toks.get(i) {
             match t {
+                Tok::Punct("(" | "[") => paren += 1,
+                Tok::Punct(")" | "]") => paren -= 1,
+                _ if paren > 0 => {}
                 // A shift, not a template argument list.
                 Tok::Punct("<") if self.toks.get(i + 1) == Some(&Tok::Punct("<")) => i += 1,
-                Tok::Punct("<" | "(") => depth += 1,
-                Tok::Punct(")") => depth -= 1,
-                Tok::Punct(">") if depth > 0 => depth -= 1,
-                Tok::Punct(">" | ",") if depth == 0 => break,
+                Tok::Punct("<") => angle += 1,
+                Tok::Punct(">") if angle > 0 => angle -= 1,
+                Tok::Punct(">" | ",") if angle == 0 => break,
                 _ => {}
+            }
+            if paren < 0 {
+                break;
             }
             i += 1;
         }
@@ -716,6 +723,41 @@ impl<'a> Parser<'a, '_> {
                 Some(Tok::Ident("const" | "volatile" | "__restrict" | "__restrict__")) => {
                     self.at += 1
                 }
+                // `T (*)[N]`, `T (*name)[N]`, `T (&)[N]`: a pointer (reference) to what the
+                // suffixes after the parentheses make of `T`.
+                Some(Tok::Punct("("))
+                    if matches!(
+                        self.toks.get(self.at + 1),
+                        Some(Tok::Punct("*" | "&" | "&&"))
+                    ) =>
+                {
+                    let reference = self.toks.get(self.at + 1) != Some(&Tok::Punct("*"));
+                    let mut at = self.at + 1;
+                    while matches!(
+                        self.toks.get(at),
+                        Some(Tok::Punct("*" | "&" | "&&")) | Some(Tok::Ident(_))
+                    ) {
+                        at += 1;
+                    }
+                    if self.toks.get(at) != Some(&Tok::Punct(")")) {
+                        break;
+                    }
+                    self.at = at + 1;
+                    while self.peek() == Some(Tok::Punct("[")) {
+                        while let Some(x) = self.peek() {
+                            self.at += 1;
+                            if x == Tok::Punct("]") {
+                                break;
+                            }
+                        }
+                        t = Ty::Array(Arc::new(t));
+                    }
+                    t = if reference {
+                        Ty::Ref(Arc::new(t))
+                    } else {
+                        Ty::Ptr(Arc::new(t))
+                    };
+                }
                 _ => break,
             }
         }
@@ -901,6 +943,9 @@ mod tests {
         assert_eq!(p("sycl::vec<sycl::half, 2>"), "sycl::vec<sycl::half, 2>");
         assert_eq!(p("A<B<double>>"), "A<B<double>>");
         assert_eq!(p("A<N + 1, T>"), "A<?, T>");
+        assert_eq!(p("const double (*)[8]"), "double[]*");
+        assert_eq!(p("A<(sizeof(T) > 4), T>"), "A<?, T>");
+        assert_eq!(p("A<!std::is_same<int, float>::value, T>"), "A<?, T>");
         assert_eq!(p("auto"), "?");
         assert_eq!(p(""), "?");
     }

@@ -189,11 +189,16 @@ pub(super) fn trait_value(name: &str, args: &[Ty]) -> Option<i64> {
             }
             a == b
         }
-        "is_floating_point" => matches!(a, Ty::Float(_)),
+        // `sycl::half` is a class: not a floating-point or arithmetic type to the traits.
+        "is_floating_point" => matches!(a, Ty::Float(k) if *k != FloatKindOrd::Half),
         "is_integral" => matches!(a, Ty::Int { .. } | Ty::Bool),
-        "is_arithmetic" => a.is_arithmetic(),
+        "is_arithmetic" => a.is_arithmetic() && *a != HALF,
         "is_pointer" => matches!(a, Ty::Ptr(_)),
-        "is_signed" => matches!(a, Ty::Int { signed: true, .. } | Ty::Float(_)),
+        "is_signed" => match a {
+            Ty::Int { signed, .. } => *signed,
+            Ty::Float(k) => *k != FloatKindOrd::Half,
+            _ => false,
+        },
         "is_unsigned" => matches!(a, Ty::Int { signed: false, .. } | Ty::Bool),
         _ => return None,
     };
