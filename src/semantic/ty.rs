@@ -881,7 +881,9 @@ impl<'a> Parser<'a, '_> {
                 let end = self.arg_end();
                 self.at = start;
                 let v = self.const_or();
-                if self.at == end {
+                // (`end > start`: an unmatched `)` ends the list without an argument; the loop
+                // must move on.)
+                if self.at == end && end > start {
                     out.push(v.map_or(Ty::Unknown, Ty::Value));
                     self.eat(",");
                     continue;
@@ -946,6 +948,10 @@ mod tests {
         assert_eq!(p("const double (*)[8]"), "double[]*");
         assert_eq!(p("A<(sizeof(T) > 4), T>"), "A<?, T>");
         assert_eq!(p("A<!std::is_same<int, float>::value, T>"), "A<?, T>");
+        // An unbalanced text ends; it does not loop.
+        assert!(p("A<x)>").starts_with("A<"));
+        assert!(p("f<(1 < 2), )").starts_with("f<"));
+        assert!(p("g<)").starts_with("g"));
         assert_eq!(p("auto"), "?");
         assert_eq!(p(""), "?");
     }
