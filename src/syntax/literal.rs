@@ -13,6 +13,8 @@ struct Number {
 
 impl Number {
     fn read(text: &str) -> Self {
+        // A sign written before the literal (`-1.0`, as some callers pass it) is no suffix.
+        let text = text.trim_start_matches(['-', '+', ' ']);
         let t = text.replace('\'', "").to_ascii_lowercase();
         let hex = t.starts_with("0x");
         let floating = if hex {
@@ -109,7 +111,9 @@ mod tests {
 
     #[test]
     fn doubles_are_floating_literals_without_a_float_suffix() {
-        for t in ["1.0", "1.", ".5", "1e5", "1.0L", "1'000.5", "0x1p3"] {
+        for t in [
+            "1.0", "1.", ".5", "1e5", "1.0L", "1'000.5", "0x1p3", "-1.0", "- 2.5",
+        ] {
             assert!(is_double_literal(t), "{t}");
         }
         for t in [
