@@ -315,14 +315,7 @@ pub(super) fn const_text(
     if depth > MAX_DEPTH {
         return None;
     }
-    let mut r = Resolver {
-        ix,
-        from,
-        subst,
-        depth,
-        _p: std::marker::PhantomData,
-    };
-    parse_const(text, &mut r)
+    parse_const(text, &mut Resolver::new(ix, from, subst, depth))
 }
 
 pub(super) fn resolve_text(
@@ -332,12 +325,17 @@ pub(super) fn resolve_text(
     subst: &HashMap<String, Ty>,
     depth: usize,
 ) -> Ty {
-    let mut r = Resolver {
-        ix,
-        from,
-        subst,
-        depth,
-        _p: std::marker::PhantomData,
-    };
-    parse_type(text, &mut r)
+    parse_type(text, &mut Resolver::new(ix, from, subst, depth))
+}
+
+impl<'r, 'a> Resolver<'r, '_, 'a> {
+    fn new(ix: &'r Index<'a>, from: u32, subst: &'r HashMap<String, Ty>, depth: usize) -> Self {
+        Resolver {
+            ix,
+            from,
+            subst,
+            depth,
+            _p: std::marker::PhantomData,
+        }
+    }
 }
