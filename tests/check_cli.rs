@@ -292,20 +292,32 @@ fn compile_commands_found_in_build_or_given_explicitly() {
         .code(2);
 }
 
-/// The newer ways of naming targets: `--offload-arch`, a backend `-device`, and a response
-/// file holding them, in a shell-quoted `command`.
-#[test]
-fn offload_arch_backend_device_and_response_files_in_compile_commands() {
+/// A directory holding `k.cpp`, one kernel that computes in double.
+fn fp64_kernel_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("k.cpp"),
         "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n",
     )
     .unwrap();
+    dir
+}
+
+/// `compile_commands.json` in `dir` with one entry compiling `k.cpp` by `command`.
+fn write_database(dir: &std::path::Path, command: &str) {
+    let root = dir.to_str().unwrap();
+    let db = serde_json::json!([{ "directory": root, "file": "k.cpp", "command": command }]);
+    std::fs::write(dir.join("compile_commands.json"), db.to_string()).unwrap();
+}
+
+/// The newer ways of naming targets: `--offload-arch`, a backend `-device`, and a response
+/// file holding them, in a shell-quoted `command`.
+#[test]
+fn offload_arch_backend_device_and_response_files_in_compile_commands() {
+    let dir = fp64_kernel_dir();
     let root = dir.path().to_str().unwrap();
     let targets_of = |command: &str| -> Vec<String> {
-        let db = serde_json::json!([{ "directory": root, "file": "k.cpp", "command": command }]);
-        std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+        write_database(dir.path(), &command);
         let v = json_out(&["check", root, "--format", "json"], 1);
         let mut t: Vec<String> = v["diagnostics"]
             .as_array()
@@ -364,19 +376,13 @@ fn offload_arch_backend_device_and_response_files_in_compile_commands() {
 /// database, never an error.
 #[test]
 fn ocloc_device_names_in_compile_commands_bind_or_note() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("k.cpp"),
-        "void run(sycl::queue &q, float *p) { q.single_task([=]() { double d = p[0]; p[0] = d; }); }\n",
-    )
-    .unwrap();
+    let dir = fp64_kernel_dir();
     let root = dir.path().to_str().unwrap();
     let check = |device: &str, code: i32| -> serde_json::Value {
         let command = format!(
             r#"icpx -fsycl -fsycl-targets=spir64_gen -Xsycl-target-backend=spir64_gen "-device {device}" -c k.cpp"#
         );
-        let db = serde_json::json!([{ "directory": root, "file": "k.cpp", "command": command }]);
-        std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+        write_database(dir.path(), &command);
         json_out(&["check", root, "--format", "json", "--no-cache"], code)
     };
     let codes = |v: &serde_json::Value| -> Vec<String> {
