@@ -317,7 +317,7 @@ fn offload_arch_backend_device_and_response_files_in_compile_commands() {
     let dir = fp64_kernel_dir();
     let root = dir.path().to_str().unwrap();
     let targets_of = |command: &str| -> Vec<String> {
-        write_database(dir.path(), &command);
+        write_database(dir.path(), command);
         let v = json_out(&["check", root, "--format", "json"], 1);
         let mut t: Vec<String> = v["diagnostics"]
             .as_array()
