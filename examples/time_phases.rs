@@ -24,6 +24,8 @@ fn main() {
     let settings = Settings {
         table: DeviceTable::builtin(),
         targets: None,
+        image: Default::default(),
+        units_elsewhere: false,
     };
     // TIME_PHASES_WARM=1: the warm start's parts (the index saved, then read back).
     if std::env::var_os("TIME_PHASES_WARM").is_some() {

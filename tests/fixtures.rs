@@ -8,14 +8,16 @@
 //! ```
 //!
 //! `expect: CODE [ASPECT] [via STEP > STEP > USE]`; `via` lists the callees of the chain and
-//! ends with the use. Several `// expect:` may share a line. A line `// fixture-targets: LIST` sets `--targets`. Every finding must be
+//! ends with the use. Several `// expect:` may share a line. A line `// fixture-targets: LIST` sets `--targets`; a line
+//! `// fixture-flags: FLAGS` gives compile flags as a compile command would (`-O0`,
+//! `-fsycl-fp64-conv-emu`; without it, the driver's default: optimised device code). Every finding must be
 //! expected and every expectation found; a fixture without expectations must stay silent.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use sycl_analyzer::analysis::{analyze, Settings, SourceFile};
-use sycl_analyzer::devices::{parse_target_list, DeviceTable};
+use sycl_analyzer::analysis::{analyze, ImageRule, Settings, SourceFile};
+use sycl_analyzer::devices::{driver, parse_target_list, DeviceTable};
 use sycl_analyzer::syntax::extract;
 
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord, Clone)]
@@ -41,12 +43,22 @@ fn fixture_files(path: &Path) -> Vec<PathBuf> {
     }
 }
 
-fn expectations(name: &str, text: &str) -> (Vec<Finding>, Option<String>) {
+/// What a fixture's header lines set.
+#[derive(Default)]
+struct Header {
+    targets: Option<String>,
+    flags: Option<String>,
+}
+
+fn expectations(name: &str, text: &str) -> (Vec<Finding>, Header) {
     let mut out = Vec::new();
-    let mut targets = None;
+    let mut header = Header::default();
     for (i, line) in text.lines().enumerate() {
         if let Some(t) = line.split("// fixture-targets:").nth(1) {
-            targets = Some(t.trim().to_string());
+            header.targets = Some(t.trim().to_string());
+        }
+        if let Some(t) = line.split("// fixture-flags:").nth(1) {
+            header.flags = Some(t.trim().to_string());
         }
         for spec in line.split("// expect:").skip(1) {
             let (head, via) = match spec.split_once(" via ") {
@@ -66,7 +78,7 @@ fn expectations(name: &str, text: &str) -> (Vec<Finding>, Option<String>) {
             });
         }
     }
-    (out, targets)
+    (out, header)
 }
 
 fn run_fixture(path: &Path) -> Result<(), String> {
@@ -74,12 +86,14 @@ fn run_fixture(path: &Path) -> Result<(), String> {
     let mut sources = Vec::new();
     let mut expected = Vec::new();
     let mut targets = None;
+    let mut flags = None;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         let name = f.file_name().unwrap().to_string_lossy().to_string();
-        let (e, t) = expectations(&name, &text);
+        let (e, h) = expectations(&name, &text);
         expected.extend(e);
-        targets = targets.or(t);
+        targets = targets.or(h.targets);
+        flags = flags.or(h.flags);
         sources.push(SourceFile {
             path: Arc::from(name.as_str()),
             facts: Arc::new(extract(&text)),
@@ -94,11 +108,19 @@ fn run_fixture(path: &Path) -> Result<(), String> {
             path.display()
         );
     }
+    let mut command = vec!["clang++".to_string(), "-fsycl".to_string()];
+    command.extend(flags.iter().flat_map(|f| driver::split_command(f)));
+    let compile = driver::parse(&command, Path::new("."), table);
     let report = analyze(
         &sources,
         &Settings {
             table,
             targets: list.as_ref().map(|l| l.targets.as_slice()),
+            image: ImageRule {
+                optimised: compile.device_optimised,
+                fp64_conv_emu: compile.fp64_conv_emu,
+            },
+            units_elsewhere: false,
         },
     );
     let actual: Vec<(Finding, Vec<String>)> = report

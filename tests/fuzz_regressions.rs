@@ -34,6 +34,8 @@ fn cpp_extract_regressions() {
         let settings = Settings {
             table,
             targets: Some(&targets),
+            image: Default::default(),
+            units_elsewhere: false,
         };
         let files = vec![SourceFile {
             path: Arc::from("/fuzz/a.cpp"),

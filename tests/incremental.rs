@@ -90,6 +90,8 @@ fn incremental_updates_equal_full_analysis() {
                 1 => Some(&plain),
                 _ => None,
             },
+            image: Default::default(),
+            units_elsewhere: false,
         };
         match analysis.update(files.clone()) {
             Update::Bodies { derived: false, .. } => bodies += 1,
@@ -179,6 +181,8 @@ fn body_edits_retype_instances_and_auto_callers_elsewhere() {
     let settings = Settings {
         table,
         targets: None,
+        image: Default::default(),
+        units_elsewhere: false,
     };
     let mut analysis = Engine::new(files.clone());
     assert!(analysis.report(&settings).diagnostics.is_empty());
@@ -318,6 +322,8 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
         let settings = Settings {
             table,
             targets: Some(&targets),
+            image: Default::default(),
+            units_elsewhere: false,
         };
         analysis.update(files.clone());
         let got = analysis.report(&settings);
@@ -334,6 +340,8 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
                 &Settings {
                     table,
                     targets: Some(&one),
+                    image: Default::default(),
+                    units_elsewhere: false,
                 },
             );
             alone.extend(per_target(&r, &[t]));

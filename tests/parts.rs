@@ -38,11 +38,15 @@ fn each_settings(table: &DeviceTable, check: impl Fn(&Settings)) {
     check(&Settings {
         table,
         targets: None,
+        image: Default::default(),
+        units_elsewhere: false,
     });
     let targets = devices::parse_target_list("intel_gpu_dg1,nvidia_gpu_sm_80", table).targets;
     check(&Settings {
         table,
         targets: Some(&targets),
+        image: Default::default(),
+        units_elsewhere: false,
     });
 }
 
@@ -182,6 +186,8 @@ fn functions_by_parts_are_counted_per_compile() {
     let settings = Settings {
         table,
         targets: Some(&targets),
+        image: Default::default(),
+        units_elsewhere: false,
     };
     let whole = analyze(&loaded.files, &settings);
     assert_eq!(whole.stats.device_compiles, 2, "{:?}", whole.stats);

@@ -38,6 +38,8 @@ fn a_new_function_relinks_a_few_nodes() {
     let settings = Settings {
         table: DeviceTable::builtin(),
         targets: None,
+        image: Default::default(),
+        units_elsewhere: false,
     };
     let mut analysis = Engine::new(files.clone());
     let total = analysis.report(&settings).stats.functions;
@@ -86,6 +88,8 @@ fn a_relink_retypes_what_read_a_changed_body() {
     let settings = Settings {
         table: DeviceTable::builtin(),
         targets: None,
+        image: Default::default(),
+        units_elsewhere: false,
     };
     let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
@@ -123,6 +127,8 @@ fn a_definition_added_elsewhere_joins_the_declaration_called() {
     let settings = Settings {
         table: DeviceTable::builtin(),
         targets: None,
+        image: Default::default(),
+        units_elsewhere: false,
     };
     let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
@@ -165,6 +171,8 @@ fn a_line_above_a_tagged_alias_relinks() {
     let settings = Settings {
         table: DeviceTable::builtin(),
         targets: None,
+        image: Default::default(),
+        units_elsewhere: false,
     };
     let mut analysis = Engine::new(files.clone());
     let fp16 = |r: &Report| {

@@ -33,6 +33,8 @@ fuzz_target!(|data: &[u8]| {
     let settings = Settings {
         table,
         targets: Some(&targets),
+        image: Default::default(),
+        units_elsewhere: false,
     };
     let files = vec![SourceFile {
         path: Arc::from("/fuzz/a.cpp"),

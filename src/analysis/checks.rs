@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::graph::{Graph, NodeId};
+use super::graph::{Graph, ImageRule, NodeId};
+use super::report::Settings;
 use crate::base::SourceFile;
 use crate::devices::{registry, AspectId, AspectSet, ResolvedTarget};
 use crate::diagnostics::{suggest, with_did_you_mean, ChainStep, Code, Diagnostic, Severity};
@@ -63,7 +64,18 @@ pub(super) fn chain_steps(
     aspect: AspectId,
     deps: &mut Vec<NodeId>,
 ) -> Vec<ChainStep> {
-    let Some((calls, found)) = graph.chain(from, aspect) else {
+    chain_steps_in(graph, from, aspect, ImageRule::default(), deps)
+}
+
+/// `chain_steps` through the uses that count in an image built under `rule`.
+pub(super) fn chain_steps_in(
+    graph: &Graph,
+    from: NodeId,
+    aspect: AspectId,
+    rule: ImageRule,
+    deps: &mut Vec<NodeId>,
+) -> Vec<ChainStep> {
+    let Some((calls, found)) = graph.chain_in(from, aspect, rule) else {
         return Vec::new();
     };
     deps.extend(calls.iter().flat_map(|(caller, edge)| [*caller, edge.to]));
@@ -167,6 +179,7 @@ pub(super) fn check_target(
     graph: &Graph,
     node: NodeId,
     entries: &Entries,
+    settings: &Settings,
     out: &mut Vec<Diagnostic>,
     deps: &mut Vec<NodeId>,
 ) {
@@ -178,30 +191,33 @@ pub(super) fn check_target(
         } else {
             "SYCL_EXTERNAL function"
         };
-        let mut aspects = graph.used(node);
+        let mut declared = AspectSet::EMPTY;
         if let Some(decl) = graph.device_has(node) {
             for a in &decl.aspects {
                 if let AspectRef::Named { name, .. } = a {
                     if let Some(id) = reg.by_name(name) {
-                        aspects.insert(id);
+                        declared.insert(id);
                     }
                 }
             }
         }
-        let mut by_aspect: BTreeMap<&str, (AspectId, Vec<&str>)> = BTreeMap::new();
+        // Per aspect: the rule of the first image that lacks it (for the chain), the targets.
+        let mut by_aspect: BTreeMap<&str, (AspectId, ImageRule, Vec<&str>)> = BTreeMap::new();
         for (t, info) in entries {
             if info.may_support_other_aspects {
                 continue;
             }
+            let rule = settings.image_for(info);
+            let aspects = graph.used_in(node, rule).union(declared);
             for a in aspects.iter().filter(|a| !info.aspects.contains(*a)) {
                 by_aspect
                     .entry(reg.name(a))
-                    .or_insert((a, Vec::new()))
-                    .1
+                    .or_insert((a, rule, Vec::new()))
+                    .2
                     .push(t.canonical.as_str());
             }
         }
-        for (aspect_name, (aspect, lacking)) in by_aspect {
+        for (aspect_name, (aspect, rule, lacking)) in by_aspect {
             let (file, span) = graph.name_span(node);
             let mut d = diagnostic(
                 graph,
@@ -214,7 +230,7 @@ pub(super) fn check_target(
             d.function = Some(name.clone());
             d.aspect = Some(aspect_name.to_string());
             d.targets = lacking.iter().map(|t| t.to_string()).collect();
-            d.chain = chain_steps(graph, node, aspect, deps);
+            d.chain = chain_steps_in(graph, node, aspect, rule, deps);
             out.push(d);
         }
         if let Some((size, span)) = graph.reqd_sub_group_size(node) {
@@ -248,23 +264,53 @@ pub(super) fn check_target(
 }
 
 /// The message of a `target-unsupported-aspect` finding; `kind` is `kernel` or
-/// `SYCL_EXTERNAL function`.
+/// `SYCL_EXTERNAL function`. The driver has `sycl-post-link` leave kernels out of an image by
+/// aspect only for targets named `intel_gpu_*` (and the other device-table names) in
+/// `-fsycl-targets` (intel/llvm PR #12727); a `spir64_gen` image for an ocloc `-device`
+/// (`spir64_gen:DEVICE`) keeps every kernel, so ocloc compiles this one for that device.
 pub(super) fn target_unsupported_message(
     kind: &str,
     name: &str,
     aspect: &str,
     lacking: &[impl AsRef<str>],
 ) -> String {
-    let quoted: Vec<String> = lacking
+    let quote = |ts: &[&str]| -> String {
+        ts.iter()
+            .map(|t| format!("'{t}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (unfiltered, filtered): (Vec<&str>, Vec<&str>) = lacking
         .iter()
-        .map(|t| format!("'{}'", t.as_ref()))
-        .collect();
-    format!(
-        "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has: the AOT image \
-         for it will not contain this {kind}, and launching it there throws \
-         errc::kernel_not_supported",
-        quoted.join(", ")
-    )
+        .map(AsRef::as_ref)
+        .partition(|t| t.starts_with(crate::devices::DEVICE_BOUND_PREFIX));
+    let all: Vec<&str> = filtered.iter().chain(&unfiltered).copied().collect();
+    let mut msg = format!(
+        "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has:",
+        quote(&all)
+    );
+    if !filtered.is_empty() {
+        msg.push_str(&format!(
+            " the AOT image for {} will not contain this {kind}, and launching it there throws \
+             errc::kernel_not_supported",
+            if unfiltered.is_empty() {
+                "it".to_string()
+            } else {
+                quote(&filtered)
+            }
+        ));
+    }
+    if !unfiltered.is_empty() {
+        if !filtered.is_empty() {
+            msg.push(';');
+        }
+        msg.push_str(&format!(
+            " DPC++ leaves no kernel out of a spir64_gen image by aspect, so ocloc compiles this \
+             {kind} for {} all the same, a device that lacks '{aspect}'",
+            quote(&unfiltered)
+        ));
+    }
+    msg
 }
 
 /// `if_architecture_is` in device code when a target is not AOT-compiled.

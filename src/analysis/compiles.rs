@@ -161,6 +161,8 @@ impl Engine {
             let s = Settings {
                 table: settings.table,
                 targets: Some(&mine),
+                image: settings.image,
+                units_elsewhere: settings.units_elsewhere,
             };
             reports.push((names, c.analysis.report_for(&s, &summarize)));
         }
@@ -205,6 +207,8 @@ impl Engine {
                 let s = Settings {
                     table: settings.table,
                     targets: Some(&mine),
+                    image: settings.image,
+                    units_elsewhere: settings.units_elsewhere,
                 };
                 (names, c.analysis.matrix_rows(&s, wanted))
             })

@@ -55,6 +55,8 @@ fn settings_key(settings: &Settings) -> u64 {
         }
     }
     settings.targets.is_some().hash(&mut h);
+    settings.image.hash(&mut h);
+    settings.units_elsewhere.hash(&mut h);
     h.finish()
 }
 
@@ -320,7 +322,9 @@ impl OneCompile {
         nodes.sort_unstable();
         nodes.dedup();
         let referenced = graph.referenced_patterns();
-        nodes.retain(|&n| graph.compiled(n, &referenced));
+        nodes.retain(|&n| {
+            graph.compiled(n, &referenced) && graph.in_compiled_file(n, settings.units_elsewhere)
+        });
         for node in nodes {
             let found = self.findings.per_node.entry(node).or_insert_with(|| {
                 let mut f = NodeFindings {
@@ -329,7 +333,14 @@ impl OneCompile {
                 };
                 check_mismatch(&graph, node, &mut f.diagnostics, &mut f.deps);
                 if settings.targets.is_some() && graph.entry_points().binary_search(&node).is_ok() {
-                    check_target(&graph, node, &entries, &mut f.diagnostics, &mut f.deps);
+                    check_target(
+                        &graph,
+                        node,
+                        &entries,
+                        settings,
+                        &mut f.diagnostics,
+                        &mut f.deps,
+                    );
                 }
                 if let Some(plain) = plain {
                     check_arch(&graph, node, plain, &mut f.diagnostics);

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::checks::chain_steps;
+use super::checks::chain_steps_in;
 use super::graph::{Graph, NodeId};
 use super::report::{declared_names, Settings};
 use crate::devices::{registry, AspectSet};
@@ -175,12 +175,13 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                     AspectRef::Unknown { .. } => None,
                 })
                 .collect();
-            let used = graph.used(node);
             let cells = targets
                 .iter()
                 .map(|t| {
                     let mut reasons = Vec::new();
                     let info = t.entry.as_deref().and_then(|e| settings.table.get(e));
+                    let rule = info.map_or(settings.image, |i| settings.image_for(i));
+                    let used = graph.used_in(node, rule);
                     let (guaranteed, jit) = match info {
                         Some(i) => (i.aspects, i.may_support_other_aspects),
                         // No entry: nothing is known of its devices.
@@ -191,7 +192,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                             continue;
                         }
                         let chain = if used.contains(a) {
-                            chain_steps(graph, node, a, &mut deps)
+                            chain_steps_in(graph, node, a, rule, &mut deps)
                         } else {
                             Vec::new()
                         };
@@ -234,7 +235,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                 name: graph.display_name(node),
                 kernel: graph.is_kernel(node),
                 declared: decl.map(declared_names),
-                used,
+                used: graph.used(node),
                 guarded: graph.guarded(node),
                 cells,
             }

@@ -28,6 +28,7 @@ pub use crate::base::SourceFile;
 pub use crate::semantic::features::features;
 pub use compiles::Engine;
 pub use engine::Update;
+pub use graph::ImageRule;
 pub use parts::{analyze_parts, parts};
 pub use report::{FunctionSummary, Report, Settings, Stats, TargetCounts};
 

@@ -122,6 +122,12 @@ pub fn analyze_parts(
         batches.last_mut().expect("a batch").extend(part);
     }
     let index = PathIndex::new(files.iter().map(|f| &*f.path));
+    // A batch of headers only, in a workspace with sources, is compiled by nobody.
+    let settings = &Settings {
+        units_elsewhere: settings.units_elsewhere
+            || files.iter().any(|f| !crate::base::is_header(&f.path)),
+        ..*settings
+    };
     let reports: Vec<Report> = batches
         .par_iter()
         .map(|batch| {

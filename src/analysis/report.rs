@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::graph::ImageRule;
 use crate::devices::{AspectSet, DeviceTable, ResolvedTarget};
 use crate::diagnostics::Diagnostic;
 use crate::syntax::{AspectRef, Located};
@@ -12,6 +13,23 @@ pub struct Settings<'a> {
     pub table: &'a DeviceTable,
     /// The configured `-fsycl-targets`; `None` for the implicit `spir64`, which never warns.
     pub targets: Option<&'a [ResolvedTarget]>,
+    /// How the device images are built (optimisation, `-fsycl-fp64-conv-emu`).
+    pub image: ImageRule,
+    /// The files analysed are a share of a workspace that has source files elsewhere (a
+    /// batch of `analyze_parts`): headers among them that none of theirs includes are
+    /// compiled by nobody even when the share holds no source file.
+    pub units_elsewhere: bool,
+}
+
+impl Settings<'_> {
+    /// The rule of `info`'s image: conversion emulation only where ocloc compiles it.
+    pub fn image_for(&self, info: &crate::devices::TargetInfo) -> ImageRule {
+        ImageRule {
+            optimised: self.image.optimised,
+            fp64_conv_emu: self.image.fp64_conv_emu
+                && info.aot_toolchain.as_deref() == Some("ocloc"),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

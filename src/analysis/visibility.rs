@@ -13,6 +13,11 @@ use crate::base::{is_header, PathIndex, SourceFile};
 pub struct Visibility {
     /// Per file, the sorted indices of the files it sees (itself included).
     visible: Vec<Vec<u32>>,
+    /// Per file: a source file, or a header some source file includes, transitively: code a
+    /// compiler is given. A header no source includes is compiled by nobody.
+    compiled: Vec<bool>,
+    /// Some file is a source file (else a set of headers, checked on their own).
+    has_units: bool,
 }
 
 impl Visibility {
@@ -59,6 +64,15 @@ impl Visibility {
             }
         }
         let is_header = |i: u32| is_header(&files[i as usize].path);
+        let mut compiled = vec![false; files.len()];
+        for (u, seen) in visible.iter().enumerate() {
+            if !is_header(u as u32) {
+                for &f in seen {
+                    compiled[f as usize] = true;
+                }
+            }
+        }
+        let has_units = (0..files.len() as u32).any(|i| !is_header(i));
         let unit = |start: u32| -> u32 {
             let mut at = start;
             let mut seen = vec![start];
@@ -91,7 +105,18 @@ impl Visibility {
                 all
             })
             .collect();
-        Self { visible }
+        Self {
+            visible,
+            compiled,
+            has_units,
+        }
+    }
+
+    /// Whether a compiler is given `file`'s code: a source file, a header a source includes,
+    /// or any file of a set that holds no source file (`units_elsewhere` false: headers
+    /// checked on their own, as a user who names one asks).
+    pub fn compiled(&self, file: u32, units_elsewhere: bool) -> bool {
+        self.compiled[file as usize] || (!self.has_units && !units_elsewhere)
     }
 
     /// The files `from` sees, sorted, itself included.
@@ -168,6 +193,28 @@ mod tests {
         assert!(
             !v.sees(0, 4) && !v.sees(3, 2),
             "sources see only their own includes"
+        );
+    }
+
+    #[test]
+    fn a_header_no_source_includes_is_compiled_by_nobody() {
+        let files = vec![
+            file("p/main.cpp", &["used.hpp"]),
+            file("p/used.hpp", &["deep.hpp"]),
+            file("p/deep.hpp", &[]),
+            file("p/orphan.hpp", &["deep.hpp"]),
+        ];
+        let v = Visibility::new(&files);
+        assert!(v.compiled(0, false) && v.compiled(1, false) && v.compiled(2, false));
+        assert!(!v.compiled(3, false), "nobody includes it");
+        let headers = Visibility::new(&files[3..]);
+        assert!(
+            headers.compiled(0, false),
+            "a set of headers alone is checked"
+        );
+        assert!(
+            !headers.compiled(0, true),
+            "unless the workspace has sources elsewhere"
         );
     }
 

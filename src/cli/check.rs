@@ -107,7 +107,7 @@ pub(crate) fn load(
     };
     let env = project.compile_env(targets.as_deref(), &table);
     let notes = project.driver_notes();
-    let config = AnalysisConfig::new(table, targets, env);
+    let config = AnalysisConfig::new(table, targets, env).with_image(project.image_rule());
     let bar: std::sync::OnceLock<Option<indicatif::ProgressBar>> = std::sync::OnceLock::new();
     let ws = project::load(
         &project,

@@ -31,6 +31,13 @@ pub struct CompileFlags {
     /// What the command names that the analysis reads in a weaker way than the build (an
     /// ocloc `-device` that names no device of the table): told, never a refusal.
     pub notes: Vec<DriverNote>,
+    /// Device code is optimised before its aspects are recorded: the driver's default (-O2
+    /// for the device), off with `-O0` (`/Od`), `-fno-sycl-early-optimizations` or
+    /// `-fintelfpga` (DPC++'s `clang/test/Driver/sycl-device-optimizations.cpp`).
+    pub device_optimised: bool,
+    /// `-fsycl-fp64-conv-emu`: the driver passes it to the device compile of AOT Intel GPU
+    /// targets only (and ignores it, with a warning, for the others).
+    pub fp64_conv_emu: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -219,6 +226,10 @@ fn value<'a>(a: &str, flag: &str, it: &mut impl Iterator<Item = &'a String>) -> 
 /// Reads a compile command's arguments (the compiler first, as in `compile_commands.json`).
 pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
     let mut f = CompileFlags::default();
+    // The last of each kind wins, as for any clang option.
+    let mut opt_level: Option<bool> = None;
+    let mut early: Option<bool> = None;
+    let mut fpga = false;
     let mut targets: Vec<String> = Vec::new();
     let mut arches: Vec<String> = Vec::new();
     // (triple given with `=`, option string)
@@ -226,7 +237,17 @@ pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         let a = a.as_str();
-        if let Some(v) = a.strip_prefix("-fsycl-targets=") {
+        if let Some(level) = a.strip_prefix("-O") {
+            opt_level = Some(level != "0");
+        } else if matches!(a, "/Od" | "/O1" | "/O2" | "/Ox") {
+            opt_level = Some(a != "/Od");
+        } else if a == "-fsycl-early-optimizations" || a == "-fno-sycl-early-optimizations" {
+            early = Some(a == "-fsycl-early-optimizations");
+        } else if a == "-fintelfpga" {
+            fpga = true;
+        } else if a == "-fsycl-fp64-conv-emu" {
+            f.fp64_conv_emu = true;
+        } else if let Some(v) = a.strip_prefix("-fsycl-targets=") {
             targets.extend(v.split(',').filter(|t| !t.is_empty()).map(String::from));
         } else if a == "-fsycl-targets" {
             if let Some(v) = it.next() {
@@ -278,6 +299,7 @@ pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
             }
         }
     }
+    f.device_optimised = opt_level.unwrap_or(true) && early.unwrap_or(!fpga);
     for arch in &arches {
         match offload_arch(arch, table) {
             Ok(t) => targets.push(t),

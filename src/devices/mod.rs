@@ -17,4 +17,6 @@ pub use config::{ConfigFile, TargetEntry, TargetInfo};
 pub use macros::{predefined_macros, render_macros, trait_sets, MacroFormat, TraitSets};
 pub use names::TargetKind;
 pub use table::{ConfigSet, DeviceTable};
-pub use targets::{parse_target_list, resolve, InvalidTarget, ResolvedTarget, TargetList};
+pub use targets::{
+    parse_target_list, resolve, InvalidTarget, ResolvedTarget, TargetList, DEVICE_BOUND_PREFIX,
+};

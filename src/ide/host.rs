@@ -13,7 +13,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use crate::analysis::{self, matrix::Matrix, Engine, Report, Settings, Update};
+use crate::analysis::{self, matrix::Matrix, Engine, ImageRule, Report, Settings, Update};
 use crate::base::SourceFile;
 use crate::devices::{DeviceTable, ResolvedTarget};
 use crate::diagnostics::Diagnostic;
@@ -32,6 +32,8 @@ pub struct AnalysisConfig {
     /// The configured `-fsycl-targets`; `None` for the implicit `spir64`, which never warns.
     pub targets: Option<Arc<[ResolvedTarget]>>,
     pub env: Arc<CompileEnv>,
+    /// How the device images are built (`-O0`, `-fsycl-fp64-conv-emu` in the compile flags).
+    pub image: ImageRule,
     /// Problems of the device-config files, published with the findings (an editor shows
     /// them on the YAML); empty where the front end reports them itself.
     pub diagnostics: Arc<[Diagnostic]>,
@@ -43,8 +45,18 @@ impl AnalysisConfig {
             table: Arc::new(table),
             targets: targets.map(Arc::from),
             env: Arc::new(env),
+            image: ImageRule {
+                optimised: true,
+                fp64_conv_emu: false,
+            },
             diagnostics: Arc::from(Vec::new()),
         }
+    }
+
+    /// The same, with images built under `image`.
+    pub fn with_image(mut self, image: ImageRule) -> Self {
+        self.image = image;
+        self
     }
 
     /// The embedded device table, no targets, no compile flags.
@@ -58,6 +70,8 @@ impl AnalysisConfig {
         Settings {
             table: &self.table,
             targets: self.targets.as_deref(),
+            image: self.image,
+            units_elsewhere: false,
         }
     }
 }
@@ -322,6 +336,8 @@ impl Analysis {
         let settings = Settings {
             table: &self.inputs.config.table,
             targets: Some(targets),
+            image: self.inputs.config.image,
+            units_elsewhere: false,
         };
         {
             let kept = lock(&self.shared.engine);

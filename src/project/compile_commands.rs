@@ -20,6 +20,11 @@ pub struct SyclFlags {
     pub notes: Vec<(String, crate::text::TextRange)>,
     /// The database these flags come from.
     pub database: Option<PathBuf>,
+    /// Some entry compiles device code unoptimised (`-O0`, `-fno-sycl-early-optimizations`):
+    /// its images keep every double, so the target checks count them all.
+    pub device_unoptimised: bool,
+    /// Some entry passes `-fsycl-fp64-conv-emu`.
+    pub fp64_conv_emu: bool,
     /// Each file's macros and include directories.
     pub files: Vec<(PathBuf, FileFlags)>,
 }
@@ -63,6 +68,8 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
         };
         let args = driver::expand_response_files(&args, &dir, &read);
         let f = driver::parse(&args, &dir, table);
+        flags.device_unoptimised |= !f.device_optimised;
+        flags.fp64_conv_emu |= f.fp64_conv_emu;
         if let Some(file) = e.get("file").and_then(|f| f.as_str()) {
             flags.files.push((
                 dir.join(file),

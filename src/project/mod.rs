@@ -17,6 +17,7 @@ pub use load::{host_of, load, LoadOptions, Workspace};
 
 use std::path::PathBuf;
 
+use crate::analysis::ImageRule;
 use crate::devices::driver::DriverError;
 use crate::devices::{self, DeviceTable, ResolvedTarget, TargetList};
 use crate::workspace::CompileEnv;
@@ -143,6 +144,15 @@ impl Project {
             );
         }
         sink.finish()
+    }
+
+    /// How the database's commands build device images: optimised unless an entry says
+    /// otherwise, `-fsycl-fp64-conv-emu` if an entry passes it.
+    pub fn image_rule(&self) -> ImageRule {
+        ImageRule {
+            optimised: !self.flags.device_unoptimised,
+            fp64_conv_emu: self.flags.fp64_conv_emu,
+        }
     }
 
     /// How sources are preprocessed for `targets` (the implicit `spir64` when `None`).

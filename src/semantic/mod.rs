@@ -63,6 +63,28 @@ pub struct SemUse {
     pub aspect: AspectId,
     pub what: String,
     pub span: Span,
+    pub fate: Fate,
+}
+
+/// What becomes of a use in an optimised device image (`infer::narrowing`): `device_has` checks
+/// count every use; an image's aspects are recomputed after optimisation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fate {
+    /// A double operation LLVM narrows to float at -O2.
+    pub narrowed: bool,
+    /// Double work that `-fsycl-fp64-conv-emu` emulates (no arithmetic).
+    pub conversion: bool,
+}
+
+impl Fate {
+    pub const KEPT: Fate = Fate {
+        narrowed: false,
+        conversion: false,
+    };
+    pub const CONVERSION: Fate = Fate {
+        narrowed: false,
+        conversion: true,
+    };
 }
 
 /// What typing one function found.

@@ -334,7 +334,8 @@ fn load_roots(snapshot: &Snapshot, params: &Value) -> Result<crate::project::Wor
         }
     };
     let env = project.compile_env(targets.as_deref(), &table);
-    let config = crate::ide::AnalysisConfig::new(table, targets, env);
+    let config =
+        crate::ide::AnalysisConfig::new(table, targets, env).with_image(project.image_rule());
     crate::project::load(&project, config, &crate::project::LoadOptions::default())
         .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))
 }

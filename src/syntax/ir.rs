@@ -33,6 +33,10 @@ pub struct Body {
     pub lists: ThinVec<ExprId>,
     /// The expressions' template arguments, as text ([`List`] runs).
     pub targs: ThinVec<Name>,
+    /// Locals declared with a type and initialized (`float y = e;`): the value converted to
+    /// the declared type (what a double computation may be narrowed for).
+    #[serde(default)]
+    pub inits: ThinVec<(LocalId, ExprId)>,
 }
 
 /// A run of one of a body's side tables: the arguments of a call, the template arguments of
@@ -164,6 +168,15 @@ pub enum FloatLit {
     LongDouble,
 }
 
+/// The narrowest floating format that holds a literal's value exactly: what an optimiser may
+/// narrow a double operation with it to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Exact {
+    Half,
+    Float,
+    Wider,
+}
+
 /// An `i64` aligned to two bytes: an aligned one made every expression 8 bytes larger.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IntValue([u16; 4]);
@@ -195,7 +208,7 @@ pub enum Lit {
         unsigned: bool,
         value: Option<IntValue>,
     },
-    Float(FloatLit),
+    Float(FloatLit, Exact),
     Bool(bool),
     Char,
     Str,
@@ -406,7 +419,9 @@ mod tests {
     fn expressions_and_locals_stay_small() {
         assert_eq!(std::mem::size_of::<Expr>(), 16);
         assert_eq!(std::mem::size_of::<LocalVar>(), 28);
-        assert_eq!(std::mem::size_of::<Body>(), 72);
+        // 80 since the initializers of declared locals (`inits`, for the -O2 narrowing rule):
+        // one pointer per body, nothing per expression.
+        assert_eq!(std::mem::size_of::<Body>(), 80);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! extractor asks whether a literal is a double (`is_double_literal`), the lowering which
 //! literal it is (`number_literal`); both read the text with `Number`.
 
-use super::ir::{FloatLit, IntValue, Lit};
+use super::ir::{Exact, FloatLit, IntValue, Lit};
 
 /// A numeric literal's text as read: digit separators dropped, lower-cased.
 struct Number {
@@ -68,11 +68,36 @@ pub(super) fn is_double_literal(text: &str) -> bool {
     matches!(n.float_suffix(), "" | "l" | "f64" | "f128")
 }
 
+/// The narrowest format holding a decimal floating literal's value (hexadecimal ones are
+/// not read: `Wider`).
+fn exactness(digits: &str) -> Exact {
+    let Some(v) = digits.parse::<f64>().ok().filter(|v| v.is_finite()) else {
+        return Exact::Wider;
+    };
+    if f64::from(v as f32) != v {
+        return Exact::Wider;
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        return Exact::Half;
+    }
+    // Half: 11 significant bits, normals up to 65504, subnormals multiples of 2^-24.
+    let exp = a.log2().floor().max(-14.0) as i32;
+    let in_half =
+        (2f64.powi(-24)..=65504.0).contains(&a) && (a * 2f64.powi(10 - exp)).fract() == 0.0;
+    if in_half {
+        Exact::Half
+    } else {
+        Exact::Float
+    }
+}
+
 /// The type of a numeric literal from its suffix.
 pub fn number_literal(text: &str) -> Lit {
     let n = Number::read(text);
     if n.floating {
-        return Lit::Float(match n.float_suffix() {
+        let suffix = n.float_suffix();
+        let kind = match suffix {
             // `bf16` is `std::bfloat16_t`: no fp16; `f16` is `std::float16_t`, a half.
             "f" | "f32" | "bf16" => FloatLit::Float,
             "l" | "f128" => FloatLit::LongDouble,
@@ -80,7 +105,9 @@ pub fn number_literal(text: &str) -> Lit {
             "" | "f64" => FloatLit::Double,
             // A user-defined literal: its operator decides; no aspect is guessed.
             _ => FloatLit::Float,
-        });
+        };
+        let digits = &n.text[..n.text.len() - suffix.len()];
+        return Lit::Float(kind, exactness(digits));
     }
     let t = n.text;
     let suffix: String = t
@@ -126,15 +153,75 @@ mod tests {
 
     #[test]
     fn literals_read_their_kind_and_value() {
-        assert_eq!(number_literal("2.0f"), Lit::Float(FloatLit::Float));
-        assert_eq!(number_literal("2.0L"), Lit::Float(FloatLit::LongDouble));
-        assert_eq!(number_literal("2e3"), Lit::Float(FloatLit::Double));
-        assert_eq!(number_literal("1.0f16"), Lit::Float(FloatLit::Half));
-        assert_eq!(number_literal("1.5e-2F16"), Lit::Float(FloatLit::Half));
-        assert_eq!(number_literal("1.0bf16"), Lit::Float(FloatLit::Float));
-        assert_eq!(number_literal("1.0f32"), Lit::Float(FloatLit::Float));
-        assert_eq!(number_literal("1.0f64"), Lit::Float(FloatLit::Double));
-        assert_eq!(number_literal("0x1.8p3"), Lit::Float(FloatLit::Double));
+        assert_eq!(
+            number_literal("2.0f"),
+            Lit::Float(FloatLit::Float, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("2.0L"),
+            Lit::Float(FloatLit::LongDouble, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("2e3"),
+            Lit::Float(FloatLit::Double, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("1.0f16"),
+            Lit::Float(FloatLit::Half, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("1.0bf16"),
+            Lit::Float(FloatLit::Float, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("1.0f32"),
+            Lit::Float(FloatLit::Float, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("1.0f64"),
+            Lit::Float(FloatLit::Double, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("0x1.8p3"),
+            Lit::Float(FloatLit::Double, Exact::Wider)
+        );
+        // Exactness, as LLVM narrows with it: 0.1 and 1e-6 are no float; 2049 no half.
+        assert_eq!(
+            number_literal("0.1"),
+            Lit::Float(FloatLit::Double, Exact::Wider)
+        );
+        assert_eq!(
+            number_literal("1e-6"),
+            Lit::Float(FloatLit::Double, Exact::Wider)
+        );
+        assert_eq!(
+            number_literal("16777217.0"),
+            Lit::Float(FloatLit::Double, Exact::Wider)
+        );
+        assert_eq!(
+            number_literal("2049."),
+            Lit::Float(FloatLit::Double, Exact::Float)
+        );
+        assert_eq!(
+            number_literal("1'000.5"),
+            Lit::Float(FloatLit::Double, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("1024.5"),
+            Lit::Float(FloatLit::Double, Exact::Float)
+        );
+        assert_eq!(
+            number_literal("-0.25"),
+            Lit::Float(FloatLit::Double, Exact::Half)
+        );
+        assert_eq!(
+            number_literal("1e5"),
+            Lit::Float(FloatLit::Double, Exact::Float)
+        );
+        assert_eq!(
+            number_literal("3.0e-8"),
+            Lit::Float(FloatLit::Double, Exact::Wider)
+        );
         let int = |longs, unsigned, v: i64| Lit::Int {
             longs,
             unsigned,

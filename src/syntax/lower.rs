@@ -885,8 +885,12 @@ impl<'a> Lowerer<'a, '_> {
                 }
                 _ => LocalTy::Declared(text.into()),
             };
+            let declared = matches!(lt, LocalTy::Declared(_));
             let span = self.span(inner);
             let id = self.add_local(name, lt, span, false);
+            if let (true, Some(e)) = (declared, init) {
+                self.cx().body.inits.push((id, e));
+            }
             self.push_stmt(Stmt::Local(id));
         }
     }

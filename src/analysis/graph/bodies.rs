@@ -6,7 +6,6 @@ use std::sync::Arc;
 use thin_vec::ThinVec;
 
 use super::{Collector, Edge, NodeId, Use};
-use crate::devices::AspectSet;
 use crate::semantic::Ty;
 
 /// What a node's bodies say besides uses and calls.
@@ -142,7 +141,7 @@ impl Bodies {
         node: NodeId,
         (uses, edges, info): (ThinVec<Use>, ThinVec<Edge>, NodeInfo),
     ) -> bool {
-        let aspects = |u: &[Use]| u.iter().map(|u| u.aspect).collect::<AspectSet>();
+        let aspects = |u: &[Use]| u.iter().map(|u| (u.aspect, u.fate)).collect::<Vec<_>>();
         let calls = |e: &[Edge]| e.iter().map(|e| (e.to, e.mask)).collect::<Vec<_>>();
         let changed = aspects(&uses) != aspects(&self.uses[node])
             || calls(&edges) != calls(&self.edges[node])

@@ -11,7 +11,7 @@ use crate::analysis::types::{known_aspects, TypeIndex};
 use crate::base::SourceFile;
 use crate::semantic::features::features;
 use crate::semantic::names::{self, scope_ends_with};
-use crate::semantic::{self, Instance, Ty};
+use crate::semantic::{self, Fate, Instance, Ty};
 use crate::syntax::{Call, CallTarget, Function, KernelRef, Name};
 
 /// Bounds on instantiation: the work per part of the workspace stays linear whatever the
@@ -190,12 +190,16 @@ impl<'a> Collector<'a> {
         let members: Vec<(u32, usize)> = self.sk.members[base].clone();
         // Typing reads the definition when there is one (it comes first), else the declaration.
         let typed_member = 0;
+        // An entry point is a definition (`SYCL_EXTERNAL` on any of its declarations): a
+        // declaration only is compiled where it is defined.
+        let (mut external, mut defined) = (false, false);
         for (i, &(fi, idx)) in members.iter().enumerate() {
             let func = &self.files[fi as usize].facts.functions[idx];
             if info.declared.is_none() && func.device_has.is_some() {
                 info.declared = Some((members[i].0, members[i].1 as u32));
             }
-            info.external |= func.sycl_external;
+            external |= func.sycl_external;
+            defined |= func.body.is_some();
             info.arch_checks |= !func.arch_checks.is_empty();
             let typed = (i == typed_member).then(|| {
                 let subst = args.clone().unwrap_or_else(|| Arc::from(Vec::new()));
@@ -211,12 +215,12 @@ impl<'a> Collector<'a> {
             if let Some(t) = &typed {
                 info.reads = t.reads.iter().copied().collect();
                 for u in &t.uses {
-                    uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span));
+                    uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span, u.fate));
                 }
             }
             for m in &func.types {
                 for a in self.types.alias_tags(&m.text).iter() {
-                    uses.push(Use::new(a, m.text.to_string(), fi, m.span));
+                    uses.push(Use::new(a, m.text.to_string(), fi, m.span, Fate::KEPT));
                 }
             }
             for (li, launch) in func.launches.iter().enumerate() {
@@ -258,7 +262,7 @@ impl<'a> Collector<'a> {
                 };
                 if let Some(name) = callee_name {
                     if let Some(a) = f.function_aspect(name) {
-                        uses.push(Use::new(a, format!("{name}()"), fi, call.span));
+                        uses.push(Use::new(a, format!("{name}()"), fi, call.span, Fate::KEPT));
                     }
                 }
                 let mask = known_aspects(&call.guarded);
@@ -293,6 +297,7 @@ impl<'a> Collector<'a> {
                 }
             }
         }
+        info.external = external && defined;
         uses.sort_by_key(|u| (u.file, u.span.range().start));
         (uses, edges, info)
     }

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
 
-use super::{Bodies, NodeId, Skeleton};
+use super::{Bodies, ImageRule, NodeId, Skeleton};
 use crate::devices::AspectSet;
 
 /// Where a node's declared aspects are written: a member function's `device_has`, or the
@@ -20,7 +20,9 @@ pub enum DeclSource {
 /// What the whole graph decides: kernels, device code, propagated aspects.
 #[derive(Clone)]
 pub struct Derived {
-    pub(super) used: Vec<AspectSet>,
+    /// Per node, the aspects used under each `ImageRule` (by `ImageRule::index`); the first
+    /// is the unoptimised rule `device_has` checks follow.
+    pub(super) used: Vec<[AspectSet; 4]>,
     pub(super) kernel: Vec<bool>,
     pub(super) device: Vec<bool>,
     pub(super) decl: Vec<Option<DeclSource>>,
@@ -33,7 +35,7 @@ impl Derived {
     pub fn compute(sk: &Skeleton, bodies: &Bodies) -> Self {
         let n = bodies.len();
         let mut d = Derived {
-            used: vec![AspectSet::EMPTY; n],
+            used: vec![[AspectSet::EMPTY; 4]; n],
             kernel: vec![false; n],
             device: vec![false; n],
             decl: bodies
@@ -113,7 +115,13 @@ impl Derived {
             }
         }
         for node in 0..n {
-            self.used[node] = bodies.uses[node].iter().map(|u| u.aspect).collect();
+            for rule in ImageRule::ALL {
+                self.used[node][rule.index()] = bodies.uses[node]
+                    .iter()
+                    .filter(|u| rule.keeps(u))
+                    .map(|u| u.aspect)
+                    .collect();
+            }
         }
         for scc in tarjan_scc(&g) {
             loop {
@@ -122,7 +130,9 @@ impl Derived {
                     let node = ix.index();
                     let mut set = self.used[node];
                     for e in &bodies.edges[node] {
-                        set = set.union(self.used[e.to].difference(e.mask));
+                        for (s, callee) in set.iter_mut().zip(self.used[e.to]) {
+                            *s = s.union(callee.difference(e.mask));
+                        }
                     }
                     if set != self.used[node] {
                         self.used[node] = set;

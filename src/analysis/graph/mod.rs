@@ -29,6 +29,7 @@ pub(super) use skeleton::{group_functions, signature_hashes};
 pub use view::Graph;
 
 use crate::devices::{AspectId, AspectSet};
+use crate::semantic::Fate;
 use crate::syntax::Span;
 
 pub type NodeId = usize;
@@ -40,16 +41,61 @@ pub struct Use {
     pub what: String,
     pub file: u32,
     pub span: Span,
+    pub fate: Fate,
 }
 
 impl Use {
-    fn new(aspect: AspectId, what: String, file: u32, span: Span) -> Self {
+    fn new(aspect: AspectId, what: String, file: u32, span: Span, fate: Fate) -> Self {
         Self {
             aspect,
             what,
             file,
             span,
+            fate,
         }
+    }
+}
+
+/// How a device image's aspects are computed: DPC++ recomputes them after optimisation
+/// (unless `-O0` or `-fno-sycl-early-optimizations`), and with `-fsycl-fp64-conv-emu` an AOT
+/// Intel GPU image leaves out fp64 that is only conversions. `device_has` checks always use
+/// the unoptimised rule (`ImageRule::default()`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ImageRule {
+    pub optimised: bool,
+    pub fp64_conv_emu: bool,
+}
+
+impl ImageRule {
+    pub(crate) const ALL: [ImageRule; 4] = [
+        ImageRule {
+            optimised: false,
+            fp64_conv_emu: false,
+        },
+        ImageRule {
+            optimised: true,
+            fp64_conv_emu: false,
+        },
+        ImageRule {
+            optimised: false,
+            fp64_conv_emu: true,
+        },
+        ImageRule {
+            optimised: true,
+            fp64_conv_emu: true,
+        },
+    ];
+
+    pub(crate) fn index(self) -> usize {
+        usize::from(self.optimised) + 2 * usize::from(self.fp64_conv_emu)
+    }
+
+    /// Whether a use counts in an image built under this rule; only fp64 can vanish.
+    pub fn keeps(self, u: &Use) -> bool {
+        if Some(u.aspect) != crate::devices::registry().by_name("fp64") {
+            return true;
+        }
+        !(self.optimised && u.fate.narrowed || self.fp64_conv_emu && u.fate.conversion)
     }
 }
 

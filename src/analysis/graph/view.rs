@@ -9,7 +9,7 @@ use thin_vec::ThinVec;
 
 use super::bodies::NodeInfo;
 use super::derived::DeclSource;
-use super::{Bodies, Derived, Edge, NodeId, Skeleton, Use};
+use super::{Bodies, Derived, Edge, ImageRule, NodeId, Skeleton, Use};
 use crate::base::SourceFile;
 use crate::devices::{AspectId, AspectSet};
 use crate::semantic::Ty;
@@ -54,12 +54,21 @@ impl<'a> Graph<'a> {
 
     /// The shortest call chain from `from` to a use of `aspect`, ties broken by source order:
     /// the calls taken (caller, edge) and the use.
-    pub fn chain(&self, from: NodeId, aspect: AspectId) -> Option<(Vec<(NodeId, &Edge)>, &Use)> {
+    /// Only uses that count in an image built under `rule` (the default: every use).
+    pub fn chain_in(
+        &self,
+        from: NodeId,
+        aspect: AspectId,
+        rule: ImageRule,
+    ) -> Option<(Vec<(NodeId, &Edge)>, &Use)> {
         // Maps, not vectors over every node: a chain touches a handful of nodes.
         let mut parent: HashMap<NodeId, (NodeId, usize)> = HashMap::default();
         let mut queue = VecDeque::from([from]);
         while let Some(n) = queue.pop_front() {
-            if let Some(u) = self.uses[n].iter().find(|u| u.aspect == aspect) {
+            if let Some(u) = self.uses[n]
+                .iter()
+                .find(|u| u.aspect == aspect && rule.keeps(u))
+            {
                 let mut path = Vec::new();
                 let mut cur = n;
                 while let Some(&(p, e)) = parent.get(&cur) {
@@ -73,7 +82,7 @@ impl<'a> Graph<'a> {
                 if e.to != from
                     && !parent.contains_key(&e.to)
                     && !e.mask.contains(aspect)
-                    && self.d.used[e.to].contains(aspect)
+                    && self.d.used[e.to][rule.index()].contains(aspect)
                 {
                     parent.insert(e.to, (n, i));
                     queue.push_back(e.to);
@@ -149,6 +158,14 @@ impl<'a> Graph<'a> {
         !templated || referenced.get(node).copied().unwrap_or(false)
     }
 
+    /// Whether some declaration of `node` is in a file a compiler is given
+    /// (`Visibility::compiled`): a kernel in a header no source includes is compiled by nobody.
+    pub fn in_compiled_file(&self, node: NodeId, units_elsewhere: bool) -> bool {
+        let vis = self.sk.visibility();
+        self.members_of(node)
+            .any(|(fi, _)| vis.compiled(fi, units_elsewhere))
+    }
+
     /// Per node below the instances: whether it is a template pattern that code which is
     /// compiled (a non-template function, an instance, or such a pattern) calls or launches.
     pub fn referenced_patterns(&self) -> Vec<bool> {
@@ -192,7 +209,12 @@ impl<'a> Graph<'a> {
     }
 
     pub fn used(&self, node: NodeId) -> AspectSet {
-        self.d.used[node]
+        self.d.used[node][0]
+    }
+
+    /// The aspects `node`'s reach uses in an image built under `rule`.
+    pub fn used_in(&self, node: NodeId, rule: ImageRule) -> AspectSet {
+        self.d.used[node][rule.index()]
     }
 
     pub fn reqd_sub_group_size(&self, node: NodeId) -> Option<(i64, Span)> {

@@ -10,12 +10,15 @@ use crate::devices::{registry, AspectSet};
 use crate::semantic::features::features;
 use crate::semantic::names::last;
 use crate::semantic::ty::*;
-use crate::semantic::{Index, SemUse, Typed};
+use crate::semantic::{Fate, Index, SemUse, Typed};
 use crate::syntax::{AspectRef, CallTarget, Expr, ExprId, FloatLit, Lit, Span, Stmt};
 use crate::text::TextRange;
 
-/// Records a use: aspects, what (made only when kept), ranking range, location.
-type AddUse<'f> = dyn FnMut(AspectSet, &dyn Fn() -> String, TextRange, Span) + 'f;
+/// Records a use: aspects, what (made only when kept), ranking range, location, fate.
+type AddUse<'f> = dyn FnMut(AspectSet, &dyn Fn() -> String, TextRange, Span, Fate) + 'f;
+
+/// The double operations narrowed at -O2 (`narrowing`).
+type Narrowed = rustc_hash::FxHashSet<ExprId>;
 
 /// The use kept for an aspect, and the expression range that ranks it.
 type Found = (TextRange, SemUse);
@@ -28,35 +31,43 @@ impl Cx<'_, '_> {
                 self.instantiate(c.span.range().start, what, params.as_deref());
             }
         }
-        // Per aspect, the first use in source order, the innermost expression among those
-        // starting at the same place; keyed by the expression, located where it points.
-        let mut found: HashMap<crate::devices::AspectId, Found> = HashMap::default();
+        // Per aspect and fate, the first use in source order, the innermost expression among
+        // those starting at the same place; keyed by the expression, located where it points.
+        let mut found: HashMap<(crate::devices::AspectId, Fate), Found> = HashMap::default();
         let mut dead: Vec<TextRange> = Vec::new();
-        let mut add = |set: AspectSet, what: &dyn Fn() -> String, key: TextRange, span: Span| {
-            for a in set.iter() {
-                let better = found.get(&a).is_none_or(|(k, _)| {
-                    (key.start, key.end - key.start) < (k.start, k.end - k.start)
-                });
-                if better {
-                    found.insert(
-                        a,
-                        (
-                            key,
-                            SemUse {
-                                aspect: a,
-                                what: what(),
-                                span,
-                            },
-                        ),
-                    );
+        let mut add =
+            |set: AspectSet, what: &dyn Fn() -> String, key: TextRange, span: Span, fate: Fate| {
+                for a in set.iter() {
+                    let better = found.get(&(a, fate)).is_none_or(|(k, _)| {
+                        (key.start, key.end - key.start) < (k.start, k.end - k.start)
+                    });
+                    if better {
+                        found.insert(
+                            (a, fate),
+                            (
+                                key,
+                                SemUse {
+                                    aspect: a,
+                                    what: what(),
+                                    span,
+                                    fate,
+                                },
+                            ),
+                        );
+                    }
                 }
-            }
-        };
+            };
         if let Some(body) = self.body {
             for (id, l) in body.locals.iter().enumerate() {
                 if l.param {
                     let t = self.local(id as u32);
-                    add(self.aspects(&t), &|| t.to_string(), l.span.range(), l.span);
+                    add(
+                        self.aspects(&t),
+                        &|| t.to_string(),
+                        l.span.range(),
+                        l.span,
+                        Fate::CONVERSION,
+                    );
                 }
             }
             if let Some(ret) = &self.func.ret {
@@ -67,9 +78,11 @@ impl Cx<'_, '_> {
                         &|| t.to_string(),
                         self.func.name_span.range(),
                         self.func.name_span,
+                        Fate::CONVERSION,
                     );
                 }
             }
+            let narrowed = self.narrowed_ops(body);
             let live = self.live(body);
             for (i, s) in body.stmts.iter().enumerate() {
                 if !live[i] {
@@ -85,17 +98,24 @@ impl Cx<'_, '_> {
                     continue;
                 }
                 match s {
-                    Stmt::Expr(e) | Stmt::Return(e) => self.visit(*e, &mut add),
+                    Stmt::Expr(e) | Stmt::Return(e) => self.visit(*e, &narrowed, &mut add),
                     Stmt::Local(id) => {
                         let l = &body.locals[*id as usize];
                         let t = self.local(*id);
-                        add(self.aspects(&t), &|| t.to_string(), l.span.range(), l.span);
+                        add(
+                            self.aspects(&t),
+                            &|| t.to_string(),
+                            l.span.range(),
+                            l.span,
+                            Fate::CONVERSION,
+                        );
                     }
                     Stmt::IfConstexpr { .. } => {}
                 }
             }
         } else {
-            // A declaration only: its signature.
+            // A declaration only: its signature (a call out of the program, which the
+            // conversion emulation does not cover).
             for p in &self.func.params {
                 let t = match self.resolve(p) {
                     Ty::Array(x) => Ty::Ptr(x),
@@ -106,6 +126,7 @@ impl Cx<'_, '_> {
                     &|| t.to_string(),
                     self.func.name_span.range(),
                     self.func.name_span,
+                    Fate::KEPT,
                 );
             }
         }
@@ -118,12 +139,13 @@ impl Cx<'_, '_> {
                         &|| format!("__uses_aspects__({name})"),
                         span.range(),
                         *span,
+                        Fate::KEPT,
                     );
                 }
             }
         }
         let mut uses: Vec<SemUse> = found.into_values().map(|(_, u)| u).collect();
-        uses.sort_by_key(|u| (u.span.range().start, u.aspect));
+        uses.sort_by_key(|u| (u.span.range().start, u.aspect, u.fate));
         let targets = self.targets.borrow();
         let calls = self
             .func
@@ -151,14 +173,14 @@ impl Cx<'_, '_> {
         }
     }
 
-    pub(super) fn visit(&self, e: ExprId, add: &mut AddUse) {
+    pub(super) fn visit(&self, e: ExprId, narrowed: &Narrowed, add: &mut AddUse) {
         let Some(x) = self.expr(e) else { return };
         let body = self.body.expect("visited bodies exist");
         match x {
             Expr::SizeOf(_) | Expr::SizeOfExpr(_) | Expr::SizeOfPack(_) | Expr::Lambda(_) => return,
             Expr::Expand(p) => {
-                if self.expand(*p, |cx| cx.visit(*p, add)).is_none() {
-                    self.visit(*p, add);
+                if self.expand(*p, |cx| cx.visit(*p, narrowed, add)).is_none() {
+                    self.visit(*p, narrowed, add);
                 }
                 return;
             }
@@ -168,6 +190,10 @@ impl Cx<'_, '_> {
         if !self.is_constant(e) {
             let t = self.op_ty(e);
             let set = self.aspects(&t);
+            let fate = Fate {
+                narrowed: narrowed.contains(&e),
+                conversion: !self.is_arithmetic(e),
+            };
             if !set.is_empty() {
                 // Where a double literal is what makes arithmetic run in double, it is the use.
                 let lit = match x {
@@ -177,7 +203,10 @@ impl Cx<'_, '_> {
                         lhs,
                         rhs,
                     } => [*lhs, *rhs].into_iter().find(|&o| {
-                        matches!(self.expr(o), Some(Expr::Lit(Lit::Float(FloatLit::Double)))) && {
+                        matches!(
+                            self.expr(o),
+                            Some(Expr::Lit(Lit::Float(FloatLit::Double, _)))
+                        ) && {
                             let other = if o == *lhs { *rhs } else { *lhs };
                             !matches!(
                                 self.ty(other).strip_ref(),
@@ -205,6 +234,7 @@ impl Cx<'_, '_> {
                             },
                             body.spans[e as usize].range(),
                             span,
+                            fate,
                         );
                     }
                     None => {
@@ -222,7 +252,7 @@ impl Cx<'_, '_> {
                                         .find(|&&a| {
                                             matches!(
                                                 self.expr(a),
-                                                Some(Expr::Lit(Lit::Float(FloatLit::Double)))
+                                                Some(Expr::Lit(Lit::Float(FloatLit::Double, _)))
                                             )
                                         })
                                         .map(|&a| (n, a))
@@ -245,6 +275,7 @@ impl Cx<'_, '_> {
                                     &|| format!("double literal{text} passed to {name}"),
                                     body.spans[e as usize].range(),
                                     span,
+                                    fate,
                                 );
                             }
                             None => add(
@@ -252,6 +283,7 @@ impl Cx<'_, '_> {
                                 &|| t.to_string(),
                                 body.spans[e as usize].range(),
                                 body.spans[e as usize],
+                                fate,
                             ),
                         }
                     }
@@ -259,7 +291,7 @@ impl Cx<'_, '_> {
             }
         }
         for c in body.children(x) {
-            self.visit(c, add);
+            self.visit(c, narrowed, add);
         }
     }
 

@@ -14,6 +14,7 @@ mod consts;
 mod deduce;
 mod library;
 mod lookup;
+mod narrowing;
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -422,7 +423,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                     bytes: if *longs > 0 { 8 } else { 4 },
                     signed: !unsigned,
                 },
-                Lit::Float(k) => Ty::Float((*k).into()),
+                Lit::Float(k, _) => Ty::Float((*k).into()),
                 Lit::Bool(_) => Ty::Bool,
                 Lit::Char => Ty::Int {
                     bytes: 1,
