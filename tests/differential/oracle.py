@@ -6,16 +6,21 @@ DPC++'s aspect propagation to clang's own typing:
 
 * Kernels are the callables passed as the LAST argument of `parallel_for`, `single_task` or
   `parallel_for_work_group`, members of `sycl::handler` or `sycl::queue`. Launch calls are found
-  in every function reachable from the file's non-template function definitions, template
-  instantiations included (so a `template <class K> void launch(queue&, K)` wrapper is seen
-  through). The kernel function is the `operator()` that the launcher's instantiated body calls:
-  for a generic lambda or a templated `operator()` that is the instantiated specialization.
+  in every function reachable from the non-template function definitions of the file and of the
+  headers it includes (outside the library), template instantiations included (so a
+  `template <class K> void launch(queue&, K)` wrapper is seen through). The kernel function is
+  the `operator()` that the launcher's instantiated body calls: for a generic lambda or a
+  templated `operator()` that is the instantiated specialization.
 * A kernel's identity is (file, line, column) of the lambda introducer `[`, or of the `operator`
-  token of a functor's `operator()` (its first declaration). Columns are 1-based and counted in
-  characters. Instantiations that share an identity are merged (union of aspects).
-* Explicit instantiation definitions (`template struct S<double>;`, `template void f<int>(int *);`)
-  are roots too: every non-template member function of the class template specialization (of the
-  template it was instantiated from, overloaded names excepted), or the one function. libclang
+  token of a functor's `operator()` (its first declaration), in whichever file (the .cpp or a
+  header) that token is; the file is named as clang found it (`dir/sub/../x.hpp`: run.py compares
+  real paths). Columns are 1-based and counted in characters. Instantiations that share an
+  identity are merged (union of aspects). `includes` lists the headers the file includes outside
+  the library (real paths).
+* Explicit instantiation definitions in the main file (`template struct S<double>;`,
+  `template void f<int>(int *);`; not those in headers) are roots too: every non-template member
+  function of the class template specialization (of the template it was instantiated from,
+  overloaded names excepted), or the one function. libclang
   shows neither the instantiated members nor function explicit instantiations, so the oracle
   re-parses the file with a probe after each one's `;`, an unevaluated `sizeof(&S<double>::go)`
   or `sizeof(static_cast<SIGNATURE>(&f<int>))`, and follows the definitions clang made.
@@ -243,7 +248,9 @@ class Oracle:
         f = cursor.location.file
         if f is None:
             return True
-        name = f.name
+        return self.is_library_file(f.name)
+
+    def is_library_file(self, name):
         if os.path.basename(name) in self.lib_names:
             return True
         if self.lib_dirs:
@@ -295,7 +302,17 @@ class Oracle:
         loc = c.location
         if loc.file is None:
             return "?"
-        return "%s:%d:%d" % (os.path.basename(loc.file.name), loc.line, loc.column)
+        return "%s:%d:%d" % (self.short_name(loc.file.name), loc.line, loc.column)
+
+    def short_name(self, name):
+        """A file's name in messages: relative to the analysed file's directory when it is under
+        it (`sub/kernels.hpp`), else its base name."""
+        root = getattr(self, "root", None)
+        if root:
+            rel = os.path.relpath(os.path.realpath(name), root)
+            if not rel.startswith(".."):
+                return rel
+        return os.path.basename(name)
 
     # ----- the kernel reach ----------------------------------------------------------------
     def bracket_end(self, fname, off, open_ch, close_ch):
@@ -904,6 +921,7 @@ class Oracle:
     # ----- entry point ---------------------------------------------------------------------
     def analyze(self, path, include_dirs=(), args=None):
         self.files = FileCache()
+        self.root = os.path.dirname(os.path.realpath(path))
         self.record_cache = {}
         cargs = list(DEFAULT_ARGS if args is None else args) + self.extra_args
         for d in include_dirs:
@@ -914,7 +932,10 @@ class Oracle:
             for d in tu.diagnostics
             if d.severity >= ci.Diagnostic.Error
         ]
-        result = {"file": path, "errors": errors, "kernels": []}
+        # the headers the file includes, directly or not, outside the library (kernels may be there)
+        includes = sorted({os.path.realpath(i.include.name) for i in tu.get_includes()
+                           if i.include is not None and not self.is_library_file(i.include.name)})
+        result = {"file": path, "errors": errors, "includes": includes, "kernels": []}
         if errors:
             return result
         file_notes = []

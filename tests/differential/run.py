@@ -6,9 +6,12 @@
   run.py --oracle-only FILE... [-I DIR] [--lib-dir DIR]
   run.py --self-test                                   (the oracle against cases/*.cpp)
 
-For each seed: gen.py writes a program next to a copy of sycl_mini.hpp in a temporary directory;
-the oracle parses it once; `PATH check FILE --format json --no-cache` analyses it; the kernels'
-aspects (fp64, fp16, atomic64 only) are compared location by location. Exit status: 0 when
+For each seed: gen.py writes a program (a .cpp, often with headers, some in a subdirectory) next
+to a copy of sycl_mini.hpp in a temporary directory; the oracle parses the .cpp once;
+`PATH check FILE.cpp HEADER... --format json --no-cache` analyses it and its headers; the kernels'
+aspects (fp64, fp16, atomic64 only) are compared location by location (file, line, column), in
+the .cpp and in the headers, with both sides' paths made relative to the program's directory
+after resolving `..` and symbolic links. Exit status: 0 when
 everything agreed, 1 on any mismatch, analyzer error, rejected program or (with --check-gen)
 oracle/generator disagreement, unless --report-only.
 """
@@ -40,6 +43,18 @@ def fmt_set(s):
     return "{" + ", ".join(a for a in ALL_ASPECTS if a in s) + "}"
 
 
+def norm_rel(path, root):
+    """A kernel's file as both sides are compared: relative to the program's directory (root),
+    after resolving `.`, `..` and symbolic links. A relative path is taken from root."""
+    if not os.path.isabs(path):
+        path = os.path.join(root, path)
+    return os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+
+
+def fmt_loc(loc):
+    return "%s:%d:%d" % tuple(loc)
+
+
 def expectations(text, folded=False):
     """line -> set of aspects, from `// expect-oracle: a, b` (or `none`) comments; with folded,
     `// expect-oracle-fold: ...` takes precedence where a line has it."""
@@ -54,43 +69,50 @@ def expectations(text, folded=False):
     return out
 
 
-def check_expectations(path, text, kernels, folded=False):
-    """Disagreements between `expect-oracle` comments and the oracle's kernels (by line)."""
-    exp = expectations(text, folded)
+def check_expectations(files, kernels, root, folded=False):
+    """Disagreements between `expect-oracle` comments and the oracle's kernels (by file and line).
+    files: {path relative to root: text}, the program's .cpp and headers."""
+    exp = {}
+    for rel, text in files.items():
+        for line, s in expectations(text, folded).items():
+            exp[(rel, line)] = s
     key = "used_folded" if folded else "used"
     got = {}
     for k in kernels:
-        if os.path.realpath(k["file"]) != os.path.realpath(path):
+        rel = norm_rel(k["file"], root)
+        if rel not in files:
             continue
-        got.setdefault(k["line"], []).append(k)
+        got.setdefault((rel, k["line"]), []).append(k)
     problems = []
-    for line in sorted(set(exp) | set(got)):
-        e = exp.get(line)
-        ks = got.get(line, [])
+    for rel, line in sorted(set(exp) | set(got)):
+        e = exp.get((rel, line))
+        ks = got.get((rel, line), [])
         g = set().union(*[set(k[key]) for k in ks]) if ks else None
         if len(ks) > 1:
-            problems.append("%s:%d: %d kernels on one line" % (os.path.basename(path), line, len(ks)))
+            problems.append("%s:%d: %d kernels on one line" % (rel, line, len(ks)))
         if e is None:
-            problems.append("%s:%d: oracle found a kernel %s that has no expect-oracle comment" % (os.path.basename(path), line, fmt_set(g)))
+            problems.append("%s:%d: oracle found a kernel %s that has no expect-oracle comment" % (rel, line, fmt_set(g)))
         elif g is None:
-            problems.append("%s:%d: expected a kernel %s, the oracle found none" % (os.path.basename(path), line, fmt_set(e)))
+            problems.append("%s:%d: expected a kernel %s, the oracle found none" % (rel, line, fmt_set(e)))
         elif e != g:
             why = "; ".join("%s: %s" % (a, w) for k in ks for a, w in k["why_folded" if folded else "why"].items())
             problems.append("%s:%d: expected %s, oracle%s %s (%s)" % (
-                os.path.basename(path), line, fmt_set(e), " (folded)" if folded else "", fmt_set(g), why))
+                rel, line, fmt_set(e), " (folded)" if folded else "", fmt_set(g), why))
     return problems
 
 
 # ----- the analyzer ----------------------------------------------------------------------------
-def run_analyzer(analyzer, path, timeout):
-    """(kernels by (line, column) -> set, error or None)."""
+def run_analyzer(analyzer, root, rels, timeout):
+    """Runs `analyzer check REL... --format json --no-cache` in root (the program's .cpp and its
+    headers, as paths relative to root): (kernels by (file relative to root, line, column) ->
+    set, error or None). Instantiations reported at one location are merged."""
     try:
         p = subprocess.run(
-            [analyzer, "check", path, "--format", "json", "--no-cache"],
+            [analyzer, "check"] + list(rels) + ["--format", "json", "--no-cache"],
             capture_output=True,
             text=True,
             timeout=timeout,
-            cwd=os.path.dirname(path),
+            cwd=root,
         )
     except subprocess.TimeoutExpired:
         return None, "timed out after %ds" % timeout
@@ -106,16 +128,12 @@ def run_analyzer(analyzer, path, timeout):
     if not isinstance(ks, list):
         return None, "no top-level \"kernels\" array in the JSON output"
     out = {}
-    real = os.path.realpath(path)
     for k in ks:
         try:
             f, line, col, used = k["file"], int(k["line"]), int(k["column"]), k.get("used", [])
         except (KeyError, TypeError, ValueError):
             return None, "malformed kernel entry: %r" % (k,)
-        fp = f if os.path.isabs(f) else os.path.join(os.path.dirname(path), f)
-        if os.path.realpath(fp) != real and os.path.basename(f) != os.path.basename(path):
-            continue
-        out.setdefault((line, col), set()).update(a for a in used if a in COMPARED)
+        out.setdefault((norm_rel(f, root), line, col), set()).update(a for a in used if a in COMPARED)
     return out, None
 
 
@@ -133,6 +151,28 @@ def _init_worker(opts):
     _worker["opts"] = opts
 
 
+def write_program(d, files):
+    """Writes the program's files under d; returns the paths written."""
+    out = []
+    for rel, text in files.items():
+        dst = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "w") as f:
+            f.write(text)
+        out.append(dst)
+    return out
+
+
+def remove_program(d, files):
+    for rel in files:
+        try:
+            os.unlink(os.path.join(d, rel))
+        except OSError:
+            pass
+    for top in sorted({rel.split("/")[0] for rel in files if "/" in rel}):
+        shutil.rmtree(os.path.join(d, top), ignore_errors=True)
+
+
 def run_seed(seed):
     import gen
 
@@ -140,14 +180,15 @@ def run_seed(seed):
     d = _worker["dir"]
     res = {"seed": seed, "kernels": [], "mismatches": [], "error": None, "rejected": None, "gen_problems": []}
     try:
-        text = gen.generate(seed)
+        files, _ = gen.generate_files(seed)
     except Exception as e:  # a generator crash is a generator bug
         res["rejected"] = ["gen.py crashed: %r" % (e,)]
         return res
-    path = os.path.join(d, "seed_%d.cpp" % seed)
-    with open(path, "w") as f:
-        f.write(text)
-    res["lines"] = text.count("\n")
+    main = gen.main_file(files)
+    res["main"] = main
+    write_program(d, files)
+    path = os.path.join(d, main)
+    res["lines"] = sum(t.count("\n") for t in files.values())
     t0 = time.time()
     try:
         r = _worker["oracle"].analyze(path, include_dirs=[d])
@@ -155,34 +196,33 @@ def run_seed(seed):
         import traceback
 
         res["rejected"] = ["oracle.py crashed:"] + traceback.format_exc().strip().split("\n")[-6:]
-        res["text"] = text
-        os.unlink(path)
+        res["files"] = files
+        remove_program(d, files)
         return res
     res["oracle_s"] = time.time() - t0
     if r["errors"]:
         res["rejected"] = r["errors"][:8]
-        res["text"] = text
-        os.unlink(path)
+        res["files"] = files
+        remove_program(d, files)
         return res
     oracle_k = {}
     for k in r["kernels"]:
-        if os.path.realpath(k["file"]) != os.path.realpath(path):
-            continue
-        oracle_k[(k["line"], k["column"])] = k
+        oracle_k[(norm_rel(k["file"], d), k["line"], k["column"])] = k
     if opts["check_gen"]:
         # the generator's answer holds under both views: it never lets a constant expression
         # be the only use of an aspect
-        res["gen_problems"] = check_expectations(path, text, r["kernels"]) + check_expectations(path, text, r["kernels"], True)
+        res["gen_problems"] = check_expectations(files, r["kernels"], d) + check_expectations(files, r["kernels"], d, True)
     view, why = ("used_folded", "why_folded") if opts["fold"] else ("used", "why")
     res["kernels"] = [{"loc": loc, "used": k[view], "names": k["names"], "why": k[why]} for loc, k in sorted(oracle_k.items())]
     if opts["analyzer"]:
         t0 = time.time()
-        ana, err = run_analyzer(opts["analyzer"], path, opts["timeout"])
+        rels = [main] + sorted(p for p in files if p != main)
+        ana, err = run_analyzer(opts["analyzer"], d, rels, opts["timeout"])
         res["analyzer_s"] = time.time() - t0
         if err:
             res["error"] = err
         else:
-            res["analyzer"] = {"%d:%d" % loc: sorted(v) for loc, v in ana.items()}
+            res["analyzer"] = {fmt_loc(loc): sorted(v) for loc, v in ana.items()}
             for loc in sorted(set(oracle_k) | set(ana)):
                 o = set(oracle_k[loc][view]) & set(COMPARED) if loc in oracle_k else None
                 a = ana.get(loc)
@@ -197,23 +237,25 @@ def run_seed(seed):
                         }
                     )
     if res["mismatches"] or res["error"] or res["gen_problems"] or opts["keep_all"]:
-        res["text"] = text
-    os.unlink(path)
+        res["files"] = files
+    remove_program(d, files)
     return res
 
 
 # ----- modes -----------------------------------------------------------------------------------
 def keep_program(keep, res):
-    if not keep or "text" not in res:
+    """Writes the program (its .cpp and headers) into keep; returns the .cpp's path (and the
+    number of headers)."""
+    if not keep or "files" not in res:
         return None
     os.makedirs(keep, exist_ok=True)
-    dst = os.path.join(keep, "seed_%d.cpp" % res["seed"])
-    with open(dst, "w") as f:
-        f.write(res["text"])
+    write_program(keep, res["files"])
     hdr = os.path.join(keep, "sycl_mini.hpp")
     if not os.path.exists(hdr):
         shutil.copy(HEADER, hdr)
-    return dst
+    dst = os.path.join(keep, res["main"])
+    nh = len(res["files"]) - 1
+    return dst + (" (+%d header%s)" % (nh, "s" if nh > 1 else "") if nh else "")
 
 
 def differential(ns):
@@ -249,6 +291,7 @@ def differential(ns):
     conf = {a: {"tp": 0, "fp": 0, "fn": 0, "tn": 0} for a in COMPARED}
     oracle_count = {a: 0 for a in ALL_ASPECTS}
     n_kernels = n_progs = n_rejected = n_errors = n_mism_progs = n_mism_kernels = n_gen = 0
+    n_hdr_kernels = n_hdr_progs = n_hdr_mism = 0
     n_missing = n_extra = 0
     out = sys.stdout
     for r in results:
@@ -262,6 +305,9 @@ def differential(ns):
             continue
         n_progs += 1
         n_kernels += len(r["kernels"])
+        hk = [k for k in r["kernels"] if k["loc"][0] != r["main"]]
+        n_hdr_kernels += len(hk)
+        n_hdr_progs += bool(hk)
         for k in r["kernels"]:
             for a in k["used"]:
                 oracle_count[a] += 1
@@ -283,7 +329,10 @@ def differential(ns):
             elif n_errors == 11:
                 out.write("(further analyzer errors are counted, not shown)\n")
             continue
-        ana = {tuple(int(x) for x in k.split(":")): set(v) for k, v in r["analyzer"].items()}
+        ana = {}
+        for k, v in r["analyzer"].items():
+            f, line, col = k.rsplit(":", 2)
+            ana[(f, int(line), int(col))] = set(v)
         orc = {tuple(k["loc"]): set(k["used"]) & set(COMPARED) for k in r["kernels"]}
         for loc in set(orc) | set(ana):
             o, a = orc.get(loc, set()), ana.get(loc, set())
@@ -299,13 +348,15 @@ def differential(ns):
         if r["mismatches"]:
             n_mism_progs += 1
             n_mism_kernels += len(r["mismatches"])
-            out.write("MISMATCH seed %d: %s\n" % (r["seed"], kept or "(regenerate: gen.py --seed %d)" % r["seed"]))
+            out.write("MISMATCH seed %d: %s\n" % (r["seed"], kept or "(regenerate: gen.py --seed %d -o DIR/%s)" % (r["seed"], r["main"])))
             for m in r["mismatches"]:
-                line, col = m["loc"]
+                rel, line, col = m["loc"]
+                n_hdr_mism += rel != r["main"]
                 o = set(m["oracle"]) if m["oracle"] is not None else None
                 a = set(m["analyzer"]) if m["analyzer"] is not None else None
-                out.write("    kernel at %d:%d: oracle %s, analyzer %s\n" % (line, col, fmt_set(o) if o is not None else "(no kernel here)", fmt_set(a)))
-                src = r["text"].split("\n")[line - 1] if 0 < line <= r["text"].count("\n") + 1 else ""
+                out.write("    kernel at %s: oracle %s, analyzer %s\n" % (fmt_loc(m["loc"]), fmt_set(o) if o is not None else "(no kernel here)", fmt_set(a)))
+                text = r["files"].get(rel, "")
+                src = text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else ""
                 out.write("        | %s\n" % src.strip()[:160])
                 for nm in m["names"][:3]:
                     out.write("        instantiation: %s\n" % nm)
@@ -318,13 +369,14 @@ def differential(ns):
     out.write("programs: %d analysed, %d rejected by clang (generator bugs)\n" % (n_progs, n_rejected))
     out.write("kernels: %d (oracle); per aspect in the oracle: %s\n" % (
         n_kernels, ", ".join("%s %d" % (a, oracle_count[a]) for a in ALL_ASPECTS)))
+    out.write("kernels in headers: %d (%.1f%%) in %d program(s)\n" % (n_hdr_kernels, 100.0 * n_hdr_kernels / max(n_kernels, 1), n_hdr_progs))
     out.write("kernels using no compared aspect: %d\n" % sum(1 for r in results if not r["rejected"] for k in r["kernels"] if not set(k["used"]) & set(COMPARED)))
     if ns.check_gen:
         out.write("oracle/generator disagreements: %d program(s)\n" % n_gen)
     if opts["analyzer"]:
         out.write("analyzer errors: %d program(s)\n" % n_errors)
-        out.write("mismatches: %d kernel(s) in %d program(s); kernels the analyzer did not report: %d; reported where the oracle has none: %d\n" % (
-            n_mism_kernels, n_mism_progs, n_missing, n_extra))
+        out.write("mismatches: %d kernel(s) (%d in headers) in %d program(s); kernels the analyzer did not report: %d; reported where the oracle has none: %d\n" % (
+            n_mism_kernels, n_hdr_mism, n_mism_progs, n_missing, n_extra))
         out.write("%-9s %6s %6s %6s %6s %8s %12s\n" % ("aspect", "TP", "FP", "FN", "TN", "recall", "false-finding"))
         for a in COMPARED:
             c = conf[a]
@@ -336,7 +388,7 @@ def differential(ns):
         out.write("no --analyzer: only the oracle ran\n")
     if ns.json_report:
         with open(ns.json_report, "w") as f:
-            json.dump({"results": [{k: v for k, v in r.items() if k != "text"} for r in results], "confusion": conf}, f, indent=1)
+            json.dump({"results": [{k: v for k, v in r.items() if k != "files"} for r in results], "confusion": conf}, f, indent=1)
     failed_seeds = {r["seed"] for r in results if r["rejected"] or r["error"] or r["mismatches"] or (ns.check_gen and r["gen_problems"])}
     bad = len(failed_seeds)
     out.write("differential: %d passed, %d failed\n" % (len(results) - bad, bad))
@@ -362,14 +414,16 @@ def oracle_only(ns):
 
 
 def self_test(ns):
+    """The oracle against cases/*.cpp: the expect-oracle comments of each case and of the headers
+    it includes from cases/ (a case may keep headers in a subdirectory of cases/; only *.cpp
+    directly in cases/ are cases)."""
     import oracle
 
     o = oracle.Oracle()
-    cases = sorted(os.path.join(HERE, "cases", f) for f in os.listdir(os.path.join(HERE, "cases")) if f.endswith(".cpp"))
+    root = os.path.join(HERE, "cases")
+    cases = sorted(os.path.join(root, f) for f in os.listdir(root) if f.endswith(".cpp"))
     passed = failed = 0
     for path in cases:
-        with open(path) as f:
-            text = f.read()
         r = o.analyze(path, include_dirs=[HERE])
         if r["errors"]:
             failed += 1
@@ -377,16 +431,23 @@ def self_test(ns):
             for e in r["errors"][:5]:
                 print("    " + e)
             continue
+        files = {}
+        for f in [path] + r["includes"]:
+            rel = norm_rel(f, root)
+            if not rel.startswith(".."):
+                with open(f) as fh:
+                    files[rel] = fh.read()
         nprob = 0
         for folded in (False, True):
-            exp = expectations(text, folded)
-            problems = check_expectations(path, text, r["kernels"], folded)
-            passed += max(len(exp) - len([p for p in problems if "expected" in p]), 0)
+            nexp = sum(len(expectations(t, folded)) for t in files.values())
+            problems = check_expectations(files, r["kernels"], root, folded)
+            passed += max(nexp - len([p for p in problems if "expected" in p]), 0)
             failed += len(problems)
             nprob += len(problems)
             for p in problems:
                 print("FAIL " + p)
-        print("%s: %d kernel(s), %d problem(s)" % (os.path.basename(path), len(r["kernels"]), nprob))
+        extra = " (with %s)" % ", ".join(sorted(f for f in files if f != norm_rel(path, root))) if len(files) > 1 else ""
+        print("%s%s: %d kernel(s), %d problem(s)" % (os.path.basename(path), extra, len(r["kernels"]), nprob))
     print("self-test: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
@@ -397,7 +458,7 @@ def main(argv):
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--seed-start", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--keep", help="directory for the programs that went wrong (with the header)")
+    ap.add_argument("--keep", help="directory for the programs that went wrong (with their headers and sycl_mini.hpp)")
     ap.add_argument("--keep-all", action="store_true", help="keep every program in --keep")
     ap.add_argument("--report-only", action="store_true", help="always exit 0")
     ap.add_argument("--check-gen", action="store_true", help="also compare the oracle with the generator's expect-oracle comments")
@@ -409,7 +470,7 @@ def main(argv):
     ap.add_argument("-I", dest="include", action="append", default=[], help="include directory (with --oracle-only)")
     ap.add_argument("--lib-dir", action="append", default=[], help="directory of library code (with --oracle-only)")
     ap.add_argument("--clang-arg", action="append", default=[], help="extra clang argument (with --oracle-only)")
-    ap.add_argument("--self-test", action="store_true", help="check the oracle against cases/*.cpp")
+    ap.add_argument("--self-test", action="store_true", help="check the oracle against cases/*.cpp (and the headers they include)")
     ns = ap.parse_args(argv)
     if ns.self_test:
         return self_test(ns)
