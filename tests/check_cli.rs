@@ -1022,3 +1022,49 @@ fn a_warm_check_after_an_edit_still_reads_fragments() {
     assert_eq!(warm, run(&["--no-cache"]));
     assert_eq!(warm, first);
 }
+
+/// Each instantiation of a kernel template that uses an aspect is a finding naming the
+/// instance; a kernel kept in the image after -O2 narrowing (`x * 0.5` on a float) is none.
+#[test]
+fn findings_name_the_instance_and_follow_the_optimised_image() {
+    let v = json_out(
+        &[
+            "check",
+            "tests/fixtures/kernel_instances_named.cpp",
+            "tests/fixtures/optimised_images_narrow_float_constants.cpp",
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        1,
+    );
+    let kernels: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| {
+            d["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("kernel_instances_named.cpp")
+        })
+        .map(|d| d["function"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kernels,
+        [
+            "lambda at tests/fixtures/kernel_instances_named.cpp:8:37 in fill<double>(sycl::queue&, double*)",
+            "lambda at tests/fixtures/kernel_instances_named.cpp:8:37 in fill<long double>(sycl::queue&, long double*)",
+        ]
+    );
+    let narrowed = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "target-unsupported-aspect" && d["line"] == 12)
+        .filter(|d| d["file"].as_str().unwrap().contains("optimised_images"))
+        .count();
+    assert_eq!(narrowed, 0, "x[0] * 0.5 is a float multiply at -O2");
+}

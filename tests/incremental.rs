@@ -79,7 +79,7 @@ fn incremental_updates_equal_full_analysis() {
     let mut rng = Rng::new(11);
     let (mut bodies, mut derived, mut relinked, mut full) = (0, 0, 0, 0);
     let mut counts = std::collections::BTreeSet::new();
-    for step in 0..400 {
+    for step in 0..500 {
         let i = rng.below(files.len() as u64) as usize;
         texts[i].1 = edit(&texts[i].1, &mut rng);
         files[i].facts = Arc::new(syntax::extract(&texts[i].1));

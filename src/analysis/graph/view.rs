@@ -266,19 +266,40 @@ impl<'a> Graph<'a> {
     pub fn display_name(&self, node: NodeId) -> String {
         let f = self.function(node);
         if f.is_lambda {
-            let pos = self.locate(self.node_file(node), f.name_span).pos;
-            format!(
-                "lambda at {}:{}:{}",
-                self.path(self.node_file(node)),
-                pos.line,
-                pos.column
-            )
+            let file = self.node_file(node);
+            let pos = self.locate(file, f.name_span).pos;
+            let at = format!("lambda at {}:{}:{}", self.path(file), pos.line, pos.column);
+            match self.enclosing_instance(node, f) {
+                // One location, several kernels: say which instantiation, as clang's "in
+                // instantiation of" notes do.
+                Some(inst) => format!("{at} in {inst}"),
+                None => at,
+            }
         } else if node >= self.bodies.base_count {
             let args = &self.bodies.instances[node - self.bodies.base_count].1;
             instance_name(f, args)
         } else {
             f.display_name()
         }
+    }
+}
+
+impl Graph<'_> {
+    /// For a lambda in an instance of a template: the instance of the named function it is
+    /// written in (its template parameters begin a lambda's own).
+    fn enclosing_instance(&self, node: NodeId, lambda: &Function) -> Option<String> {
+        let args = &self
+            .bodies
+            .instances
+            .get(node.checked_sub(self.bodies.base_count)?)?
+            .1;
+        let funcs = &self.files[self.node_file(node) as usize].facts.functions;
+        let mut f = lambda;
+        while f.is_lambda {
+            f = funcs.get(f.body.as_ref()?.parent? as usize)?;
+        }
+        let n = f.tparams.len();
+        (n > 0 && args.len() >= n).then(|| instance_name(f, &args[..n]))
     }
 }
 
