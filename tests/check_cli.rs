@@ -1040,7 +1040,7 @@ fn findings_name_the_instance_and_follow_the_optimised_image() {
         ],
         1,
     );
-    let kernels: Vec<&str> = v["diagnostics"]
+    let kernels: Vec<(&str, &str)> = v["diagnostics"]
         .as_array()
         .unwrap()
         .iter()
@@ -1050,14 +1050,23 @@ fn findings_name_the_instance_and_follow_the_optimised_image() {
                 .unwrap()
                 .ends_with("kernel_instances_named.cpp")
         })
-        .map(|d| d["function"].as_str().unwrap())
+        .map(|d| {
+            (
+                d["function"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
         .collect();
+    assert_eq!(kernels.len(), 1, "one finding for the lambda: {kernels:?}");
     assert_eq!(
-        kernels,
-        [
-            "lambda at tests/fixtures/kernel_instances_named.cpp:8:37 in fill<double>(sycl::queue&, double*)",
-            "lambda at tests/fixtures/kernel_instances_named.cpp:8:37 in fill<long double>(sycl::queue&, long double*)",
-        ]
+        kernels[0].0,
+        "lambda at tests/fixtures/kernel_instances_named.cpp:8:37 in fill<double>(sycl::queue&, double*)"
+    );
+    assert!(
+        kernels[0].1.ends_with(
+            "(also in 1 other instance of the template: fill<long double>(sycl::queue&, long double*))"
+        ),
+        "{kernels:?}"
     );
     let narrowed = v["diagnostics"]
         .as_array()

@@ -11,7 +11,9 @@ use std::sync::Arc;
 use super::checks::target_unsupported_message;
 use super::engine::{OneCompile, Update};
 use super::matrix;
-use super::report::{sort_findings, FunctionSummary, Report, Settings, TargetCounts};
+use super::report::{
+    merge_instances, sort_findings, FunctionSummary, Report, Settings, TargetCounts,
+};
 use crate::base::SourceFile;
 use crate::devices::ResolvedTarget;
 use crate::diagnostics::{Code, Diagnostic};
@@ -151,6 +153,7 @@ impl Engine {
         let (Some(all), true) = (settings.targets, self.compiles.len() > 1) else {
             let mut report = self.compiles[0].analysis.report_for(settings, &summarize);
             report.stats.varying_files = varying;
+            merge_instances(&mut report.diagnostics);
             return report;
         };
         let mut reports: Vec<(Vec<String>, Report)> = Vec::new();
@@ -168,6 +171,7 @@ impl Engine {
         }
         let mut report = merge(reports, self.files.len());
         report.stats.varying_files = varying;
+        merge_instances(&mut report.diagnostics);
         report
     }
 }

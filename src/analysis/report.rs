@@ -87,6 +87,71 @@ pub(super) fn declared_names(d: &crate::syntax::DeviceHas) -> Vec<String> {
 }
 
 /// Findings in the order they are reported: by place, then aspect and text.
+/// One finding per kernel lambda written in a template, whatever number of instances of it
+/// use the aspect: the first instance is named, the message lists the others (17 instances of
+/// a SYCL-CTS test template made 17 findings on one line).
+pub(super) fn merge_instances(diagnostics: &mut Vec<Diagnostic>) {
+    const IN: &str = " in ";
+    let base = |d: &Diagnostic| -> Option<String> {
+        let f = d.function.as_deref()?;
+        f.starts_with("lambda at ")
+            .then(|| f.split_once(IN).map(|(b, _)| b.to_string()))
+            .flatten()
+    };
+    let mut first: std::collections::HashMap<_, usize> = Default::default();
+    let mut others: Vec<Vec<String>> = vec![Vec::new(); diagnostics.len()];
+    let mut keep = vec![true; diagnostics.len()];
+    for (i, d) in diagnostics.iter().enumerate() {
+        let Some(b) = base(d) else { continue };
+        let key = (
+            d.file.clone(),
+            d.range.start,
+            d.code,
+            d.aspect.clone(),
+            d.targets.clone(),
+            b,
+        );
+        match first.get(&key) {
+            Some(&f) => {
+                keep[i] = false;
+                let inst = d
+                    .function
+                    .as_deref()
+                    .and_then(|f| f.split_once(IN))
+                    .map(|x| x.1);
+                others[f].extend(inst.map(String::from));
+            }
+            None => {
+                first.insert(key, i);
+            }
+        }
+    }
+    for (d, more) in diagnostics.iter_mut().zip(&others) {
+        if more.is_empty() {
+            continue;
+        }
+        let shown: Vec<&str> = more.iter().take(3).map(String::as_str).collect();
+        let rest = more.len() - shown.len();
+        d.message = format!(
+            "{} (also in {} other instance{} of the template: {}{})",
+            d.message,
+            more.len(),
+            if more.len() == 1 { "" } else { "s" },
+            shown.join("; "),
+            if rest > 0 {
+                format!("; and {rest} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    let mut i = 0;
+    diagnostics.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
 pub(super) fn sort_findings(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (&a.file, a.pos.line, a.pos.column, &a.aspect, &a.message).cmp(&(
