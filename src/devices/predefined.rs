@@ -68,6 +68,12 @@ const COMPILER: &[(&str, &str)] = &[
 const SYCL: &[(&str, &str)] = &[
     ("SYCL_LANGUAGE_VERSION", "202012L"),
     ("__SYCL_DEVICE_ONLY__", "1"),
+    // clang's `InitPreprocessor.cpp` defines it for every device compile, as
+    // `__attribute__((sycl_device))`; kept as the word, which `syntax::prepare` reads.
+    ("SYCL_EXTERNAL", "SYCL_EXTERNAL"),
+    // clang defines it while unnamed kernel lambdas are on, SYCL 2020's default
+    // (`-fsycl-unnamed-lambda`; `clang/test/Frontend/sycl-unnamed-lambdas-default.cpp`).
+    ("__SYCL_UNNAMED_LAMBDA__", "1"),
     ("SYCL_IMPLEMENTATION_ONEAPI", "1"),
     ("SYCL_IMPLEMENTATION_INTEL", "1"),
     ("SYCL_FEATURE_SET_FULL", "1"),

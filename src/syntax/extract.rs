@@ -278,7 +278,11 @@ impl<'a> Extractor<'a> {
             }
             prev = p.prev_sibling();
         }
-        n.parent().map_or(0, |p| p.start_byte())
+        // The file's root starts at its first token: what `prepare` blanked before the first
+        // declaration (`SYCL_EXTERNAL`, `[[sycl::device_has(...)]]`) is the file's start.
+        n.parent()
+            .filter(|p| p.parent().is_some())
+            .map_or(0, |p| p.start_byte())
     }
 
     // ---- declarations -------------------------------------------------------------------

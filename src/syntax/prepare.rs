@@ -68,7 +68,7 @@ pub fn prepare(src: &str) -> Prepared {
                 };
                 let end = inner + 1;
                 let found = attributes_in(src, i + 2, inner);
-                if !found.is_empty() {
+                if !found.is_empty() || before_parameters(bytes, i, end + 1) {
                     attrs.extend(found);
                     blank(&mut out, i, end + 1);
                 }
@@ -116,6 +116,34 @@ pub fn prepare(src: &str) -> Prepared {
         attrs,
         sycl_external,
     }
+}
+
+/// Whether the attribute `bytes[at..end]` stands between a function's name and its parameter
+/// list (`void operator() [[sycl::reqd_work_group_size(8)]] (sycl::nd_item<1>) const`, valid
+/// C++ that tree-sitter-cpp cannot parse): after a name or `operator()`, before `(`.
+fn before_parameters(bytes: &[u8], at: usize, end: usize) -> bool {
+    if bytes.get(skip_ws(bytes, end)) != Some(&b'(') {
+        return false;
+    }
+    let mut k = at;
+    while k > 0 && bytes[k - 1].is_ascii_whitespace() {
+        k -= 1;
+    }
+    let head = &bytes[..k];
+    if head.ends_with(b")") {
+        // `operator()`, `operator ( )`.
+        let inner = head[..k - 1].trim_ascii_end();
+        return inner.ends_with(b"(")
+            && inner[..inner.len() - 1]
+                .trim_ascii_end()
+                .ends_with(b"operator");
+    }
+    // A name: an identifier that is no keyword a `[[` may follow.
+    let mut s = k;
+    while s > 0 && is_ident(bytes[s - 1]) {
+        s -= 1;
+    }
+    s < k && is_ident_start(bytes[s]) && !matches!(&bytes[s..k], b"return" | b"else" | b"do")
 }
 
 /// The `device_has<...>` aspects of a property list text (`(device_has<aspect::fp64>)`).
@@ -459,5 +487,18 @@ mod tests {
             let p = prepare(src);
             assert_eq!(p.text.len(), src.len());
         }
+    }
+
+    #[test]
+    fn an_attribute_before_a_parameter_list_is_blanked() {
+        // `void operator() [[attr]] (params)`: tree-sitter-cpp cannot read it in place.
+        let src = "struct K { void operator() [[sycl::reqd_work_group_size(8)]] (int i) const {} };\nvoid f [[nodiscard]] (int);\n";
+        let p = prepare(src);
+        assert_eq!(p.text.len(), src.len());
+        assert!(!p.text.contains("[["), "{}", p.text);
+        assert!(p.attrs.is_empty());
+        // Elsewhere an attribute it does not know stays.
+        let src = "[[nodiscard]] int g();\nvoid h() { int a[2]; [[maybe_unused]] int b = a[0]; }\n";
+        assert_eq!(prepare(src).text, src);
     }
 }

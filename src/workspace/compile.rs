@@ -731,6 +731,23 @@ mod tests {
     }
 
     #[test]
+    fn the_compiler_defines_sycl_external_and_unnamed_lambdas() {
+        // clang defines both in every device compile: `#ifdef` code is compiled, and a
+        // `SYCL_EXTERNAL` function stays one (the word is kept for `prepare`).
+        let text = "#ifdef SYCL_EXTERNAL\nSYCL_EXTERNAL void ext(double *p) { p[0] = 1; }\n#endif\n#if __SYCL_UNNAMED_LAMBDA__\nvoid named() {}\n#endif\n";
+        let f = facts_for("intel_gpu_pvc", text);
+        let names: Vec<(String, bool)> = f
+            .functions
+            .iter()
+            .map(|f| (f.name.to_string(), f.sycl_external))
+            .collect();
+        assert_eq!(
+            names,
+            [("ext".to_string(), true), ("named".to_string(), false)]
+        );
+    }
+
+    #[test]
     fn a_file_without_target_conditionals_is_compiled_once() {
         let text = "#ifdef __SYCL_DEVICE_ONLY__\nvoid d() {}\n#endif\n";
         let f = facts_for("intel_gpu_pvc,nvidia_gpu_sm_80", text);

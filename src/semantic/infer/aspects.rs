@@ -163,7 +163,7 @@ impl Cx<'_, '_> {
             .func
             .launches
             .iter()
-            .map(|l| self.launch(&l.kernel))
+            .map(|l| self.launch(&l.kernel, l.span, &l.via))
             .collect();
         Typed {
             uses,

@@ -13,7 +13,7 @@ use crate::semantic::features::features;
 use crate::semantic::names::{last, qualifier, qualifier_text, scope_ends_with};
 use crate::semantic::ty::*;
 use crate::semantic::Instance;
-use crate::syntax::{Expr, ExprId, KernelRef, Name, Stmt};
+use crate::syntax::{Expr, ExprId, KernelRef, Name, Span, Stmt};
 
 impl<'i, 'a> Cx<'i, 'a> {
     pub(super) fn call(&self, callee: ExprId, args: &[ExprId]) -> Ty {
@@ -500,7 +500,8 @@ impl<'i, 'a> Cx<'i, 'a> {
         resolve_text(self.ix, inst.file, ret, &env, self.depth + 1)
     }
 
-    pub(super) fn launch(&self, k: &KernelRef) -> Option<Vec<Instance>> {
+    /// The kernel a launch through `via` at `at` (its function's span) binds.
+    pub(super) fn launch(&self, k: &KernelRef, at: Span, via: &str) -> Option<Vec<Instance>> {
         match k {
             KernelRef::Lambda(i) => {
                 let f = self.ix.function(self.file, *i as u32);
@@ -518,6 +519,13 @@ impl<'i, 'a> Cx<'i, 'a> {
                     .and_then(|b| b.locals.iter().rposition(|l| l.name == *t))
                     .map(|id| self.local(id as u32))
                     .unwrap_or_else(|| self.resolve(t));
+                let ty = match ty.strip_ref() {
+                    Ty::Class(c) if c.decl.is_some() => ty,
+                    Ty::Closure(..) => ty,
+                    // No type of that name: a call returning the kernel
+                    // (`q.single_task(make_kernel(p))`), typed as the launch's last argument.
+                    _ => self.launched_argument(at, via).unwrap_or(ty),
+                };
                 match ty.strip_ref() {
                     Ty::Closure(f, i, s) => Some(vec![Instance {
                         file: *f,
@@ -561,5 +569,30 @@ impl<'i, 'a> Cx<'i, 'a> {
                 }
             }
         }
+    }
+
+    /// The type of the last argument of the launch call through `via` whose callee starts at
+    /// `at`.
+    fn launched_argument(&self, at: Span, via: &str) -> Option<Ty> {
+        let body = self.body?;
+        let start = Some(at.range().start);
+        let start_of = |e: usize| body.spans.get(e).map(|s| s.range().start);
+        body.exprs.iter().enumerate().find_map(|(e, x)| {
+            let Expr::Call { callee, args } = x else {
+                return None;
+            };
+            let name = match body.exprs.get(*callee as usize)? {
+                Expr::Member { name, .. }
+                | Expr::MemberTemplate { name, .. }
+                | Expr::Name(name)
+                | Expr::TemplateName { name, .. } => name,
+                _ => return None,
+            };
+            if last(name) != via || start_of(e) != start || start_of(*callee as usize) != start {
+                return None;
+            }
+            let arg = *body.list(*args).last()?;
+            Some(self.ty(arg))
+        })
     }
 }

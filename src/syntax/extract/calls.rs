@@ -71,7 +71,7 @@ impl Extractor<'_> {
         }
         if KERNEL_INVOCATIONS.contains(&name.as_str()) {
             if let Some(last) = arg_nodes.last() {
-                if let Some(kernel) = self.kernel_ref(*last) {
+                if let Some(kernel) = self.kernel_ref(*last, cur) {
                     let span = self.span(func);
                     self.facts.functions[c].launches.push(KernelLaunch {
                         kernel,
@@ -175,7 +175,7 @@ impl Extractor<'_> {
         let arg_nodes = arguments(args);
         if let (Some(name), Some(last)) = (name.as_deref(), arg_nodes.last()) {
             if KERNEL_INVOCATIONS.contains(&name) {
-                if let Some(kernel) = self.kernel_ref(*last) {
+                if let Some(kernel) = self.kernel_ref(*last, None) {
                     let span = self.span(func);
                     // Host launches are recorded on a pseudo owner: the innermost function is
                     // unknown here, so they go to the file-level list via a synthetic function.
@@ -208,12 +208,15 @@ impl Extractor<'_> {
         self.facts.functions.len() - 1
     }
 
-    pub(super) fn kernel_ref(&mut self, arg: Node) -> Option<KernelRef> {
+    pub(super) fn kernel_ref(&mut self, arg: Node, cur: Option<usize>) -> Option<KernelRef> {
         match arg.k() {
             "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg))),
             "identifier" => match self.local(self.text(arg)).cloned() {
                 Some(Local::Lambda(idx)) => Some(KernelRef::Lambda(idx)),
                 Some(Local::Type(t)) => Some(KernelRef::Functor(t.into())),
+                // A variable whose type is left to deduction (`auto k = make_kernel(p);`, a
+                // lambda a function returns): the typing of the body finds its closure.
+                None if cur.is_some() => Some(KernelRef::Functor(self.text(arg).into())),
                 None => None,
             },
             "compound_literal_expression" => arg

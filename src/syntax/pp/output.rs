@@ -118,14 +118,34 @@ impl Pp<'_> {
         let mut pos = 0;
         let mut inactive_from: Option<usize> = None;
         let mut scope = scope::Scope::default();
+        // A function-like macro use whose arguments go on past a directive.
+        let mut pending: Option<Pending> = None;
         for d in dirs {
             let start = d.range.start;
             if Self::active(&stack) {
-                self.code(text, path, pos, start, &mut out, &mut lines);
+                pending =
+                    self.code_or_arguments(text, path, pos, start, pending, &mut out, &mut lines);
+            } else if let Some(p) = pending.as_mut() {
+                p.parts.push((TextRange::new(pos, start), false));
             } else {
                 blank(&mut out.text, &text[pos..start]);
             }
             let line = lines.at(text, start);
+            if let Some(p) = pending.as_mut() {
+                // A directive inside a macro's arguments: applied where it stands, as GCC and
+                // clang do (an extension), and written as part of the use's expansion.
+                self.directive(d, text, path, line, &mut stack, true);
+                p.parts.push((d.range, false));
+                track_inactive(
+                    &mut inactive,
+                    &mut inactive_from,
+                    text,
+                    d,
+                    Self::active(&stack),
+                );
+                pos = d.range.end;
+                continue;
+            }
             if d.kind == DirKind::Include && Self::active(&stack) {
                 // Read lazily: most files include only before their first function.
                 scope.feed(&out.text);
@@ -152,23 +172,26 @@ impl Pp<'_> {
             } else {
                 blank(&mut out.text, &text[start..d.range.end]);
             }
-            match (inactive_from, now) {
-                (None, false) => inactive_from = Some(next_line(text, d.range.end)),
-                (Some(from), true) => {
-                    inactive.push(TextRange::new(from, start.max(from)));
-                    inactive_from = None;
-                }
-                (Some(from), false) if d.range.start > from => {
-                    // A directive inside a skipped group: the group goes on past it.
-                }
-                _ => {}
-            }
+            track_inactive(&mut inactive, &mut inactive_from, text, d, now);
             pos = d.range.end;
         }
         if Self::active(&stack) {
-            self.code(text, path, pos, text.len(), &mut out, &mut lines);
+            pending =
+                self.code_or_arguments(text, path, pos, text.len(), pending, &mut out, &mut lines);
+        } else if let Some(p) = pending.as_mut() {
+            p.parts.push((TextRange::new(pos, text.len()), false));
         } else {
             blank(&mut out.text, &text[pos..]);
+        }
+        if let Some(p) = pending {
+            // Arguments never closed: no use, as the compiler would say; the text stays.
+            for (r, code) in p.parts {
+                if code {
+                    out.text.push_str(&text[r.start..r.end]);
+                } else {
+                    blank(&mut out.text, &text[r.start..r.end]);
+                }
+            }
         }
         if let Some(from) = inactive_from {
             inactive.push(TextRange::new(from, text.len()));
@@ -200,7 +223,56 @@ impl Pp<'_> {
         }
     }
 
-    /// Copies the active code `text[from..to]`, expanding the macros used in it.
+    /// The active code `text[from..to]`, which continues the arguments of `pending` if there
+    /// is one: they take tokens until their parenthesis closes, then the use is expanded and
+    /// the rest of the code copied. What is left pending is returned.
+    #[allow(clippy::too_many_arguments)]
+    fn code_or_arguments(
+        &mut self,
+        text: &str,
+        path: &str,
+        from: usize,
+        to: usize,
+        pending: Option<Pending>,
+        out: &mut Output,
+        lines: &mut LineCounter,
+    ) -> Option<Pending> {
+        let Some(mut p) = pending else {
+            return self.code(text, path, from, to, out, lines);
+        };
+        p.parts.push((TextRange::new(from, to), true));
+        for t in lex::lex(text, from, to) {
+            p.push(&t, text);
+        }
+        if p.depth > 0 {
+            return Some(p);
+        }
+        let end = self.expand_use(&p, path, out);
+        self.code(text, path, end.max(from), to, out, lines)
+    }
+
+    /// Expands the use `p` (arguments closed), written where it stands; returns where it ends
+    /// in the file.
+    fn expand_use(&mut self, p: &Pending, path: &str, out: &mut Output) -> usize {
+        let mut input = Input::new([p.toks[0].clone()].into(), &p.toks[1..]);
+        let mut ex = Expander::new(&self.macros, false, p.line, path);
+        let expanded = ex.run(&mut input, false);
+        let end = p.ends[input.taken];
+        let o = out.text.len();
+        expand::render(&expanded, &mut out.text);
+        out.spans.push((
+            TextRange::new(o, out.text.len()),
+            TextRange::new(p.start, end),
+        ));
+        out.expansions.push(Expansion {
+            range: TextRange::new(p.start, end),
+            name: Arc::from(&*p.toks[0].text),
+        });
+        end
+    }
+
+    /// Copies the active code `text[from..to]`, expanding the macros used in it; a
+    /// function-like macro whose arguments do not close before `to` is returned pending.
     fn code(
         &mut self,
         text: &str,
@@ -209,10 +281,10 @@ impl Pp<'_> {
         to: usize,
         out: &mut Output,
         lines: &mut LineCounter,
-    ) {
+    ) -> Option<Pending> {
         let Some(first) = self.first_use(text, from, to) else {
             out.text.push_str(&text[from..to]);
-            return;
+            return None;
         };
         let toks: Vec<Tok> = lex::lex(text, first, to);
         let ptoks: Vec<PTok> = toks.iter().map(|t| PTok::of(t, text)).collect();
@@ -228,6 +300,31 @@ impl Pp<'_> {
                 continue;
             }
             let line = lines.at(text, t.start);
+            let function_like = self
+                .macros
+                .get(t.text(text))
+                .is_some_and(|m| m.params.is_some());
+            if function_like && toks.get(k + 1).is_some_and(|n| n.text(text) == "(") {
+                let mut p = Pending {
+                    start: t.start,
+                    line,
+                    toks: Vec::new(),
+                    ends: Vec::new(),
+                    depth: 0,
+                    parts: vec![(TextRange::new(t.start, to), true)],
+                };
+                for t in &toks[k..] {
+                    p.push(t, text);
+                    if p.depth == 0 && p.toks.len() > 2 {
+                        break;
+                    }
+                }
+                if p.depth > 0 {
+                    // The arguments go on past the next directive.
+                    out.text.push_str(&text[copied..t.start]);
+                    return Some(p);
+                }
+            }
             let mut input = Input::new([ptoks[k].clone()].into(), &ptoks[k + 1..]);
             let mut ex = Expander::new(&self.macros, false, line, path);
             let expanded = ex.run(&mut input, false);
@@ -262,6 +359,7 @@ impl Pp<'_> {
             k += used;
         }
         out.text.push_str(&text[copied..to]);
+        None
     }
 
     /// The first identifier in `text[from..to]` that names a macro, skipping comments and
@@ -300,6 +398,59 @@ impl Pp<'_> {
             }
         }
         None
+    }
+}
+
+/// A function-like macro use whose arguments cross directive lines: its tokens so far.
+struct Pending {
+    /// The macro's name in the file.
+    start: usize,
+    line: u32,
+    /// The name, `(`, and the argument tokens of active code read so far.
+    toks: Vec<PTok>,
+    /// Where each of `toks` ends in the file.
+    ends: Vec<usize>,
+    /// Open parentheses after the name.
+    depth: usize,
+    /// The file since the name: active code, or directives and skipped groups (blanked if the
+    /// use never closes).
+    parts: Vec<(TextRange, bool)>,
+}
+
+impl Pending {
+    /// Takes `t` unless the arguments are closed already.
+    fn push(&mut self, t: &Tok, text: &str) {
+        if self.toks.len() > 1 && self.depth == 0 {
+            return;
+        }
+        match t.text(text) {
+            "(" if t.kind == Kind::Punct => self.depth += 1,
+            ")" if t.kind == Kind::Punct => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        self.toks.push(PTok::of(t, text));
+        self.ends.push(t.end);
+    }
+}
+
+/// Follows the skipped groups over directive `d`, after which code is active or not (`now`).
+fn track_inactive(
+    inactive: &mut Vec<TextRange>,
+    inactive_from: &mut Option<usize>,
+    text: &str,
+    d: &Directive,
+    now: bool,
+) {
+    match (*inactive_from, now) {
+        (None, false) => *inactive_from = Some(next_line(text, d.range.end)),
+        (Some(from), true) => {
+            inactive.push(TextRange::new(from, d.range.start.max(from)));
+            *inactive_from = None;
+        }
+        (Some(from), false) if d.range.start > from => {
+            // A directive inside a skipped group: the group goes on past it.
+        }
+        _ => {}
     }
 }
 

@@ -10,7 +10,7 @@ use crate::text::TextRange;
 use super::directives::{directives, fingerprint, DirKind, Directive, Includes, Source};
 use super::expand::{Expander, Input, PTok};
 use super::expr;
-use super::lex::{self, Kind, Tok};
+use super::lex::{self, Kind};
 use super::macros::{parse_define, Macros, Origin};
 use super::output::{LineCounter, Preprocessed};
 
@@ -200,10 +200,11 @@ impl<'a> Pp<'a> {
                 defined == matches!(d.kind, DirKind::Ifdef | DirKind::Elifdef)
             }
             _ => {
-                let toks = self.has_checks(&toks, text, path);
+                let toks: Vec<PTok> = toks.iter().map(|t| PTok::of(t, text)).collect();
+                let toks = self.has_checks(&toks, path);
                 let mut input = Input::new(Default::default(), &toks);
                 let mut ex = Expander::new(&self.macros, true, line, path);
-                let expanded = ex.run(&mut input, true);
+                let expanded = self.has_checks(&ex.run(&mut input, true), path);
                 let macros = &self.macros;
                 match expr::evaluate(&expanded, &|n| macros.is_defined(n)) {
                     Ok(v) => v,
@@ -216,43 +217,42 @@ impl<'a> Pp<'a> {
         }
     }
 
-    /// `__has_include(...)` and the other `__has_*` queries, answered before expansion: a
-    /// quoted include is there if the workspace has it, a system one is assumed there (they
-    /// are not read); builtins, features and attributes are unknown, so not there.
-    fn has_checks(&self, toks: &[Tok], text: &str, path: &str) -> Vec<PTok> {
+    /// `__has_include(...)` and the other `__has_*` queries: a quoted include is there if the
+    /// workspace has it, a system one is assumed there (they are not read); builtins, features
+    /// and attributes are unknown, so not there. Answered before expansion (the operand is
+    /// not expanded) and again after it, for the queries a macro's replacement holds
+    /// (`#define HAVE_SYCL __has_include(<sycl/sycl.hpp>)`), as clang and GCC do.
+    fn has_checks(&self, toks: &[PTok], path: &str) -> Vec<PTok> {
         let mut out = Vec::with_capacity(toks.len());
         let mut i = 0;
         while i < toks.len() {
             let t = &toks[i];
-            let word = t.text(text);
             let query = t.kind == Kind::Ident
-                && word.starts_with("__has_")
-                && toks.get(i + 1).is_some_and(|n| n.text(text) == "(");
+                && t.text.starts_with("__has_")
+                && toks.get(i + 1).is_some_and(|n| n.is("("));
             if !query {
-                out.push(PTok::of(t, text));
+                out.push(t.clone());
                 i += 1;
                 continue;
             }
             let mut depth = 0;
             let mut close = i + 1;
             while close < toks.len() {
-                match toks[close].text(text) {
-                    "(" => depth += 1,
-                    ")" => {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
+                if toks[close].is("(") {
+                    depth += 1;
+                } else if toks[close].is(")") {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
                     }
-                    _ => {}
                 }
                 close += 1;
             }
-            let inner = match (toks.get(i + 2), toks.get(close.saturating_sub(1))) {
-                (Some(a), Some(b)) if close > i + 2 => &text[a.start..b.end],
-                _ => "",
-            };
-            let v = match word {
+            let inner: String = toks[(i + 2).min(close)..close.min(toks.len())]
+                .iter()
+                .map(|t| &*t.text)
+                .collect();
+            let v = match &*t.text {
                 "__has_include" | "__has_include_next" => {
                     let inner = inner.trim();
                     if let Some(q) = inner.strip_prefix('"') {
@@ -264,11 +264,7 @@ impl<'a> Pp<'a> {
                 }
                 _ => false,
             };
-            out.push(PTok::new(
-                Kind::Number,
-                if v { "1" } else { "0" },
-                t.space_before,
-            ));
+            out.push(PTok::new(Kind::Number, if v { "1" } else { "0" }, t.space));
             i = close + 1;
         }
         out

@@ -129,6 +129,11 @@ fn has_include_answers_for_workspace_and_system_headers() {
     let src = "#if __has_include(\"here.h\") && __has_include(<sycl/sycl.hpp>) && !__has_include(\"gone.h\") && !__has_builtin(__builtin_foo)\nyes\n#endif\n";
     let p = preprocess(src, "a.cpp", &mut base(&[]), &files);
     assert_eq!(squeezed(&p), "yes");
+    // Reached through a macro (oneDPL's `#define HAVE_SYCL (__has_include(<sycl/sycl.hpp>))`).
+    let src = "#define HAVE_SYCL (__has_include(<sycl/sycl.hpp>))\n#define HAVE(h) __has_include(h)\n#if HAVE_SYCL && HAVE(\"here.h\") && !HAVE(\"gone.h\")\nyes\n#endif\n";
+    let p = preprocess(src, "a.cpp", &mut base(&[]), &files);
+    assert_eq!(squeezed(&p), "yes");
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
 }
 
 #[test]
@@ -322,4 +327,32 @@ fn a_remembered_header_reading_is_replayed_only_where_it_read_the_same() {
     );
     assert_eq!(value(&d, "ONCE_COUNT"), None);
     assert_eq!(value(&d, "REAL").as_deref(), Some("float"));
+}
+
+#[test]
+fn directives_inside_macro_arguments_are_applied_and_the_use_expanded() {
+    // Catch2's `TEST_CASE("...", TYPES...) { ... }` with `#if` lines among the arguments:
+    // GCC and clang apply the directives while collecting the arguments.
+    let src = "#define ON 1\n#define LIST(a, b) a; b;\nLIST(int x,\n#if ON\n  float y\n#else\n  double y\n#endif\n) int z;\n";
+    let p = pp(src, &[]);
+    assert_eq!(squeezed(&p), "int x; float y; int z;");
+    // The whole expansion maps to the use, from its name to its closing parenthesis.
+    let y = p.text.find("float").unwrap();
+    let r = p.map.to_source(TextRange::new(y, y + 5));
+    assert_eq!(r.start, src.find("LIST(int").unwrap());
+    let z = p.text.find("int z").unwrap();
+    let r = p.map.to_source(TextRange::new(z, z + 5));
+    assert_eq!(&src[r.start..r.end], "int z");
+    // The skipped group is still skipped code.
+    let dbl = src.find("  double").unwrap();
+    assert!(p.inactive.iter().any(|r| r.start <= dbl && dbl < r.end));
+    // A variadic body with a directive first, as in `RUN(name, #if ... #endif code)`.
+    let src = "#define RUN(N, ...) void N() { __VA_ARGS__ }\nRUN(f,\n#ifdef NOPE\n  int a;\n#endif\n  double b = 2.0;\n)\nint after;\n";
+    let p = pp(src, &[]);
+    assert_eq!(squeezed(&p), "void f( ) { double b = 2.0; } int after;");
+    // Never closed: the text stays as written, the directives blanked.
+    let src = "#define F(a) a\nF(1,\n#if 1\n2\n#endif\n";
+    let p = pp(src, &[]);
+    assert_eq!(squeezed(&p), "F(1, 2");
+    assert_eq!(p.text.len(), src.len());
 }
