@@ -232,8 +232,14 @@ impl Cx<'_, '_> {
         let fixed = params.len().min(args.len());
         deduce_args(&params, &args[..fixed], &mut b)?;
         // [temp.deduct.type]/8: `T (&)[N]` deduces `N` from an array argument's bound.
+        // (One bound: the texts of a parameter and of a local list the bounds of several in
+        // different orders.)
         for (p, bounds) in func.params.iter().zip(self.arg_bounds.borrow().iter()) {
-            for (n, &v) in super::bracketed(p).into_iter().zip(bounds) {
+            let names = super::bracketed(p);
+            if names.len() != 1 || bounds.len() != 1 {
+                continue;
+            }
+            for (n, &v) in names.into_iter().zip(bounds) {
                 if own.iter().any(|t| !t.is_type && t.name == n) {
                     match b.get(n) {
                         Some(Ty::Value(w)) if *w != v => return None,

@@ -11,6 +11,7 @@ fn typedef_of_a_class_template_specialisation_binds_its_arguments() {
     check_types(
         r#"
 template <class T> struct S {
+  using value_type = T;
   T run(T x) { return x * 2; }
 //                    ^^^^^ ?; <double> double; <float> float
   static T make() { return T(); }
@@ -27,6 +28,9 @@ void k(double x, float y) {
 //^^^^^^^^^^ double
   SF::make();
 //^^^^^^^^^^ float
+  SD::value_type v = 0;
+  v;
+//^ double
 }
 "#,
     );
