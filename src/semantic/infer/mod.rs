@@ -602,8 +602,41 @@ impl<'i, 'a> Cx<'i, 'a> {
                 Ty::Closure(self.file, *fi, Arc::from(&self.inst_subst[..n]))
             }
             Expr::SizeOf(_) | Expr::SizeOfExpr(_) => SIZE_T,
-            Expr::InitList(_) | Expr::Unknown(_) => Ty::Unknown,
+            Expr::Unknown(l) => self.fold(self.list(*l)),
+            Expr::InitList(_) => Ty::Unknown,
         }
+    }
+
+    /// A fold expression (lowered as its operands, each a pack expansion): [expr.prim.fold]/3
+    /// makes it the operator applied to the elements, so on arithmetic elements its type is
+    /// their common type (`(... + a)` over one `float` is a float, over `float, double` a
+    /// double). The operator is not kept: a fold over non-arithmetic elements is unknown.
+    fn fold(&self, ops: &[ExprId]) -> Ty {
+        if ops.is_empty()
+            || !ops
+                .iter()
+                .all(|&o| matches!(self.expr(o), Some(Expr::Expand(_))))
+        {
+            return Ty::Unknown;
+        }
+        let mut elems = Vec::new();
+        for &o in ops {
+            // The `...` of a unary fold is no operand.
+            if let Some(Expr::Expand(p)) = self.expr(o) {
+                if matches!(self.expr(*p), Some(Expr::Unknown(l)) if l.is_empty()) {
+                    continue;
+                }
+            }
+            match self.ty(o) {
+                Ty::Pack(xs) => elems.extend(xs.iter().map(|x| x.strip_ref().clone())),
+                t => elems.push(t.strip_ref().clone()),
+            }
+        }
+        if elems.is_empty() || !elems.iter().all(|t| t.is_arithmetic() && !t.is_dependent()) {
+            return Ty::Unknown;
+        }
+        let first = elems[0].promoted();
+        elems[1..].iter().fold(first, |acc, t| Ty::common(&acc, t))
     }
 
     /// Class template argument deduction for the SYCL classes that need it, from the first
