@@ -87,6 +87,11 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         if self.depth > MAX_DEPTH {
             return Ty::Unknown;
         }
+        if path.len() == 1 && args.is_empty() && !self.subst.is_empty() {
+            if let Some(t) = self.own_member_alias(name) {
+                return t;
+            }
+        }
         let ix = self.ix;
         let decls: Vec<(u32, u32)> = ix
             .visible(ix.aliases, self.from, name)
@@ -199,6 +204,45 @@ impl Resolver<'_, '_, '_> {
             }
         }
         Ty::class(path.join("::"), args)
+    }
+
+    /// [class.mem]: a member alias of a class template named inside the class (a field's
+    /// type, a member function's body) under the class's arguments: `value_type` of
+    /// `template <class T> struct Box { using value_type = T; value_type v; }` is `double` in
+    /// `Box<double>`. Not memoised: it depends on the substitution. All visible ones agree.
+    fn own_member_alias(&mut self, name: &str) -> Option<Ty> {
+        let ix = self.ix;
+        let mut found: Option<Ty> = None;
+        for (f, i) in ix.visible(ix.aliases, self.from, name) {
+            let a = &ix.files[f as usize].aliases[i as usize];
+            let (Some(class), false) = (a.scope.last(), a.target == name) else {
+                return None;
+            };
+            let q: Vec<&str> = a.scope[..a.scope.len() - 1]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let templ = ix.visible(ix.classes, self.from, class).find(|&(cf, ci)| {
+                let c = &ix.files[cf as usize].classes[ci as usize];
+                c.spec_args.is_none() && !c.tparams.is_empty() && scope_ends_with(&c.scope, &q)
+            });
+            let (cf, ci) = templ?;
+            let c = &ix.files[cf as usize].classes[ci as usize];
+            let env: HashMap<String, Ty> = c
+                .tparams
+                .iter()
+                .filter_map(|p| Some((p.name.clone(), self.subst.get(&p.name)?.clone())))
+                .collect();
+            if env.is_empty() || !a.tparams.is_empty() {
+                return None;
+            }
+            let t = resolve_text(ix, f, &a.target, &env, self.depth + 1);
+            match &found {
+                Some(prev) if *prev != t => return None,
+                _ => found = Some(t),
+            }
+        }
+        found
     }
 
     /// Member alias `name` of class type `ct` (written `class`), its own `args` bound too.

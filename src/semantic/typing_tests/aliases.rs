@@ -144,3 +144,23 @@ void k() { run_all(type_pack<float, double>{}); }
 "#,
     );
 }
+
+#[test]
+fn member_alias_used_inside_its_class_template() {
+    check_types(
+        r#"
+template <class T> struct Box {
+  using value_type = T;
+  value_type v;
+  value_type get() { value_type w = v; return w; }
+//                                            ^ T; <double> double
+};
+void k(Box<double> b) {
+  b.v;
+//^^^ double
+  b.get();
+//^^^^^^^ double
+}
+"#,
+    );
+}
