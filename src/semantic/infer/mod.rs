@@ -121,11 +121,14 @@ impl<'i, 'a> Cx<'i, 'a> {
                 cx.subst.entry(k.clone()).or_insert_with(|| v.clone());
             }
             // A lambda sees the enclosing body's aliases of the block it is written in.
-            let written = p.body.and_then(|pb| {
-                pb.exprs
-                    .iter()
-                    .position(|x| matches!(x, Expr::Lambda(fi) if *fi == inst.func))
-            });
+            let written = p
+                .body
+                .filter(|_| !p.scoped_aliases.is_empty())
+                .and_then(|pb| {
+                    pb.exprs
+                        .iter()
+                        .position(|x| matches!(x, Expr::Lambda(fi) if *fi == inst.func))
+                });
             if let Some(e) = written {
                 for (a, t) in &p.scoped_aliases {
                     if a.sees(e as u32, false) {

@@ -77,6 +77,9 @@ void k() {
 //  ^ double
     make<T>();
 //  ^^^^^^^^^ double
+    auto l = [] { T z = 0; return z; };
+    l();
+//  ^^^ double
   }
   {
     using T = float;
