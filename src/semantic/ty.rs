@@ -555,6 +555,19 @@ impl Parser<'_, '_> {
 /// arguments already resolved.
 pub trait NameResolver {
     fn resolve(&mut self, path: &[&str], args: Vec<Ty>) -> Ty;
+    /// A member of a class template specialisation: `Tr<half>::input_t` is `member` `input_t`
+    /// (with its own `args`) of the class `class` with `class_args`.
+    fn resolve_member(
+        &mut self,
+        class: &[&str],
+        class_args: Vec<Ty>,
+        member: &[&str],
+        args: Vec<Ty>,
+    ) -> Ty {
+        let _ = class_args;
+        let path: Vec<&str> = class.iter().chain(member).copied().collect();
+        self.resolve(&path, args)
+    }
     /// A non-type template argument written as a name (`N`, `dims`).
     fn value(&mut self, _name: &str) -> Ty {
         Ty::Unknown
@@ -788,6 +801,9 @@ impl<'a> Parser<'a, '_> {
     fn name(&mut self) -> Ty {
         let mut path: Vec<&'a str> = Vec::new();
         let mut args = Vec::new();
+        // The last inner component with template arguments (`Tr<T>` of `Tr<T>::input_t`):
+        // how many components it ends, and its arguments.
+        let mut outer: Option<(usize, Vec<Ty>)> = None;
         self.eat("::");
         loop {
             match self.peek() {
@@ -827,8 +843,15 @@ impl<'a> Parser<'a, '_> {
             if !self.eat("::") {
                 break;
             }
-            // Arguments of an inner component (`A<T>::type`) are dropped with it.
-            args.clear();
+            // Arguments of an inner component (`A<T>::type`) go with it.
+            if !args.is_empty() {
+                outer = Some((path.len(), std::mem::take(&mut args)));
+            }
+        }
+        if let Some((n, class_args)) = outer.filter(|(n, _)| *n < path.len()) {
+            return self
+                .r
+                .resolve_member(&path[..n], class_args, &path[n..], args);
         }
         if path.len() == 1 && args.is_empty() {
             if let Some(t) = builtin_typedef(path[0]) {
@@ -875,6 +898,24 @@ impl<'a> Parser<'a, '_> {
                     }
                 }
             };
+            // [temp.variadic]/5: a pack expansion `Ts...` as an argument: the pack's elements
+            // once it is bound, else the pattern `Ts...` (what deduction binds the pack from).
+            let dots = (0..3).all(|k| self.toks.get(self.at + k) == Some(&Tok::Punct(".")));
+            if dots
+                && matches!(
+                    self.toks.get(self.at + 3),
+                    Some(Tok::Punct(">" | ",")) | None
+                )
+            {
+                self.at += 3;
+                match arg {
+                    Ty::Pack(xs) => out.extend(xs.iter().cloned()),
+                    Ty::Param(n) => out.push(Ty::Param(format!("{n}...").into())),
+                    _ => out.push(Ty::Unknown),
+                }
+                self.eat(",");
+                continue;
+            }
             // A value argument that is an expression: evaluate it if it is a constant this
             // parser can read (`sizeof(T) == 8`, `std::is_same_v<T, double>`), else skip it.
             if !matches!(self.peek(), Some(Tok::Punct(">" | ",")) | None) {

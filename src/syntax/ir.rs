@@ -25,9 +25,9 @@ pub struct Body {
     pub parent: Option<u32>,
     /// Generic lambda or abbreviated template: `auto` parameters, by local id.
     pub auto_params: ThinVec<LocalId>,
-    /// Type aliases declared in the body (`using U = ...;`, `typedef ... U;`): name, target.
+    /// Type aliases declared in the body (`using U = ...;`, `typedef ... U;`), in order.
     #[serde(default)]
-    pub aliases: ThinVec<(String, String)>,
+    pub aliases: ThinVec<BodyAlias>,
     /// The expressions' operand lists ([`List`] runs): one array per body, not one allocation
     /// per call.
     pub lists: ThinVec<ExprId>,
@@ -37,6 +37,26 @@ pub struct Body {
     /// the declared type (what a double computation may be narrowed for).
     #[serde(default)]
     pub inits: ThinVec<(LocalId, ExprId)>,
+}
+
+/// A type alias declared in a body, and the part of the body that sees it
+/// ([basic.scope.block]: from its declaration to the end of its block): the expressions and
+/// locals lowered there, as id ranges (`[start, end)`; ids are given in source order). Two
+/// blocks may each declare an alias of one name (`{ using T = float; } { using T = double; }`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BodyAlias {
+    pub name: String,
+    pub target: String,
+    pub exprs: [u32; 2],
+    pub locals: [u32; 2],
+}
+
+impl BodyAlias {
+    /// Whether expression `e` (or, with `local`, local `e`) is in this alias's scope.
+    pub fn sees(&self, e: u32, local: bool) -> bool {
+        let [s, t] = if local { self.locals } else { self.exprs };
+        s <= e && e < t
+    }
 }
 
 /// A run of one of a body's side tables: the arguments of a call, the template arguments of

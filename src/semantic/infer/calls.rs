@@ -21,7 +21,16 @@ impl<'i, 'a> Cx<'i, 'a> {
         let at = self
             .body
             .map_or(0, |b| b.spans[callee as usize].range().start);
+        let spread = args
+            .iter()
+            .any(|&a| matches!(self.expr(a), Some(Expr::Expand(_))));
+        let bounds = match spread {
+            false => args.iter().map(|&a| self.array_bounds(a)).collect(),
+            true => Vec::new(),
+        };
+        let saved = self.arg_bounds.replace(bounds);
         let t = self.call_to(at, callee, &arg_tys);
+        self.arg_bounds.replace(saved);
         // A closure handed to code outside the workspace (`q.submit(cgf)`, `std::for_each`) is
         // called by it: the call reaches the closure, with the instance's arguments.
         if !self.targets.borrow().contains_key(&at) {
@@ -50,6 +59,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         match c {
             Expr::Name(n) => {
                 if let Some(t) = self.construction(n, None) {
+                    self.alias_construction(at, n, &t, arg_tys);
                     return t;
                 }
                 // A function object held in a member or a variable: `f(x)` calls its
@@ -119,6 +129,10 @@ impl<'i, 'a> Cx<'i, 'a> {
             if matches!(t, Ty::Float(_) | Ty::Int { .. } | Ty::Bool) {
                 return Some(t);
             }
+            // A workspace class named through an alias (`SD()` with `typedef S<double> SD;`).
+            if matches!(&t, Ty::Class(c) if c.decl.is_some() && c.last() != l) {
+                return Some(t);
+            }
         }
         // SYCL's own class templates, constructed by name (`sycl::range<2>(8, 8)`).
         let sycl_class = matches!(
@@ -138,6 +152,23 @@ impl<'i, 'a> Cx<'i, 'a> {
             None => name.to_string(),
         };
         Some(self.resolve(&text))
+    }
+
+    /// `SD(x)` with `typedef S<double> SD;` ([dcl.typedef]/2: the typedef-name is a synonym
+    /// for `S<double>`): the construction calls `S<double>`'s constructors.
+    fn alias_construction(&self, at: usize, name: &str, t: &Ty, args: &[Ty]) {
+        let Ty::Class(c) = t else { return };
+        if c.decl.is_none() || c.last() == last(name) {
+            return;
+        }
+        let ix = self.ix;
+        let ctors: Vec<(u32, u32)> = ix
+            .visible(ix.functions, self.file, c.last())
+            .filter(|&(f, i)| ix.function(f, i).name == c.last() && self.member_of(f, i, c))
+            .collect();
+        if !ctors.is_empty() {
+            let _ = self.overload(at, &ctors, Some(t), &[], args);
+        }
     }
 
     /// Calling a value: a lambda's closure or a functor.
@@ -197,6 +228,22 @@ impl<'i, 'a> Cx<'i, 'a> {
             .visible(ix.functions, self.file, l)
             .filter(|&(f, i)| scope_ends_with(&ix.function(f, i).scope, &q))
             .collect();
+        // `SD::make()` with `typedef S<double> SD;`: a static member of the class the
+        // qualifier names through an alias, its arguments bound ([dcl.typedef]/2).
+        if cands.is_empty() && !q.is_empty() {
+            if let Some(qt) = qualifier_text(name) {
+                let class = self.resolve(qt);
+                if let Ty::Class(c) = &class {
+                    let members: Vec<(u32, u32)> = ix
+                        .visible(ix.functions, self.file, l)
+                        .filter(|&(f, i)| self.member_of(f, i, c))
+                        .collect();
+                    if c.decl.is_some() && !members.is_empty() {
+                        return self.overload(at, &members, Some(&class), explicit, args);
+                    }
+                }
+            }
+        }
         if cands.is_empty() {
             return library_call(name, explicit, args);
         }

@@ -33,9 +33,37 @@ pub(super) fn deduce(pattern: &Ty, arg: &Ty, b: &mut HashMap<Arc<str>, Ty>) -> b
             deduce(p, a, b)
         }
         (Ty::Class(p), Ty::Class(a)) if last(&p.name) == last(&a.name) => {
+            // [temp.deduct.type]/9: a trailing `Ts...` takes the remaining arguments.
+            if let Some(pk) = p.args.last().and_then(expansion_of) {
+                let k = p.args.len() - 1;
+                if a.args.len() < k {
+                    return true;
+                }
+                let rest = Ty::Pack(a.args[k..].iter().cloned().collect());
+                let ok = p.args[..k]
+                    .iter()
+                    .zip(&a.args)
+                    .all(|(p, a)| deduce(p, a, b));
+                return ok
+                    && match b.get(pk) {
+                        Some(prev) => *prev == rest,
+                        None => {
+                            b.insert(pk.into(), rest);
+                            true
+                        }
+                    };
+            }
             p.args.iter().zip(&a.args).all(|(p, a)| deduce(p, a, b))
         }
         _ => true,
+    }
+}
+
+/// The pack a pattern argument `Ts...` expands (see `ty::Parser::targs`).
+fn expansion_of(t: &Ty) -> Option<&str> {
+    match t {
+        Ty::Param(n) => n.strip_suffix("..."),
+        _ => None,
     }
 }
 
@@ -55,7 +83,14 @@ pub(super) fn substitute(t: &Ty, b: &HashMap<Arc<str>, Ty>) -> Ty {
         Ty::Array(x) => Ty::Array(Arc::new(substitute(x, b))),
         Ty::Class(c) => Ty::Class(Arc::new(ClassTy {
             name: c.name.clone(),
-            args: c.args.iter().map(|a| substitute(a, b)).collect(),
+            args: c
+                .args
+                .iter()
+                .flat_map(|a| match (expansion_of(a).and_then(|n| b.get(n)), a) {
+                    (Some(Ty::Pack(xs)), _) => xs.to_vec(),
+                    (_, a) => vec![substitute(a, b)],
+                })
+                .collect(),
             decl: c.decl,
         })),
         t => t.clone(),
@@ -196,7 +231,31 @@ impl Cx<'_, '_> {
         let pattern = if func.pack { params.pop() } else { None };
         let fixed = params.len().min(args.len());
         deduce_args(&params, &args[..fixed], &mut b)?;
-        if let Some(pk) = &pack {
+        // [temp.deduct.type]/8: `T (&)[N]` deduces `N` from an array argument's bound.
+        // (One bound: the texts of a parameter and of a local list the bounds of several in
+        // different orders.)
+        for (p, bounds) in func.params.iter().zip(self.arg_bounds.borrow().iter()) {
+            let names = super::bracketed(p);
+            if names.len() != 1 || bounds.len() != 1 {
+                continue;
+            }
+            for (n, &v) in names.into_iter().zip(bounds) {
+                if own.iter().any(|t| !t.is_type && t.name == n) {
+                    match b.get(n) {
+                        Some(Ty::Value(w)) if *w != v => return None,
+                        Some(_) => {}
+                        None => {
+                            b.insert(n.into(), Ty::Value(v));
+                        }
+                    }
+                }
+            }
+        }
+        // A pack deduced from a class pattern (`type_pack<Ts...>`) and given no other way.
+        let deduced_pack = pack.as_ref().is_some_and(|pk| b.contains_key(pk))
+            && pattern.is_none()
+            && explicit_pack.is_empty();
+        if let Some(pk) = pack.as_ref().filter(|_| !deduced_pack) {
             let mut elems = explicit_pack;
             if let Some(pat) = &pattern {
                 for a in args[fixed..].iter().skip(elems.len()) {

@@ -45,6 +45,15 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 return t.clone();
             }
         }
+        // [temp.arg.template]: a template template parameter bound to a class template
+        // (`Action<double>` with `Action` = `run_test`) names that template's specialisation.
+        if let ([_], Some(Ty::Class(c))) = (path, self.subst.get(name)) {
+            if c.args.is_empty() && c.decl.is_some() && c.last() != name {
+                let qualified = c.name.clone();
+                let p: Vec<&str> = qualified.split("::").collect();
+                return self.resolve(&p, args);
+            }
+        }
         if is_half_name(path) {
             return HALF;
         }
@@ -78,6 +87,11 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         if self.depth > MAX_DEPTH {
             return Ty::Unknown;
         }
+        if path.len() == 1 && args.is_empty() && !self.subst.is_empty() {
+            if let Some(t) = self.own_member_alias(name) {
+                return t;
+            }
+        }
         let ix = self.ix;
         let decls: Vec<(u32, u32)> = ix
             .visible(ix.aliases, self.from, name)
@@ -97,6 +111,28 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         let t = self.lookup(path, key.1.clone());
         self.ix.names.borrow_mut().insert(key, t.clone());
         t
+    }
+
+    /// [temp.inst]/1, [temp.res]/6: a member alias of a class template specialisation
+    /// (`Tr<sycl::half>::input_t`, `typename Tr<T>::input_t` once `T` is substituted) names
+    /// its target with the class's parameters bound to the specialisation's arguments (the
+    /// primary's defaults filled in). A partial specialisation's members, or aliases of the
+    /// name in several class bodies that disagree, are read as before: by name alone.
+    fn resolve_member(
+        &mut self,
+        class: &[&str],
+        class_args: Vec<Ty>,
+        member: &[&str],
+        args: Vec<Ty>,
+    ) -> Ty {
+        let path: Vec<&str> = class.iter().chain(member).copied().collect();
+        if let ([name], false) = (member, self.depth > MAX_DEPTH) {
+            let ct = self.resolve(class, class_args);
+            if let Some(t) = self.member_alias(&ct, class, name, &args) {
+                return t;
+            }
+        }
+        self.resolve(&path, args)
     }
 }
 
@@ -149,6 +185,16 @@ impl Resolver<'_, '_, '_> {
                 decl: Some((f, i)),
             }));
         }
+        // A member alias of a class named through a typedef (`SD::value_type` with
+        // `typedef S<double> SD;`).
+        if !q.is_empty() && self.depth <= MAX_DEPTH {
+            let ct = self.resolve(q, Vec::new());
+            if matches!(&ct, Ty::Class(c) if c.decl.is_some() && c.last() != q[q.len() - 1]) {
+                if let Some(t) = self.member_alias(&ct, q, name, &args) {
+                    return t;
+                }
+            }
+        }
         if args.is_empty() {
             if let Some(t) = self.vec_alias(path) {
                 return t;
@@ -158,6 +204,91 @@ impl Resolver<'_, '_, '_> {
             }
         }
         Ty::class(path.join("::"), args)
+    }
+
+    /// [class.mem]: a member alias of a class template named inside the class (a field's
+    /// type, a member function's body) under the class's arguments: `value_type` of
+    /// `template <class T> struct Box { using value_type = T; value_type v; }` is `double` in
+    /// `Box<double>`. Not memoised: it depends on the substitution. All visible ones agree.
+    fn own_member_alias(&mut self, name: &str) -> Option<Ty> {
+        let ix = self.ix;
+        let mut found: Option<Ty> = None;
+        for (f, i) in ix.visible(ix.aliases, self.from, name) {
+            let a = &ix.files[f as usize].aliases[i as usize];
+            let (Some(class), false) = (a.scope.last(), a.target == name) else {
+                return None;
+            };
+            let q: Vec<&str> = a.scope[..a.scope.len() - 1]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let templ = ix.visible(ix.classes, self.from, class).find(|&(cf, ci)| {
+                let c = &ix.files[cf as usize].classes[ci as usize];
+                c.spec_args.is_none() && !c.tparams.is_empty() && scope_ends_with(&c.scope, &q)
+            });
+            let (cf, ci) = templ?;
+            let c = &ix.files[cf as usize].classes[ci as usize];
+            let env: HashMap<String, Ty> = c
+                .tparams
+                .iter()
+                .filter_map(|p| Some((p.name.clone(), self.subst.get(&p.name)?.clone())))
+                .collect();
+            if env.is_empty() || !a.tparams.is_empty() {
+                return None;
+            }
+            let t = resolve_text(ix, f, &a.target, &env, self.depth + 1);
+            match &found {
+                Some(prev) if *prev != t => return None,
+                _ => found = Some(t),
+            }
+        }
+        found
+    }
+
+    /// Member alias `name` of class type `ct` (written `class`), its own `args` bound too.
+    fn member_alias(&mut self, ct: &Ty, class: &[&str], name: &str, args: &[Ty]) -> Option<Ty> {
+        let Ty::Class(c) = ct else { return None };
+        let (cf, ci) = c.decl?;
+        let ix = self.ix;
+        let cl = &ix.files[cf as usize].classes[ci as usize];
+        if cl
+            .spec_args
+            .as_ref()
+            .is_some_and(|_| !cl.tparams.is_empty())
+        {
+            return None;
+        }
+        let full = with_defaults(ix, &(cf, ci), &c.args, self.depth);
+        let mut scope = cl.scope.clone();
+        scope.push(cl.name.clone());
+        let written: Vec<&str> = class.to_vec();
+        let mut found: Option<Ty> = None;
+        for (f, i) in ix.visible(ix.aliases, self.from, name) {
+            let a = &ix.files[f as usize].aliases[i as usize];
+            if a.scope != scope && !scope_ends_with(&a.scope, &written) {
+                continue;
+            }
+            let mut env: HashMap<String, Ty> = HashMap::default();
+            if cl.spec_args.is_none() {
+                for (p, t) in cl.tparams.iter().zip(&full) {
+                    env.insert(p.name.clone(), t.clone());
+                }
+            }
+            for (k, p) in a.tparams.iter().enumerate() {
+                let t = match (args.get(k), &p.default) {
+                    (Some(t), _) => t.clone(),
+                    (None, Some(d)) => resolve_text(ix, f, d, &env, self.depth + 1),
+                    (None, None) => Ty::Param(p.name.as_str().into()),
+                };
+                env.insert(p.name.clone(), t);
+            }
+            let t = resolve_text(ix, f, &a.target, &env, self.depth + 1);
+            match &found {
+                Some(prev) if *prev != t => return None,
+                _ => found = Some(t),
+            }
+        }
+        found
     }
 
     /// A `const` / `constexpr` variable at namespace scope with a constant initializer: its

@@ -26,7 +26,9 @@ use super::features::features;
 use super::names::{last, qualifier, scope_ends_with};
 use super::ty::*;
 use super::{Index, Instance, Typed};
-use crate::syntax::{BinOp, Body, Class, Expr, ExprId, Function, List, Lit, LocalTy, UnOp};
+use crate::syntax::{
+    BinOp, Body, BodyAlias, Class, Expr, ExprId, Function, List, Lit, LocalTy, UnOp,
+};
 use consts::literal_value;
 use lookup::resolve_text;
 
@@ -59,6 +61,15 @@ struct Cx<'i, 'a> {
     depth: usize,
     /// Inside a pack expansion: the element being typed (`expand`).
     pack_index: std::cell::Cell<Option<usize>>,
+    /// Aliases of the body whose name another alias of the body declares too (sibling
+    /// blocks' `using T = ...;`), resolved: which one a type text names depends on where it
+    /// is written ([basic.scope.block]).
+    scoped_aliases: Vec<(&'a BodyAlias, Ty)>,
+    /// The expression (or, `true`, the local) being typed: where a type text is written.
+    at: std::cell::Cell<Option<(u32, bool)>>,
+    /// The array bounds of the call being typed, per argument (`[4]` of a `double arr[4]`
+    /// passed): what `T (&)[N]` deduces `N` from (`Ty::Array` keeps no bound).
+    arg_bounds: RefCell<Vec<Vec<i64>>>,
 }
 
 impl<'i, 'a> Cx<'i, 'a> {
@@ -101,16 +112,44 @@ impl<'i, 'a> Cx<'i, 'a> {
             targets: RefCell::new(HashMap::default()),
             depth,
             pack_index: std::cell::Cell::new(None),
+            scoped_aliases: Vec::new(),
+            at: std::cell::Cell::new(None),
+            arg_bounds: RefCell::new(Vec::new()),
         };
         if let Some(p) = &cx.parent {
             for (k, v) in &p.subst {
                 cx.subst.entry(k.clone()).or_insert_with(|| v.clone());
             }
+            // A lambda sees the enclosing body's aliases of the block it is written in.
+            let written = p
+                .body
+                .filter(|_| !p.scoped_aliases.is_empty())
+                .and_then(|pb| {
+                    pb.exprs
+                        .iter()
+                        .position(|x| matches!(x, Expr::Lambda(fi) if *fi == inst.func))
+                });
+            if let Some(e) = written {
+                for (a, t) in &p.scoped_aliases {
+                    if a.sees(e as u32, false) {
+                        cx.subst.insert(a.name.clone(), t.clone());
+                    }
+                }
+            }
         }
-        // Aliases declared in the body name their types under this substitution.
-        for (name, target) in body.map_or(&[][..], |b| b.aliases.as_slice()) {
-            let t = cx.resolve(target);
-            cx.subst.insert(name.clone(), t);
+        // Aliases declared in the body name their types under this substitution (the last of
+        // a name where no position is known).
+        let aliases = body.map_or(&[][..], |b| b.aliases.as_slice());
+        for (k, a) in aliases.iter().enumerate() {
+            let t = cx.resolve(&a.target);
+            if aliases
+                .iter()
+                .enumerate()
+                .any(|(j, b)| j != k && b.name == a.name)
+            {
+                cx.scoped_aliases.push((a, t.clone()));
+            }
+            cx.subst.insert(a.name.clone(), t);
         }
         // A generic lambda's instance carries the types of its `auto` parameters after the
         // enclosing template's arguments (`call_object`).
@@ -176,17 +215,32 @@ impl<'i, 'a> Cx<'i, 'a> {
     }
 
     fn resolve(&self, text: &str) -> Ty {
+        let scoped = self.scoped_subst();
+        let subst = scoped.as_ref().unwrap_or(&self.subst);
         if let Some(k) = self.pack_index.get() {
-            if self.subst.values().any(|t| matches!(t, Ty::Pack(_))) {
-                let projected: HashMap<String, Ty> = self
-                    .subst
+            if subst.values().any(|t| matches!(t, Ty::Pack(_))) {
+                let projected: HashMap<String, Ty> = subst
                     .iter()
                     .map(|(n, t)| (n.clone(), project(t, k)))
                     .collect();
                 return resolve_text(self.ix, self.file, text, &projected, self.depth);
             }
         }
-        resolve_text(self.ix, self.file, text, &self.subst, self.depth)
+        resolve_text(self.ix, self.file, text, subst, self.depth)
+    }
+
+    /// The substitution where the text being resolved is written, when the body declares
+    /// aliases of one name in several blocks and one of them is in scope there.
+    fn scoped_subst(&self) -> Option<HashMap<String, Ty>> {
+        let (id, local) = self.at.get()?;
+        let mut out: Option<HashMap<String, Ty>> = None;
+        for (a, t) in &self.scoped_aliases {
+            if a.sees(id, local) {
+                out.get_or_insert_with(|| self.subst.clone())
+                    .insert(a.name.clone(), t.clone());
+            }
+        }
+        out
     }
 
     // ---- pack expansions -------------------------------------------------------------------
@@ -269,6 +323,31 @@ impl<'i, 'a> Cx<'i, 'a> {
         out
     }
 
+    /// The bounds of an argument that names a local array (`double arr[4][8]`: 4, 8).
+    fn array_bounds(&self, a: ExprId) -> Vec<i64> {
+        let Some(Expr::Local(id)) = self.expr(a) else {
+            return Vec::new();
+        };
+        let Some(LocalTy::Declared(text)) = self
+            .body
+            .and_then(|b| b.locals.get(*id as usize))
+            .filter(|l| !l.param)
+            .map(|l| &l.ty)
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for b in bracketed(text) {
+            match literal_value(b)
+                .or_else(|| lookup::const_text(self.ix, self.file, b, &self.subst, self.depth))
+            {
+                Some(v) => out.push(v),
+                None => return Vec::new(),
+            }
+        }
+        out
+    }
+
     /// An explicit template argument: a literal is a value (`f<double, 1>`), else a type.
     fn template_arg(&self, text: &str) -> Ty {
         literal_value(text)
@@ -298,6 +377,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         };
         // Guards a local whose initializer names itself.
         self.locals.borrow_mut()[id as usize] = Some(Ty::Unknown);
+        let at = self.at.replace(Some((id, true)));
         let t = match &var.ty {
             LocalTy::Declared(text) => {
                 if text.contains("auto") {
@@ -331,6 +411,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             LocalTy::Binding(e, k) => self.binding(&self.ty(*e), *k as usize),
             LocalTy::Outer(o) => self.parent.as_ref().map_or(Ty::Unknown, |p| p.local(*o)),
         };
+        self.at.set(at);
         self.locals.borrow_mut()[id as usize] = Some(t.clone());
         t
     }
@@ -390,7 +471,9 @@ impl<'i, 'a> Cx<'i, 'a> {
         if let Some(Some(t)) = self.exprs.borrow().get(e as usize) {
             return t.clone();
         }
+        let at = self.at.replace(Some((e, false)));
         let t = self.compute(e);
+        self.at.set(at);
         if let Some(slot) = self.exprs.borrow_mut().get_mut(e as usize) {
             *slot = Some(t.clone());
         }
@@ -522,8 +605,41 @@ impl<'i, 'a> Cx<'i, 'a> {
                 Ty::Closure(self.file, *fi, Arc::from(&self.inst_subst[..n]))
             }
             Expr::SizeOf(_) | Expr::SizeOfExpr(_) => SIZE_T,
-            Expr::InitList(_) | Expr::Unknown(_) => Ty::Unknown,
+            Expr::Unknown(l) => self.fold(self.list(*l)),
+            Expr::InitList(_) => Ty::Unknown,
         }
+    }
+
+    /// A fold expression (lowered as its operands, each a pack expansion): [expr.prim.fold]/3
+    /// makes it the operator applied to the elements, so on arithmetic elements its type is
+    /// their common type (`(... + a)` over one `float` is a float, over `float, double` a
+    /// double). The operator is not kept: a fold over non-arithmetic elements is unknown.
+    fn fold(&self, ops: &[ExprId]) -> Ty {
+        if ops.is_empty()
+            || !ops
+                .iter()
+                .all(|&o| matches!(self.expr(o), Some(Expr::Expand(_))))
+        {
+            return Ty::Unknown;
+        }
+        let mut elems = Vec::new();
+        for &o in ops {
+            // The `...` of a unary fold is no operand.
+            if let Some(Expr::Expand(p)) = self.expr(o) {
+                if matches!(self.expr(*p), Some(Expr::Unknown(l)) if l.is_empty()) {
+                    continue;
+                }
+            }
+            match self.ty(o) {
+                Ty::Pack(xs) => elems.extend(xs.iter().map(|x| x.strip_ref().clone())),
+                t => elems.push(t.strip_ref().clone()),
+            }
+        }
+        if elems.is_empty() || !elems.iter().all(|t| t.is_arithmetic() && !t.is_dependent()) {
+            return Ty::Unknown;
+        }
+        let first = elems[0].promoted();
+        elems[1..].iter().fold(first, |acc, t| Ty::common(&acc, t))
     }
 
     /// Class template argument deduction for the SYCL classes that need it, from the first
@@ -710,6 +826,18 @@ fn class_subst(cl: &Class, c: &ClassTy) -> HashMap<String, Ty> {
             )
         })
         .collect()
+}
+
+/// The texts between the top-level `[` and `]` of a declared type (`T[M][N]&`: `M`, `N`).
+fn bracketed(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(o) = rest.find('[') {
+        let Some(c) = rest[o..].find(']') else { break };
+        out.push(rest[o + 1..o + c].trim());
+        rest = &rest[o + c + 1..];
+    }
+    out
 }
 
 /// Template argument texts as written between `<` and `>`.

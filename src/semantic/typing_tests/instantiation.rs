@@ -174,3 +174,31 @@ void k(float a, float b) {
 "#,
     );
 }
+
+#[test]
+fn a_fold_over_arithmetic_elements_has_their_common_type() {
+    // [expr.prim.fold]/3: `(... + a)` is `a1 + ... + an`; an `auto` function returning it
+    // returns that type, and SFINAE then picks `mag`'s floating-point overload for a float.
+    check_types(
+        r#"
+namespace std {
+template <bool B, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> { using type = T; };
+template <bool B, class T = void> using enable_if_t = typename enable_if<B, T>::type;
+}
+template <class T, std::enable_if_t<std::is_floating_point<T>::value, int> = 0> T mag(T x) { return x; }
+template <class T, std::enable_if_t<std::is_integral<T>::value, int> = 0> double mag(T x) { return x * 0.5; }
+template <class... A> auto vadd(A... a) { return (... + a); }
+void k(float x, double d, short s) {
+  vadd(x);
+//^^^^^^^ float
+  vadd(x, d);
+//^^^^^^^^^^ double
+  vadd(s, s);
+//^^^^^^^^^^ int
+  mag(vadd(x));
+//^^^^^^^^^^^^ float
+}
+"#,
+    );
+}

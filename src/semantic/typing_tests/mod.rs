@@ -30,6 +30,7 @@
 //! actual type then reads `T; <double> double; <float> float` (the pattern's, then each
 //! instance's with its arguments, sorted).
 
+mod aliases;
 mod basics;
 mod classes;
 mod instantiation;

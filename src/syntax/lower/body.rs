@@ -86,15 +86,33 @@ impl<'a> Lowerer<'a, '_> {
         (cx.body.exprs.len() - 1) as ExprId
     }
 
-    pub(super) fn local_alias(&mut self, alias: (String, String)) {
+    /// An alias declared here: it sees what is lowered from now to the end of its block
+    /// (`scoped` closes it).
+    pub(super) fn local_alias(&mut self, (name, target): (String, String)) {
         if let Some(b) = self.stack.last_mut() {
-            b.body.aliases.push(alias);
+            let (e, l) = (b.body.exprs.len() as u32, b.body.locals.len() as u32);
+            b.body.aliases.push(BodyAlias {
+                name,
+                target,
+                exprs: [e, u32::MAX],
+                locals: [l, u32::MAX],
+            });
         }
     }
 
     pub(super) fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+        let first_alias = self.cx().body.aliases.len();
         self.cx().scopes.push(Vec::new());
         f(self);
-        self.cx().scopes.pop();
+        let cx = self.cx();
+        cx.scopes.pop();
+        // [basic.scope.block]: the aliases of the block end with it.
+        let (e, l) = (cx.body.exprs.len() as u32, cx.body.locals.len() as u32);
+        for a in &mut cx.body.aliases[first_alias..] {
+            if a.exprs[1] == u32::MAX {
+                a.exprs[1] = e;
+                a.locals[1] = l;
+            }
+        }
     }
 }

@@ -33,6 +33,22 @@ impl<'a> Lowerer<'a, '_> {
                     false,
                     field(p, "default_value").map(|d| normalize(self.text(d))),
                 ),
+                // `template <typename> class Action`: the parameter names a class template.
+                "template_template_parameter_declaration" => (
+                    named_children(p)
+                        .into_iter()
+                        .find(|c| c.k().ends_with("type_parameter_declaration"))
+                        .and_then(|c| {
+                            field(c, "name").or_else(|| {
+                                named_children(c)
+                                    .into_iter()
+                                    .find(|x| x.k() == "type_identifier")
+                            })
+                        })
+                        .map(|c| self.text(c).to_string()),
+                    true,
+                    None,
+                ),
                 _ => (None, true, None),
             };
             let pack = matches!(
