@@ -137,6 +137,27 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
 }
 
 impl Resolver<'_, '_, '_> {
+    /// An alias's target with its own parameters bound to `args` (then to their defaults),
+    /// on top of `env` (an enclosing class's parameters).
+    fn alias_target(
+        &self,
+        f: u32,
+        a: &crate::syntax::Alias,
+        args: &[Ty],
+        mut env: HashMap<String, Ty>,
+    ) -> Ty {
+        let ix = self.ix;
+        for (k, p) in a.tparams.iter().enumerate() {
+            let t = match (args.get(k), &p.default) {
+                (Some(t), _) => t.clone(),
+                (None, Some(d)) => resolve_text(ix, f, d, &env, self.depth + 1),
+                (None, None) => Ty::Param(p.name.as_str().into()),
+            };
+            env.insert(p.name.clone(), t);
+        }
+        resolve_text(ix, f, &a.target, &env, self.depth + 1)
+    }
+
     fn lookup(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
         let Some(&name) = path.last() else {
             return Ty::Unknown;
@@ -151,16 +172,7 @@ impl Resolver<'_, '_, '_> {
             if !scope_ends_with(&a.scope, q) || a.target == name {
                 continue;
             }
-            let mut env: HashMap<String, Ty> = HashMap::default();
-            for (k, p) in a.tparams.iter().enumerate() {
-                let t = match (args.get(k), &p.default) {
-                    (Some(t), _) => t.clone(),
-                    (None, Some(d)) => resolve_text(ix, f, d, &env, self.depth + 1),
-                    (None, None) => Ty::Param(p.name.as_str().into()),
-                };
-                env.insert(p.name.clone(), t);
-            }
-            let t = resolve_text(ix, f, &a.target, &env, self.depth + 1);
+            let t = self.alias_target(f, a, &args, HashMap::default());
             match &alias {
                 Some(prev) if *prev != t => disagree = true,
                 Some(_) => {}
@@ -274,15 +286,7 @@ impl Resolver<'_, '_, '_> {
                     env.insert(p.name.clone(), t.clone());
                 }
             }
-            for (k, p) in a.tparams.iter().enumerate() {
-                let t = match (args.get(k), &p.default) {
-                    (Some(t), _) => t.clone(),
-                    (None, Some(d)) => resolve_text(ix, f, d, &env, self.depth + 1),
-                    (None, None) => Ty::Param(p.name.as_str().into()),
-                };
-                env.insert(p.name.clone(), t);
-            }
-            let t = resolve_text(ix, f, &a.target, &env, self.depth + 1);
+            let t = self.alias_target(f, a, args, env);
             match &found {
                 Some(prev) if *prev != t => return None,
                 _ => found = Some(t),
