@@ -572,6 +572,10 @@ pub trait NameResolver {
     fn value(&mut self, _name: &str) -> Ty {
         Ty::Unknown
     }
+    /// The declared type of the variable `path` names, for `decltype(path)`.
+    fn decltype_of(&mut self, _path: &[&str]) -> Ty {
+        Ty::Unknown
+    }
 }
 
 const BUILTIN_WORDS: [&str; 13] = [
@@ -698,8 +702,7 @@ impl<'a> Parser<'a, '_> {
                     self.at += 1;
                 }
                 Tok::Ident("decltype") => {
-                    self.skip_group();
-                    base = Some(Ty::Unknown);
+                    base = Some(self.decltype());
                     break;
                 }
                 Tok::Ident(_) | Tok::Punct("::") if words.is_empty() && base.is_none() => {
@@ -775,6 +778,30 @@ impl<'a> Parser<'a, '_> {
             }
         }
         t
+    }
+
+    /// `decltype(name)` of a variable (`decltype(props_64)`, a property list a functor template
+    /// is instantiated with); any other operand is not typed here.
+    fn decltype(&mut self) -> Ty {
+        let start = self.at;
+        self.skip_group();
+        // `decltype ( ... )`: the tokens between the parentheses.
+        if self.at < start + 3 || self.toks[self.at - 1] != Tok::Punct(")") {
+            return Ty::Unknown;
+        }
+        let inner = &self.toks[start + 2..self.at - 1];
+        let mut path = Vec::new();
+        for (i, t) in inner.iter().enumerate() {
+            match (i % 2, t) {
+                (0, Tok::Ident(w)) => path.push(*w),
+                (1, Tok::Punct("::")) => {}
+                _ => return Ty::Unknown,
+            }
+        }
+        if path.is_empty() || inner.len() % 2 == 0 {
+            return Ty::Unknown;
+        }
+        self.r.decltype_of(&path)
     }
 
     fn skip_group(&mut self) {

@@ -17,6 +17,9 @@ pub struct NodeInfo {
     pub(super) launches: ThinVec<NodeId>,
     /// Functor kernels launched from here whose class declares aspects: (operator, class).
     pub(super) functor_props: ThinVec<(NodeId, (u32, usize))>,
+    /// What a functor `operator()` instance declares through the property list type its
+    /// class's `get(properties_tag)` returns (a functor template's argument).
+    pub(super) props: Option<Arc<crate::syntax::DeviceHas>>,
     pub(super) external: bool,
     pub(super) arch_checks: bool,
     /// Files whose bodies typing this node read (see `semantic::Typed::reads`).

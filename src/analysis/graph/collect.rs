@@ -12,7 +12,7 @@ use crate::base::SourceFile;
 use crate::semantic::features::features;
 use crate::semantic::names::{self, scope_ends_with};
 use crate::semantic::{self, Fate, Instance, Ty};
-use crate::syntax::{Call, CallTarget, Function, KernelRef, Name};
+use crate::syntax::{AspectRef, Call, CallTarget, DeclForm, DeviceHas, Function, KernelRef, Name};
 
 /// Bounds on instantiation: the work per part of the workspace stays linear whatever the
 /// templates do.
@@ -212,8 +212,13 @@ impl<'a> Collector<'a> {
                     },
                 )
             });
+            if i == typed_member && func.name == "operator()" && info.declared.is_none() {
+                info.props = self.typed_properties(fi, idx, args.as_ref(), &mut info.reads);
+            }
             if let Some(t) = &typed {
-                info.reads = t.reads.iter().copied().collect();
+                info.reads.extend(t.reads.iter().copied());
+                info.reads.sort_unstable();
+                info.reads.dedup();
                 for u in &t.uses {
                     uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span, u.fate));
                 }
@@ -300,6 +305,34 @@ impl<'a> Collector<'a> {
         info.external = external && defined;
         uses.sort_by_key(|u| (u.file, u.span.range().start));
         (uses, edges, info)
+    }
+
+    /// What a functor's `operator()` instance declares through the type its class's
+    /// `get(properties_tag)` returns (`semantic::kernel_properties`); the files typing read
+    /// are added to `reads`.
+    fn typed_properties(
+        &self,
+        file: u32,
+        func: usize,
+        args: Option<&Arc<[Ty]>>,
+        reads: &mut ThinVec<u32>,
+    ) -> Option<Arc<DeviceHas>> {
+        let inst = Instance {
+            file,
+            func: func as u32,
+            subst: args.cloned().unwrap_or_else(|| Arc::from(Vec::new())),
+        };
+        let (found, read) = semantic::kernel_properties(self.sem, &inst);
+        reads.extend(read);
+        let (aspects, span) = found?;
+        Some(Arc::new(DeviceHas {
+            aspects: aspects
+                .into_iter()
+                .map(|name| AspectRef::Named { name, span })
+                .collect(),
+            form: DeclForm::Property,
+            span,
+        }))
     }
 
     /// Functions of that name declared where `from` can see them, taking `args` arguments: the

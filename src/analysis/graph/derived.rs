@@ -9,12 +9,14 @@ use petgraph::graph::DiGraph;
 use super::{Bodies, ImageRule, NodeId, Skeleton};
 use crate::devices::AspectSet;
 
-/// Where a node's declared aspects are written: a member function's `device_has`, or the
-/// `get(properties_tag)` of the functor class it is the `operator()` of.
+/// Where a node's declared aspects are written: a member function's `device_has`, the
+/// `get(properties_tag)` of the functor class it is the `operator()` of, or the property list
+/// type that `get` returns in this instance (`NodeInfo::props`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeclSource {
     Function(u32, usize),
     Class(u32, usize),
+    Typed(NodeId),
 }
 
 /// What the whole graph decides: kernels, device code, propagated aspects.
@@ -54,6 +56,11 @@ impl Derived {
             d.kernel[o] = true;
             if d.decl[o].is_none() {
                 d.decl[o] = Some(DeclSource::Class(class.0, class.1));
+            }
+        }
+        for (node, info) in bodies.info.iter().enumerate() {
+            if info.props.is_some() && d.decl[node].is_none() {
+                d.decl[node] = Some(DeclSource::Typed(node));
             }
         }
         for info in &bodies.info {

@@ -205,6 +205,7 @@ impl<'a> Graph<'a> {
         match self.d.decl[node]? {
             DeclSource::Function(fi, idx) => facts(fi).functions[idx].device_has.as_deref(),
             DeclSource::Class(fi, ci) => facts(fi).classes[ci].kernel_properties.as_ref(),
+            DeclSource::Typed(n) => self.info[n].props.as_deref(),
         }
     }
 

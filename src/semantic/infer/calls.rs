@@ -252,8 +252,20 @@ impl<'i, 'a> Cx<'i, 'a> {
             let func = ix.function(f, i);
             func.name == l && func.class.as_deref() == Some(l)
         }) {
-            let _ = self.overload(at, &cands, None, explicit, args);
-            return self.resolve(name);
+            if explicit.is_empty() {
+                let _ = self.overload(at, &cands, None, explicit, args);
+                return self.resolve(name);
+            }
+            // `K<P>(p)`: the arguments are the class's; its constructors see them bound.
+            let class = super::lookup::resolve_with_args(
+                self.ix,
+                self.file,
+                name,
+                explicit.to_vec(),
+                self.depth + 1,
+            );
+            let _ = self.overload(at, &cands, Some(&class), &[], args);
+            return class;
         }
         // `C<double>::go(...)`: a static member of a class template binds the class's arguments.
         if let Some(qt) = qualifier_text(name).filter(|t| t.contains('<')) {
@@ -566,7 +578,20 @@ impl<'i, 'a> Cx<'i, 'a> {
                     .and_then(|b| b.locals.iter().rposition(|l| l.name == *t))
                     .map(|id| self.local(id as u32))
                     .unwrap_or_else(|| self.resolve(t));
+                // A class template named without its arguments (`K<P>(p)` is kept as `K`):
+                // the launched argument's type has them.
+                let unbound = |c: &ClassTy| {
+                    let (f, i) = c.decl.expect("checked");
+                    c.args.is_empty()
+                        && !self.ix.files[f as usize].classes[i as usize]
+                            .tparams
+                            .is_empty()
+                };
                 let ty = match ty.strip_ref() {
+                    Ty::Class(c) if c.decl.is_some() && unbound(c) => self
+                        .launched_argument(at, via)
+                        .filter(|t| matches!(t.strip_ref(), Ty::Class(a) if a.decl == c.decl))
+                        .unwrap_or(ty),
                     Ty::Class(c) if c.decl.is_some() => ty,
                     Ty::Closure(..) => ty,
                     // No type of that name: a call returning the kernel

@@ -36,6 +36,23 @@ struct Resolver<'r, 'i, 'a> {
 }
 
 impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
+    fn decltype_of(&mut self, path: &[&str]) -> Ty {
+        let (q, name) = path.split_at(path.len() - 1);
+        let ix = self.ix;
+        let found: Vec<Ty> = ix
+            .visible(ix.globals, self.from, name[0])
+            .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, q))
+            .map(|(f, i)| {
+                let g = &ix.files[f as usize].globals[i as usize];
+                super::properties::global_type(ix, f, g, self.depth + 1)
+            })
+            .collect();
+        match found.as_slice() {
+            [first, rest @ ..] if rest.iter().all(|t| t == first) => first.clone(),
+            _ => Ty::Unknown,
+        }
+    }
+
     fn resolve(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
         let Some(&name) = path.last() else {
             return Ty::Unknown;
@@ -461,6 +478,19 @@ pub(super) fn resolve_text(
     depth: usize,
 ) -> Ty {
     parse_type(text, &mut Resolver::new(ix, from, subst, depth))
+}
+
+/// A class (template) name with its arguments already typed: `K<decltype(p)>(p)`'s class.
+pub(super) fn resolve_with_args(
+    ix: &Index,
+    from: u32,
+    name: &str,
+    args: Vec<Ty>,
+    depth: usize,
+) -> Ty {
+    use crate::semantic::ty::NameResolver;
+    let path: Vec<&str> = name.split("::").filter(|p| !p.is_empty()).collect();
+    Resolver::new(ix, from, &HashMap::default(), depth).resolve(&path, args)
 }
 
 impl<'r, 'a> Resolver<'r, '_, 'a> {

@@ -6,7 +6,8 @@
 //! This file is the typing core: `Cx` (one body under one substitution) and the types of locals
 //! and expressions. Its other jobs live beside it, each an `impl Cx` block or free functions:
 //! `lookup` (type names), `calls` and `deduce` (calls, overloads, template deduction),
-//! `consts` (constant folding), `library` (library return types), `aspects` (the value rule).
+//! `consts` (constant folding), `library` (library return types), `aspects` (the value rule),
+//! `properties` (kernel property lists as types).
 
 mod aspects;
 mod calls;
@@ -15,6 +16,7 @@ mod deduce;
 mod library;
 mod lookup;
 mod narrowing;
+mod properties;
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -31,6 +33,7 @@ use crate::syntax::{
 };
 use consts::literal_value;
 use lookup::resolve_text;
+pub use properties::kernel_properties;
 
 /// How deep aliases, fields and enclosing lambdas are followed.
 const MAX_DEPTH: usize = 12;
@@ -717,7 +720,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, &q))
             .map(|(f, i)| {
                 let g = &ix.files[f as usize].globals[i as usize];
-                resolve_text(ix, f, &g.ty, &HashMap::default(), self.depth + 1)
+                properties::global_type(ix, f, g, self.depth + 1)
             })
             .collect();
         match found.as_slice() {

@@ -217,3 +217,30 @@ void k(std::pair<int, double> pr) {
 "#,
     );
 }
+
+#[test]
+fn property_lists_carry_their_device_has_aspects() {
+    check_types(
+        r#"
+#include <sycl/sycl.hpp>
+using namespace sycl::ext::oneapi::experimental;
+constexpr auto props_64 = properties{device_has<sycl::aspect::fp64>};
+template <typename T> struct K {
+  T *Props;
+  K(T p) { Props = &p; }
+  auto get(properties_tag) { return *Props; }
+};
+void f() {
+  props_64;
+//^^^^^^^^ sycl::ext::oneapi::experimental::properties<sycl::ext::oneapi::experimental::device_has<sycl::aspect::fp64>>
+  K<decltype(props_64)> k;
+  k;
+//^ K<sycl::ext::oneapi::experimental::properties<sycl::ext::oneapi::experimental::device_has<sycl::aspect::fp64>>>
+  K<decltype(props_64)>(props_64);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ K<sycl::ext::oneapi::experimental::properties<sycl::ext::oneapi::experimental::device_has<sycl::aspect::fp64>>>
+  K<int>(3);
+//^^^^^^^^^ K<int>
+}
+"#,
+    );
+}
