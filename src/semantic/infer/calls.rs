@@ -162,9 +162,10 @@ impl<'i, 'a> Cx<'i, 'a> {
             return;
         }
         let ix = self.ix;
-        let ctors: Vec<(u32, u32)> = ix
-            .visible(ix.functions, self.file, c.last())
-            .filter(|&(f, i)| ix.function(f, i).name == c.last() && self.member_of(f, i, c))
+        let ctors: Vec<(u32, u32)> = self
+            .members_named(c, c.last())
+            .into_iter()
+            .filter(|&(f, i)| ix.function(f, i).name == c.last())
             .collect();
         if !ctors.is_empty() {
             let _ = self.overload(at, &ctors, Some(t), &[], args);
@@ -327,15 +328,32 @@ impl<'i, 'a> Cx<'i, 'a> {
         }
         for class in classes {
             let Ty::Class(cc) = &class else { continue };
-            let cands: Vec<(u32, u32)> = ix
-                .visible(ix.functions, self.file, name)
-                .filter(|&(f, i)| self.member_of(f, i, cc))
-                .collect();
+            let cands = self.members_named(cc, name);
             if !cands.is_empty() {
                 return self.overload(at, &cands, Some(&class), explicit, args);
             }
         }
         Ty::Unknown
+    }
+
+    /// The member functions `name` of class `c`: those the calling file sees (a member defined
+    /// out of class in it), and those the class's own file sees. A class reached through a
+    /// template argument may be declared in a file the caller's translation unit does not
+    /// include (a header's `run_kernel<K>` typed for another unit's functor `K`).
+    fn members_named(&self, c: &ClassTy, name: &str) -> Vec<(u32, u32)> {
+        let ix = self.ix;
+        let own = c.decl.map(|(f, _)| f).filter(|&f| f != self.file);
+        let mut found: Vec<(u32, u32)> = ix
+            .visible(ix.functions, self.file, name)
+            .chain(
+                own.into_iter()
+                    .flat_map(|f| ix.visible(ix.functions, f, name)),
+            )
+            .filter(|&(f, i)| self.member_of(f, i, c))
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
     }
 
     /// How many different functions the candidates are (a declaration and its definition
@@ -608,13 +626,10 @@ impl<'i, 'a> Cx<'i, 'a> {
                         let (cf, ci) = c.decl.expect("checked");
                         let cl = &self.ix.files[cf as usize].classes[ci as usize];
                         let ix = self.ix;
-                        let ops: Vec<Instance> = ix
-                            .visible(ix.functions, self.file, "operator()")
-                            .filter(|&(f, i)| {
-                                let func = ix.function(f, i);
-                                func.class.as_deref() == Some(cl.name.as_str())
-                                    && func.scope.starts_with(&cl.scope)
-                            })
+                        let ops: Vec<Instance> = self
+                            .members_named(c, "operator()")
+                            .into_iter()
+                            .filter(|&(f, i)| ix.function(f, i).scope.starts_with(&cl.scope))
                             .map(|(f, i)| {
                                 let func = ix.function(f, i);
                                 let subst: Vec<Ty> = func
