@@ -51,6 +51,17 @@ arguments; data members declared after the member functions that use them; macro
 each follows the overload or specialisation C++ picks, which --check-gen verifies with clang.
 `gen.py --stats N` prints the share of kernels in which each form is written.
 
+The forms of issue 41 (EXTRA_FORMS, EXTRA_TEXT, the x_* methods) come from a random stream of
+their own (Gen.rx), one statement in about 30 % of the kernel bodies, before the forced uses:
+T (&)[N] deduction (function templates whose `if constexpr` branch depends on N or sizeof(T),
+from local arrays and inside a class template), user-defined operators on a class holding a
+double, conversion functions computing in float; and, off by default (KNOWN_ANALYZER_GAPS, the
+environment variable SYCL_DIFF_GAP_FORMS or --gap-forms bring them back), T (&)[N] from members,
+rows, references and alias-typed or sycl::half arrays, operators whose body or result alone uses
+double, conversion functions to double or computing in double, and an atomic_ref<double> /
+atomic_ref<sycl::half> that only stores a constant. A program in which none is written is the
+one the generator wrote before them.
+
 Things it deliberately never writes (their meaning under the rule is ambiguous, or libclang
 cannot show them): captures or functor fields of an aspect type that the kernel does not use in
 evaluated code (DPC++ would see them as kernel arguments; the rule does not), default arguments
@@ -320,6 +331,51 @@ FORM_TEXT = {
     "latep": "struct LateP {\n  float get(int k) const { return dp[k] > 0 ? 1.0f : 0.0f; }\n  double *dp;\n};",
     "latef": "struct LateF {\n  float get() const { return v * static_cast<float>(k); }\n  float v;\n  int k;\n};",
 }
+# ----- forms of issue 41 (EXTRA_FORMS): T (&)[N] deduction, user-defined operators and conversion
+# functions, atomic_ref of an fp type that only stores a constant. Each text is written at most once
+# per program, when some kernel uses it (helpers_used "X:" + key).
+EXTRA_TEXT = {
+    # T (&)[N] deduction: N picks the branch of apick, sizeof(T) that of awide; alen is N
+    "arr": "template <class T, std::size_t N> float apick(const T (&a)[N]) {\n"
+           "  if constexpr (N == 4) {\n    return static_cast<float>(static_cast<float>(a[0]) * 0.5);\n"
+           "  } else {\n    return static_cast<float>(a[N - 1]) * 0.5f;\n  }\n}\n"
+           "template <class T, int N> float awide(T (&a)[N]) {\n"
+           "  if constexpr (sizeof(T) == 8) {\n    return static_cast<float>(static_cast<float>(a[0]) * 2.0);\n"
+           "  } else {\n    return static_cast<float>(a[N - 1]) * 2.0f;\n  }\n}\n"
+           "template <class T, std::size_t N> constexpr int alen(const T (&)[N]) { return static_cast<int>(N); }",
+    # a class template whose members deduce T (&)[N] from its array member
+    "ring": "template <class T, int N> struct Ring {\n  T buf[N];\n  float top() const { return apick(buf); }\n"
+            "  float wide() { return awide(buf); }\n};",
+    # structs with array members, passed to apick / awide from outside
+    "arrs": "struct AF4 {\n  float v[4];\n};\nstruct AL2 {\n  int k;\n  long w[2];\n};",
+    # user-defined operators: on a class holding a double (Dv: fp64 by its type), on a class of
+    # floats (Fv): + computes in float, - in double, * returns a Dv
+    "uop": "struct Dv {\n  double v;\n  Dv operator+(const Dv &o) const { return Dv{v + o.v}; }\n"
+           "  float f() const { return static_cast<float>(v); }\n};\n"
+           "Dv operator*(Dv a, float s) { return Dv{a.v * s}; }\n"
+           "struct Fv {\n  float v;\n  float get() const { return v; }\n};\n"
+           "Fv operator+(Fv a, Fv b) { return Fv{a.v + b.v}; }\n"
+           "Fv operator-(Fv a, Fv b) { return Fv{static_cast<float>(a.v - b.v * 0.5)}; }\n"
+           "Dv operator*(Fv a, Fv b) { return Dv{static_cast<double>(a.v) * b.v}; }",
+    # conversion functions used implicitly: to float computing in float (CvF), to double (CvD),
+    # to float computing in double (CvW)
+    "cvt": "struct CvF {\n  float v;\n  operator float() const { return v * 2.0f; }\n};\n"
+           "struct CvD {\n  float v;\n  operator double() const { return v; }\n};\n"
+           "struct CvW {\n  float v;\n  operator float() const { return static_cast<float>(v * 0.5); }\n};",
+}
+# name -> weight of each EXTRA_FORMS form (x_* methods); the names in KNOWN_ANALYZER_GAPS are not
+# written unless enabled (SYCL_DIFF_GAP_FORMS / --gap-forms)
+EXTRA_FORMS = {
+    "array-ref": 3,  # T (&)[N] deduced from a local array, and from a class template's member inside the class
+    "array-ref-alias": 0,  # (no statement of its own: array-ref and array-ref-member spell the element type through an alias or as sycl::half)
+    "array-ref-member": 2,  # ... from a member of a struct or class template named from outside, a row of a 2-D array, an auto & to an array
+    "user-operator-class": 2,  # Dv + Dv, Dv * float (a class holding a double)
+    "user-operator": 2,  # Fv - Fv computing in double, Fv * Fv returning a Dv, Fv + Fv computing in float
+    "conversion-operator-clean": 1,  # CvF (operator float computing in float) in float arithmetic and initialisations
+    "conversion-operator": 2,  # CvD (operator double) in float arithmetic, CvW (operator float computing in double)
+    "atomic-const-store": 2,  # atomic_ref<double> / atomic_ref<sycl::half> that only stores (adds) a constant
+}
+EXTRA_RATE = 0.3  # the share of kernel bodies that get one EXTRA_FORMS statement (when one fits)
 MACRO_TEXT = "#define EPT (8)\n#define SQR(x) ((x) * (x))\n#define MADD(a, b, c) ((a) * (b) + (c))\n#define TO_F(x) static_cast<float>(x)\n#define KD 0.25"
 CONST_TEXT = "constexpr double kScale = 0.25;\nconst double kEps = 1e-3;\nconstexpr float kF = 0.5;\nconst float kG = 1.0 / 3.0;\nconstexpr int kN = 4;"
 NTTP_EXPRS = ["EPT", "(8)", "1 << 3", "kN + 1", "kN", "sizeof(int)", "2 * kN"]
@@ -431,6 +487,10 @@ class Gen:
         self.anchor_forms = {}  # anchor id -> forms written in that kernel (for --stats)
         self.no_kernel = set()  # anchors of kernels nothing instantiates: no expect-oracle comment
         self.top_stay = set()  # indices of self.top blocks that stay in the .cpp (explicit instantiations)
+        # EXTRA_FORMS draw from a stream of their own, so that a program without them is the one
+        # the generator wrote before they existed
+        self.rx = random.Random("%d:%d:x41" % (seed, attempt))
+        self.xcounter = 0
 
     # small utilities
     def fresh(self, base):
@@ -1449,6 +1509,252 @@ class Gen:
             out.append("%s(void)%s;" % (ind, res))
         return out
 
+    # ----- EXTRA_FORMS (issue 41) ---------------------------------------------------------------
+    def xfresh(self, base):
+        self.xcounter += 1
+        return "%sx%d" % (base, self.xcounter)
+
+    def extra_form(self, ctx, ind):
+        """At most one statement of EXTRA_FORMS, before the forced uses (so that it may be the
+        kernel's only use of an aspect). Drawn from self.rx: the gate is drawn for every kernel
+        body, and self.r is left alone unless a form is written (the forced uses it makes
+        unnecessary are then not drawn)."""
+        rx = self.rx
+        if rx.random() >= EXTRA_RATE:
+            return []
+        names = [n for n in EXTRA_FORMS if EXTRA_FORMS[n] and form_enabled(n)]
+        if not names:
+            return []
+        name = rx.choices(names, weights=[EXTRA_FORMS[n] for n in names], k=1)[0]
+        saved = self.r
+        self.r = rx
+        try:
+            return getattr(self, "x_" + name.replace("-", "_"))(ctx, ind) or []
+        finally:
+            self.r = saved
+
+    def x_result(self, ctx, ind, text):
+        """A float result: stored to a float pointer or accessor element, or discarded."""
+        fts = [v for v in self.store_targets(ctx) if v.elem == "float"]
+        if fts:
+            t = self.pick(fts)
+            ctx.ref(t)
+            ctx.use("float")
+            return "%s%s %s %s;" % (ind, self.subscript(ctx, t), self.pick(["=", "=", "+="]), text)
+        return "%s(void)(%s);" % (ind, text)
+
+    def x_arrays(self, ctx, alias_ok):
+        """(element kind, N, function, aspects) whose aspects the kernel may use: apick uses fp64
+        when N == 4, awide when sizeof(T) == 8; both use what T uses. Without alias_ok only the
+        kinds with a keyword spelling (no sycl::half)."""
+        target = self.target_aspects(ctx)
+        out = []
+        for k in ("float", "int", "long", "uint", "ull", "double", "half"):
+            if k not in ctx.allowed or (k == "half" and not alias_ok):
+                continue
+            for n in (2, 3, 4):
+                for fn in ("apick", "awide"):
+                    asp = _asp(k) | ({"fp64"} if (n == 4 if fn == "apick" else SIZE[k] == 8) else set())
+                    if asp <= target:
+                        out.append((k, n, fn, asp))
+        return out
+
+    def x_elem_spell(self, k, alias_ok):
+        """The element type of an array: any spelling, or with alias_ok false the keyword one
+        (`std::int32_t`, `i64`, `real_t`, `sycl::half` are "array-ref-alias")."""
+        return self.spell(k) if alias_ok else SPELL[k][0]
+
+    # a functional cast by `unsigned` or `long` at the start of a brace initialiser's element: the
+    # analyzer loses the declaration (`Ring<unsigned, 3> r{{unsigned(x), ...}}`: then r.top() is
+    # read with T and N unknown, a false fp64); see README, "Known analyzer gaps"
+    X_BAD_ELEM = re.compile(r"^\s*(?:unsigned|long|short|signed)\s*\(")
+
+    def x_array_init(self, ctx, k, n):
+        """n elements of kind k; none starts with a functional cast by a type keyword that can
+        begin a multi-word type (an element drawn so is drawn again, what it marked undone)."""
+        out = []
+        for _ in range(n):
+            for attempt in range(8):
+                saved = (set(ctx.used), set(ctx.solid), set(ctx.refs))
+                e = self.expr(ctx, k)
+                if not self.X_BAD_ELEM.match(e):
+                    break
+                for cur, old in zip((ctx.used, ctx.solid, ctx.refs), saved):
+                    cur.clear()
+                    cur |= old
+                e = E(self.pick(LITS[k]), True)
+                ctx.use_const(k)
+            out.append(e)
+        return ", ".join(out)
+
+    def x_array_ref(self, ctx, ind):
+        """T (&)[N] deduced from a local array, or inside a class template from its member; the
+        element type spelled by a keyword, or (form "array-ref-alias") also through an alias or
+        as sycl::half."""
+        alias_ok = form_enabled("array-ref-alias") and self.chance(0.5)
+        k, n, fn, asp = self.pick(self.x_arrays(ctx, alias_ok))
+        self.helpers_used.add("X:arr")
+        sp = self.x_elem_spell(k, alias_ok)
+        ctx.forms.add("array-ref-alias" if sp not in ("float", "int", "long", "unsigned", "unsigned long long", "double") else "array-ref")
+        ctx.use(k)
+        if self.chance(0.3):
+            self.helpers_used.add("X:ring")
+            name = self.xfresh("rg")
+            # top() passes a const T[N] to apick; wide() a T[N] to awide
+            call = "%s.%s()" % (name, "top" if fn == "apick" else "wide")
+            out = ["%sRing<%s, %d> %s{{%s}};" % (ind, sp, n, name, self.x_array_init(ctx, k, n))]
+        else:
+            name = self.xfresh("ar")
+            out = ["%s%s %s[%d] = {%s};" % (ind, sp, name, n, self.x_array_init(ctx, k, n))]
+            call = "%s(%s)" % (fn, name)
+            if self.chance(0.3):
+                call = "(%s + static_cast<float>(alen(%s)))" % (call, name)
+        ctx.mark(asp)
+        out.append(self.x_result(ctx, ind, call))
+        return out
+
+    def x_array_ref_member(self, ctx, ind):
+        """T (&)[N] deduced from a member of a struct or of a class template named from outside,
+        from a row of a 2-D array, or through an `auto &` to a local array."""
+        alias_ok = form_enabled("array-ref-alias")
+        cands = self.x_arrays(ctx, alias_ok)
+        how = self.pick(["struct", "ring", "row", "ref"])
+        if how == "struct":
+            cands = [c for c in cands if (c[0], c[1]) in (("float", 4), ("long", 2))]
+            if not cands:
+                how = "ring"
+                cands = self.x_arrays(ctx, alias_ok)
+        k, n, fn, asp = self.pick(cands)
+        self.helpers_used.add("X:arr")
+        ctx.forms.add("array-ref-member")
+        sp = self.x_elem_spell(k, alias_ok)
+        ctx.use(k)
+        if how == "struct":
+            self.helpers_used.add("X:arrs")
+            name = self.xfresh("sa")
+            if k == "float":
+                out = ["%sAF4 %s{{%s}};" % (ind, name, self.x_array_init(ctx, k, n))]
+                arg = name + ".v"
+            else:
+                ctx.use("int")
+                out = ["%sAL2 %s{%s, {%s}};" % (ind, name, self.expr(ctx, "int"), self.x_array_init(ctx, k, n))]
+                arg = name + ".w"
+        elif how == "ring":
+            self.helpers_used.add("X:ring")
+            name = self.xfresh("rg")
+            out = ["%sRing<%s, %d> %s{{%s}};" % (ind, sp, n, name, self.x_array_init(ctx, k, n))]
+            arg = name + ".buf"
+        elif how == "row":
+            name = self.xfresh("mt")
+            out = ["%s%s %s[2][%d] = {{%s}, {%s}};" % (ind, sp, name, n, self.x_array_init(ctx, k, n), self.x_array_init(ctx, k, n))]
+            arg = "%s[%d]" % (name, self.r.randrange(2))
+        else:
+            name = self.xfresh("ar")
+            ref = self.xfresh("rf")
+            out = ["%s%s %s[%d] = {%s};" % (ind, sp, name, n, self.x_array_init(ctx, k, n)),
+                   "%sauto &%s = %s;" % (ind, ref, name)]
+            arg = ref
+        ctx.mark(asp)
+        out.append(self.x_result(ctx, ind, "%s(%s)" % (fn, arg)))
+        return out
+
+    def x_user_operator_class(self, ctx, ind):
+        """Dv + Dv and Dv * float (Dv holds a double: fp64 by its type)."""
+        if "fp64" not in self.target_aspects(ctx):
+            return None
+        self.helpers_used.add("X:uop")
+        ctx.forms.add("user-operator-class")
+        ef = lambda: self.expr(ctx, "float")
+        ctx.mark({"fp64"})
+        if self.chance(0.5):
+            a = "Dv{%s}" % (ef() if self.chance(0.6) else self.expr(ctx, "double"))
+            return [self.x_result(ctx, ind, "(%s + Dv{%s}).f()" % (a, ef()))]
+        name = self.xfresh("dv")
+        return ["%sauto %s = Dv{%s} * %s;" % (ind, name, ef(), ef()), self.x_result(ctx, ind, "%s.f()" % name)]
+
+    def x_user_operator(self, ctx, ind):
+        """Fv - Fv (computes in double), Fv * Fv (returns a Dv): fp64 only through the operator;
+        Fv + Fv (computes in float; its result's get() must not be taken for another class's)."""
+        self.helpers_used.add("X:uop")
+        ctx.forms.add("user-operator")
+        ef = lambda: self.expr(ctx, "float")
+        if "fp64" not in self.target_aspects(ctx) or self.chance(0.25):
+            ctx.use("float")
+            return [self.x_result(ctx, ind, "(Fv{%s} + Fv{%s}).get()" % (ef(), ef()))]
+        ctx.mark({"fp64"})
+        r = self.r.random()
+        if r < 0.4:
+            return [self.x_result(ctx, ind, "(Fv{%s} - Fv{%s}).get()" % (ef(), ef()))]
+        if r < 0.7:
+            if self.chance(0.5):
+                return [self.x_result(ctx, ind, "static_cast<float>((Fv{%s} * Fv{%s}).v)" % (ef(), ef()))]
+            return [self.x_result(ctx, ind, "(Fv{%s} * Fv{%s}).f()" % (ef(), ef()))]
+        name = self.xfresh("pr")
+        use = self.pick(["%s.f()", "static_cast<float>(%s.v)"]) % name
+        return ["%sauto %s = Fv{%s} * Fv{%s};" % (ind, name, ef(), ef()), self.x_result(ctx, ind, use)]
+
+    def x_conversion_operator_clean(self, ctx, ind):
+        """CvF's operator float (computes in float) called implicitly."""
+        self.helpers_used.add("X:cvt")
+        ctx.forms.add("conversion-operator-clean")
+        ctx.use("float")
+        ef = lambda: self.expr(ctx, "float")
+        if self.chance(0.5):
+            return [self.x_result(ctx, ind, "(%s %s CvF{%s})" % (ef(), self.pick(["+", "*", "-"]), ef()))]
+        name = self.xfresh("cf")
+        return ["%sfloat %s = CvF{%s};" % (ind, name, ef()), self.x_result(ctx, ind, name)]
+
+    def x_conversion_operator(self, ctx, ind):
+        """CvD's operator double in float arithmetic (the built-in operator is float x double),
+        or converting to a float; CvW's operator float, which computes in double."""
+        if "fp64" not in self.target_aspects(ctx):
+            return None
+        self.helpers_used.add("X:cvt")
+        ctx.forms.add("conversion-operator")
+        ctx.use("float")
+        ctx.mark({"fp64"})
+        ef = lambda: self.expr(ctx, "float")
+        cls = self.pick(["CvD", "CvW"])
+        if self.chance(0.5):
+            e = "(%s %s %s{%s})" % (ef(), self.pick(["+", "*", "-"]), cls, ef())
+            if cls == "CvD" and self.chance(0.5):
+                e = "static_cast<float>%s" % e
+            return [self.x_result(ctx, ind, e)]
+        name = self.xfresh("cv")
+        return ["%sfloat %s = %s{%s};" % (ind, name, cls, ef()), self.x_result(ctx, ind, name)]
+
+    def x_atomic_const_store(self, ctx, ind):
+        """atomic_ref<double> (atomic64, fp64) or atomic_ref<sycl::half> (fp16) that only stores
+        or adds a constant: the aspect's use is the referenced element (an lvalue of the type)."""
+        target = self.target_aspects(ctx)
+        kinds = []
+        if {"fp64", "atomic64"} <= target:
+            kinds.append("double")
+        if "fp16" in target:
+            kinds.append("half")
+        srcs = [v for v in ctx.vars if v.cat in ("ptr", "acc") and v.elem in kinds]
+        if not srcs:
+            return None
+        v = self.pick(srcs)
+        k = v.elem
+        ctx.forms.add("atomic-const-store")
+        ctx.ref(v)
+        ctx.use(k)
+        ctx.mark({"atomic64"} if k == "double" else {"ext_oneapi_atomic16"})
+        name = self.xfresh("ac")
+        sp = self.spell(k)
+        if self.chance(0.3):
+            decl = "%ssycl::atomic_ref<%s, sycl::memory_order::relaxed, sycl::memory_scope::device, sycl::access::address_space::global_space> %s(%s);" % (
+                ind, sp, name, self.subscript(ctx, v))
+        else:
+            decl = "%saref<%s> %s(%s);" % (ind, sp, name, self.subscript(ctx, v))
+        lit = self.pick(LITS[k])
+        if self.chance(0.7):
+            use = "%s%s.store(%s);" % (ind, name, lit)
+        else:
+            use = "%s%s += %s;" % (ind, name, lit)
+        return [decl, use]
+
     # forced uses: one real use of each aspect of the kernel's target set
     def positive(self, ctx, aspect, ind):
         if aspect == "atomic64":
@@ -1532,6 +1838,7 @@ class Gen:
             index["size"] = index["size"] + [kname]
             ctx.index = index
         lines += self.stmts(ctx, self.r.randint(min_stmts, max_stmts), ind)
+        lines += self.extra_form(ctx, ind)
         for a in sorted(target):
             # a use that only a constant expression makes is not enough: the oracle counts it,
             # a compiler folds it; a real use makes the kernel's answer the same under both
@@ -2133,6 +2440,9 @@ class Gen:
         for name, text in FORM_TEXT.items():
             if "F:" + name in self.helpers_used:
                 out += [(l, None) for l in text.split("\n")]
+        for name, text in EXTRA_TEXT.items():
+            if "X:" + name in self.helpers_used:
+                out += [(l, None) for l in text.split("\n")]
         if "vlaunch" in self.helpers_used:
             out.append(("template <class B, class... A> void vlaunch(sycl::queue &q, size_t n, A... a) { q.parallel_for(sycl::range<1>{n}, B{a...}); }", None))
             out.append(("template <class B, class... A> void vsingle(sycl::queue &q, A... a) { q.single_task(B{a...}); }", None))
@@ -2294,7 +2604,7 @@ class Gen:
         info["subdir"] = "/" in dev_p or bool(kern_p and "/" in kern_p)
         moved, stay = [], []
         for i, blk in enumerate(self.top):
-            if kern_p and i not in self.top_stay and "header-class" not in KNOWN_ANALYZER_GAPS and hr.random() < 0.7:
+            if kern_p and i not in self.top_stay and form_enabled("header-class") and hr.random() < 0.7:
                 moved.append(blk)
             else:
                 stay.append(blk)
@@ -2307,8 +2617,8 @@ class Gen:
             pos = e
             templ = hr.random() < 0.5
             gap = "header-launch-template" if templ else "header-launch-inline"
-            hoist = bool(kern_p) and form in HOIST_FORMS and gap not in KNOWN_ANALYZER_GAPS and hr.random() < 0.65
-            if form in HOIST_FORMS and "body-include" not in KNOWN_ANALYZER_GAPS and hr.random() < 0.15:
+            hoist = bool(kern_p) and form in HOIST_FORMS and form_enabled(gap) and hr.random() < 0.65
+            if form in HOIST_FORMS and form_enabled("body-include") and hr.random() < 0.15:
                 inc_p = "%s_inc/body%d.inc" % (base, len(inc_files) + 1)
                 blk, inc = self.body_include(blk, rel_include(kern_p if hoist else cpp, inc_p))
                 if inc:
@@ -2324,7 +2634,7 @@ class Gen:
         info["body-include"] = len(inc_files)
         # scalar helpers declared in the dev header, defined in the .cpp
         defs, cpp_defs = self.sec_defs, []
-        if "header-prototype" not in KNOWN_ANALYZER_GAPS and hr.random() < 0.35:
+        if form_enabled("header-prototype") and hr.random() < 0.35:
             defs = []
             for l, a in self.sec_defs:
                 if l in SCALAR_HELPER_LINES:
@@ -2398,14 +2708,22 @@ HEADER_LAYOUTS = (
 # the launch forms of run() whose kernels may move into a header function (they name only the
 # host variables, the prelude and the helpers; the others name classes of self.top)
 HOIST_FORMS = {"pf", "pf_n", "single", "submit", "nd", "props", "wrapper", "generic_cgf", "named", "wg", "stored", "launch_ov"}
-# Header forms the analyzer is known to get wrong (see README, "Known analyzer gaps"): the
-# generator does not write them, so that CI stays green until the analyzer is fixed. Names:
-# "header-launch-inline" (a run() kernel moved into an inline function of the kernels header),
-# "header-launch-template" (into a function template), "header-class" (self.top's functors,
-# class templates and classes in the kernels header), "body-include" (a kernel lambda's body in
-# a .inc file included inside it), "header-prototype" (scalar helpers declared in the dev
-# header, defined in the .cpp).
-KNOWN_ANALYZER_GAPS = ()
+# Forms the analyzer is known to get wrong (see README, "Known analyzer gaps"): the generator does
+# not write them, so that CI stays green until the analyzer is fixed; removing a name, or naming it
+# in the environment variable SYCL_DIFF_GAP_FORMS (comma-separated, or "all"; gen.py --gap-forms),
+# brings it back. Header forms: "header-launch-inline" (a run() kernel moved into an inline
+# function of the kernels header), "header-launch-template" (into a function template),
+# "header-class" (self.top's functors, class templates and classes in the kernels header),
+# "body-include" (a kernel lambda's body in a .inc file included inside it), "header-prototype"
+# (scalar helpers declared in the dev header, defined in the .cpp). Kernel forms of EXTRA_FORMS:
+# "array-ref-alias", "array-ref-member", "user-operator", "conversion-operator", "atomic-const-store".
+KNOWN_ANALYZER_GAPS = ("array-ref-alias", "array-ref-member", "user-operator", "conversion-operator", "atomic-const-store")
+ENABLED_GAPS = {n.strip() for n in os.environ.get("SYCL_DIFF_GAP_FORMS", "").split(",") if n.strip()}
+
+
+def form_enabled(name):
+    """Whether the generator writes a form that KNOWN_ANALYZER_GAPS may name."""
+    return name not in KNOWN_ANALYZER_GAPS or name in ENABLED_GAPS or "all" in ENABLED_GAPS
 SCALAR_HELPER_LINES = {l for text, _, _, _ in SCALAR_HELPERS.values() for l in text.split("\n")}
 # a non-template function definition at the start of a line: `inline` may go before it in a header
 FUNC_DEF_RE = re.compile(r"^(?!(?:template|struct|class|union|using|typedef|namespace|constexpr|const|static_assert|inline|return|static)\b)"
@@ -2485,7 +2803,8 @@ def stats(seed_start, count):
     print("programs with headers: %d (%.1f%%), with a kernel in a header: %d (%.1f%%); kernels in a header: %d (%.1f%%)%s" % (
         hdr_programs, 100.0 * hdr_programs / max(programs, 1), kern_programs, 100.0 * kern_programs / max(programs, 1),
         hdr_kernels, 100.0 * hdr_kernels / max(kernels, 1),
-        "; known analyzer gaps left out: " + ", ".join(KNOWN_ANALYZER_GAPS) if KNOWN_ANALYZER_GAPS else ""))
+        "; known analyzer gaps left out: " + ", ".join(n for n in KNOWN_ANALYZER_GAPS if not form_enabled(n))
+        if any(not form_enabled(n) for n in KNOWN_ANALYZER_GAPS) else ""))
     print("programs: one file %d, a dev header only %d, dev and kernels headers %d; a header in a subdirectory %d, "
           "the dev header included twice %d" % tuple(split.get(k, (0, 0))[1] for k in ("one-file", "dev", "dev+kern", "subdir", "dev-twice")))
     for k, what in (("hoisted-inline", "run() launches moved into an inline function of the kernels header"),
@@ -2506,7 +2825,12 @@ def main(argv):
     ap.add_argument("-o", "--output", help="the .cpp to write; its headers go next to it, with sycl_mini.hpp (default: stdout)")
     ap.add_argument("--one-file", action="store_true", help="write the program as one file, without headers")
     ap.add_argument("--stats", type=int, metavar="N", help="print the share of kernels using each form over N seeds from --seed (default 1)")
+    ap.add_argument("--gap-forms", metavar="NAMES",
+                    help="also write these forms of KNOWN_ANALYZER_GAPS (comma-separated, or 'all'); "
+                         "the environment variable SYCL_DIFF_GAP_FORMS does the same (and reaches run.py's workers)")
     ns = ap.parse_args(argv)
+    if ns.gap_forms:
+        ENABLED_GAPS.update(n.strip() for n in ns.gap_forms.split(",") if n.strip())
     if ns.stats:
         stats(ns.seed if ns.seed is not None else 1, ns.stats)
         return 0
