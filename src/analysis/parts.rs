@@ -31,7 +31,7 @@ use crate::syntax::{FileFacts, KernelRef};
 pub fn parts(files: &[SourceFile]) -> Vec<Vec<usize>> {
     let n = files.len();
     let mut sets = UnionFind::new(n);
-    for (_, set) in compiles::split(files) {
+    for set in compiles::split(files).compiles.into_iter().map(|c| c.files) {
         let tagged = set.iter().any(|f| {
             f.facts
                 .aliases
@@ -141,7 +141,7 @@ pub fn analyze_parts(
             Engine::new(set).report(settings)
         })
         .collect();
-    let compiles = compiles::split(files).len();
+    let compiles = compiles::split(files).compiles.len();
     let mut out = Report::default();
     count_functions(&mut out, &reports);
     let (diagnostics, summaries): (Vec<_>, Vec<_>) = reports
