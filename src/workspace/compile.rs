@@ -665,8 +665,8 @@ impl<'e> Sources<'e> {
         text: &str,
         per: PerCompile,
         budget: Option<std::time::Duration>,
-    ) -> Result<Vec<(u64, Vec<String>, Option<FileFacts>)>, String> {
-        let mut seen: Vec<(u64, Vec<String>, Option<FileFacts>)> = Vec::new();
+    ) -> Result<Vec<Meaning>, String> {
+        let mut seen: Vec<Meaning> = Vec::new();
         for (c, (key, pre)) in per.into_iter().enumerate() {
             let targets = self.env.compile_targets(c);
             match seen.iter_mut().find(|s| s.0 == key) {
@@ -695,11 +695,8 @@ impl<'e> Sources<'e> {
         first: &FirstReading,
         budget: Option<std::time::Duration>,
     ) -> Result<Vec<crate::syntax::TargetVariant>, String> {
-        type Group = (
-            Vec<u64>,
-            Vec<String>,
-            Vec<(u64, Vec<String>, Option<FileFacts>)>,
-        );
+        // Per compile the key of the text, the units, their meanings.
+        type Group = (Vec<u64>, Vec<String>, Vec<Meaning>);
         let mut groups: Vec<Group> = Vec::new();
         for chain in others {
             let u = chain[0].0;
@@ -874,6 +871,10 @@ const MAX_UNITS: usize = 64;
 /// A file's compiled text in each device compile: the key of the text, and the text where
 /// its key comes first (`None` for one extracted already).
 type PerCompile = Vec<(u64, Option<pp::Preprocessed>)>;
+
+/// One distinct compiled text of a file: its key, the targets that compile it, its facts
+/// (`None`: extracted already).
+type Meaning = (u64, Vec<String>, Option<FileFacts>);
 
 /// A header's reading in its first source includer, which other units are compared with.
 struct FirstReading<'s> {
