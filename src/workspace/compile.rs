@@ -556,6 +556,19 @@ impl<'e> Sources<'e> {
                 keys,
             };
             let variants = self.unit_variants(i, text, &others, &first, budget)?;
+            if !variants.is_empty() {
+                let units: Vec<&str> = variants
+                    .iter()
+                    .flat_map(|v| &v.units)
+                    .map(|u| &**u)
+                    .collect();
+                tracing::debug!(
+                    file = &*self.paths[i],
+                    examined = others.len(),
+                    ?units,
+                    "another meaning in other units"
+                );
+            }
             facts.preprocessor.variants.extend(variants);
         }
         let forced = self.forced(self.env.flags(Path::new(&*self.paths[unit])));
