@@ -7,11 +7,16 @@
 //! [[sycl::device_has(aspect::fp64)]] void func1(int a) {  // expect: aspect-mismatch fp16 via func2(int) > func3(int) > Struct1
 //! ```
 //!
-//! `expect: CODE [ASPECT] [via STEP > STEP > USE]`; `via` lists the callees of the chain and
-//! ends with the use. Several `// expect:` may share a line. A line `// fixture-targets: LIST` sets `--targets`; a line
+//! `expect: CODE [ASPECT] [via STEP > STEP > USE] [when UNIT,UNIT]`; `via` lists the callees of
+//! the chain and ends with the use; `when` the translation units the message says the finding
+//! is made in (a header they compile differently). Several `// expect:` may share a line. A line `// fixture-targets: LIST` sets `--targets`; a line
 //! `// fixture-flags: FLAGS` gives compile flags as a compile command would (`-O0`,
 //! `-fsycl-fp64-conv-emu`; without it, the driver's default: optimised device code). Every finding must be
 //! expected and every expectation found; a fixture without expectations must stay silent.
+//!
+//! A fixture directory holding a `compile_commands.json` (its `directory` relative to the
+//! crate's root) is checked by `sycl-analyzer check` as a project is: preprocessed with each
+//! file's flags, headers as their translation units include them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -50,7 +55,27 @@ struct Header {
     flags: Option<String>,
 }
 
-fn expectations(name: &str, text: &str) -> (Vec<Finding>, Header) {
+/// The file names of the translation units a message says it is made in (`(when compiled in
+/// 'dir/a.cpp', 'dir/c.cpp')`).
+fn units_named(message: &str) -> Vec<String> {
+    let Some((_, rest)) = message.split_once("(when compiled in ") else {
+        return Vec::new();
+    };
+    let list = rest.split(')').next().unwrap_or_default();
+    list.split(", ")
+        .map(|u| {
+            u.trim_matches('\'')
+                .rsplit('/')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The expected findings, each with the units it must say it is made in (`when a.cpp,c.cpp`
+/// after the aspect or chain: none, it must name none).
+fn expectations(name: &str, text: &str) -> (Vec<(Finding, Vec<String>)>, Header) {
     let mut out = Vec::new();
     let mut header = Header::default();
     for (i, line) in text.lines().enumerate() {
@@ -61,6 +86,10 @@ fn expectations(name: &str, text: &str) -> (Vec<Finding>, Header) {
             header.flags = Some(t.trim().to_string());
         }
         for spec in line.split("// expect:").skip(1) {
+            let (spec, when) = match spec.split_once(" when ") {
+                Some((s, w)) => (s, w.trim().split(',').map(String::from).collect()),
+                None => (spec, Vec::new()),
+            };
             let (head, via) = match spec.split_once(" via ") {
                 Some((h, v)) => (
                     h,
@@ -69,31 +98,70 @@ fn expectations(name: &str, text: &str) -> (Vec<Finding>, Header) {
                 None => (spec, None),
             };
             let mut words = head.split_whitespace();
-            out.push(Finding {
+            let finding = Finding {
                 file: name.to_string(),
                 line: i as u32 + 1,
                 code: words.next().expect("a code after 'expect:'").to_string(),
                 aspect: words.next().map(String::from),
                 chain: via,
-            });
+            };
+            out.push((finding, when));
         }
     }
     (out, header)
 }
 
-fn run_fixture(path: &Path) -> Result<(), String> {
-    let files = fixture_files(path);
+/// What `sycl-analyzer check DIR` reports: each finding with its chain's functions and uses,
+/// and its message.
+fn checked_project(dir: &Path) -> Vec<(Finding, Vec<String>, String)> {
+    let out = assert_cmd::Command::cargo_bin("sycl-analyzer")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "check",
+            dir.to_str().unwrap(),
+            "--format",
+            "json",
+            "--no-cache",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = |v: &serde_json::Value| v.as_str().map(String::from);
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let file = text(&d["file"]).unwrap_or_default();
+            let chain = d["chain"].as_array().map_or(Vec::new(), |c| {
+                c.iter()
+                    .map(|s| text(&s["function"]).or(text(&s["use"])).unwrap_or_default())
+                    .collect()
+            });
+            let finding = Finding {
+                file: file.rsplit('/').next().unwrap_or_default().to_string(),
+                line: d["line"].as_u64().unwrap_or(0) as u32,
+                code: text(&d["code"]).unwrap_or_default(),
+                aspect: text(&d["aspect"]),
+                chain: None,
+            };
+            (finding, chain, text(&d["message"]).unwrap_or_default())
+        })
+        .collect()
+}
+
+/// What the library reports on a fixture's files, each extracted alone.
+fn analysed_alone(
+    files: &[PathBuf],
+    targets: Option<String>,
+    flags: Option<String>,
+    path: &Path,
+) -> Vec<(Finding, Vec<String>, String)> {
     let mut sources = Vec::new();
-    let mut expected = Vec::new();
-    let mut targets = None;
-    let mut flags = None;
-    for f in &files {
+    for f in files {
         let text = std::fs::read_to_string(f).unwrap();
         let name = f.file_name().unwrap().to_string_lossy().to_string();
-        let (e, h) = expectations(&name, &text);
-        expected.extend(e);
-        targets = targets.or(h.targets);
-        flags = flags.or(h.flags);
         sources.push(SourceFile {
             path: Arc::from(name.as_str()),
             facts: Arc::new(extract(&text)),
@@ -123,7 +191,7 @@ fn run_fixture(path: &Path) -> Result<(), String> {
             units_elsewhere: false,
         },
     );
-    let actual: Vec<(Finding, Vec<String>)> = report
+    report
         .diagnostics
         .iter()
         .map(|d| {
@@ -137,22 +205,40 @@ fn run_fixture(path: &Path) -> Result<(), String> {
                         .unwrap_or_default()
                 })
                 .collect();
-            (
-                Finding {
-                    file: d.file.to_string(),
-                    line: d.pos.line,
-                    code: d.code.as_str().to_string(),
-                    aspect: d.aspect.clone(),
-                    chain: None,
-                },
-                chain,
-            )
+            let finding = Finding {
+                file: d.file.to_string(),
+                line: d.pos.line,
+                code: d.code.as_str().to_string(),
+                aspect: d.aspect.clone(),
+                chain: None,
+            };
+            (finding, chain, d.message.clone())
         })
-        .collect();
+        .collect()
+}
+
+fn run_fixture(path: &Path) -> Result<(), String> {
+    let files = fixture_files(path);
+    let mut expected = Vec::new();
+    let mut targets = None;
+    let mut flags = None;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let (e, h) = expectations(&name, &text);
+        expected.extend(e);
+        targets = targets.or(h.targets);
+        flags = flags.or(h.flags);
+    }
+    let actual = if path.join("compile_commands.json").is_file() {
+        checked_project(path)
+    } else {
+        analysed_alone(&files, targets, flags, path)
+    };
     let mut problems = Vec::new();
-    let mut unmatched: Vec<&(Finding, Vec<String>)> = actual.iter().collect();
-    for e in &expected {
-        let pos = unmatched.iter().position(|(a, _)| {
+    let mut unmatched: Vec<&(Finding, Vec<String>, String)> = actual.iter().collect();
+    for (e, when) in &expected {
+        let pos = unmatched.iter().position(|(a, _, _)| {
             a.file == e.file
                 && a.line == e.line
                 && a.code == e.code
@@ -160,7 +246,17 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         });
         match pos {
             Some(i) => {
-                let (_, chain) = unmatched.remove(i);
+                let (_, chain, message) = unmatched.remove(i);
+                if units_named(message) != *when {
+                    problems.push(format!(
+                        "{}:{}: {} made when compiled in {:?}, expected {:?}: {message}",
+                        e.file,
+                        e.line,
+                        e.code,
+                        units_named(message),
+                        when
+                    ));
+                }
                 if let Some(want) = &e.chain {
                     if want != chain {
                         problems.push(format!(
@@ -179,19 +275,14 @@ fn run_fixture(path: &Path) -> Result<(), String> {
             )),
         }
     }
-    for (a, chain) in unmatched {
-        let d = report
-            .diagnostics
-            .iter()
-            .find(|d| d.pos.line == a.line && *d.file == a.file && d.code.as_str() == a.code)
-            .unwrap();
+    for (a, chain, message) in unmatched {
         problems.push(format!(
             "{}:{}: unexpected {} {}: {} (chain {:?})",
             a.file,
             a.line,
             a.code,
             a.aspect.as_deref().unwrap_or(""),
-            d.message,
+            message,
             chain
         ));
     }

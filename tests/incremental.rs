@@ -350,3 +350,106 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
     }
     assert!(varied > 3, "the edits made per-target variants: {varied}");
 }
+
+/// A header the translation units compile with different macros (`-D` flags, a `#define` before
+/// the include): the findings of the whole are those of each unit analysed alone with the
+/// header, and the incremental analysis follows random changes of each unit's macros.
+#[test]
+fn each_translation_unit_sees_its_own_meaning_of_a_header() {
+    use sycl_analyzer::workspace::{CompileEnv, FileFlags, Sources};
+    let header = "#pragma once\n#include <sycl/sycl.hpp>\n#ifdef M1\ntypedef double r1;\n#else\ntypedef float r1;\n#endif\n#if defined(M2) && !defined(M3)\n#define R2 double\n#else\n#define R2 float\n#endif\ntemplate <typename T> void k1(sycl::queue& q, T* p) { q.single_task([=] { r1 x = p[0]; p[0] = x; }); }\ntemplate <typename T> void k2(sycl::queue& q, T* p) { q.single_task([=] { R2 x = p[0]; p[0] = x; }); }\ninline r1 twice(r1 x) { return x * 2; }\n";
+    let unit = |k: usize, defines: &str| {
+        format!("{defines}#include \"common.hpp\"\nvoid run{k}(sycl::queue& q, float* p) {{\n  k1(q, p);\n  k2(q, p);\n  q.single_task([=]() [[sycl::device_has()]] {{ p[0] = twice(p[0]); }});\n}}\n")
+    };
+    let table = DeviceTable::builtin();
+    let targets = parse_target_list("intel_gpu_dg1", table).targets;
+    let settings = Settings {
+        table,
+        targets: Some(&targets),
+        image: Default::default(),
+        units_elsewhere: false,
+    };
+    // Per unit: its `#define`d macros and its `-D` ones.
+    type Units = Vec<(Vec<&'static str>, Vec<&'static str>)>;
+    let extract = |units: &Units, only: Option<usize>| -> Vec<SourceFile> {
+        let mut texts = vec![("w/common.hpp".to_string(), header.to_string())];
+        let mut flags = Vec::new();
+        for (k, (defined, flagged)) in units.iter().enumerate() {
+            if only.is_some_and(|o| o != k) {
+                continue;
+            }
+            let defines: String = defined.iter().map(|m| format!("#define {m}\n")).collect();
+            let path = format!("w/u{k}.cpp");
+            let macros = flagged.iter().map(|m| (m.to_string(), Some("1".into())));
+            flags.push((
+                PathBuf::from(&path),
+                FileFlags {
+                    macros: macros.collect(),
+                    ..FileFlags::default()
+                },
+            ));
+            texts.push((path, unit(k, &defines)));
+        }
+        let env = CompileEnv::for_targets(Some(&targets), table, flags);
+        let paths: Vec<Arc<str>> = texts.iter().map(|t| Arc::from(t.0.as_str())).collect();
+        let sources = Sources::new(
+            &env,
+            paths.clone(),
+            texts
+                .iter()
+                .map(|t| Some(Arc::from(t.1.as_str())))
+                .collect(),
+            None,
+        );
+        (0..texts.len())
+            .map(|i| SourceFile {
+                path: paths[i].clone(),
+                facts: Arc::new(sources.extract(i, None).unwrap()),
+            })
+            .collect()
+    };
+    let found =
+        |r: &sycl_analyzer::analysis::Report| -> std::collections::BTreeSet<(String, u32, String)> {
+            r.diagnostics
+                .iter()
+                .map(|d| (d.file.to_string(), d.pos.line, format!("{:?}", d.code)))
+                .collect()
+        };
+    let macros = ["M1", "M2", "M3"];
+    let mut rng = Rng::new(11);
+    let mut units: Units = vec![(Vec::new(), Vec::new()); 4];
+    let mut analysis = Engine::new(extract(&units, None));
+    let mut varied = 0;
+    for step in 0..20 {
+        let k = rng.below(units.len() as u64) as usize;
+        let m = macros[rng.below(macros.len() as u64) as usize];
+        let list = match rng.below(2) {
+            0 => &mut units[k].0,
+            _ => &mut units[k].1,
+        };
+        match list.iter().position(|x| *x == m) {
+            Some(at) => {
+                list.remove(at);
+            }
+            None => list.push(m),
+        }
+        let files = extract(&units, None);
+        varied = varied.max(files[0].facts.preprocessor.variants.len());
+        analysis.update(files.clone());
+        let got = analysis.report(&settings);
+        let want = analyze(&files, &settings);
+        assert_eq!(
+            got.diagnostics, want.diagnostics,
+            "step {step}: incremental"
+        );
+        let mut alone = std::collections::BTreeSet::new();
+        for k in 0..units.len() {
+            alone.extend(found(&analyze(&extract(&units, Some(k)), &settings)));
+        }
+        assert_eq!(found(&want), alone, "step {step}: {units:?}");
+    }
+    assert!(
+        varied >= 2,
+        "the header had several meanings at once: {varied}"
+    );
+}

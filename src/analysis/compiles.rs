@@ -4,9 +4,17 @@
 //! files are all the same share one analysis, so a workspace without target conditionals is
 //! analysed once whatever the number of targets; the findings of several are merged, each
 //! saying which targets it holds for when not all.
+//!
+//! A header some translation units compile differently (their `-D` flags, a `#define` before
+//! the `#include`) has variants for those units too: the units that compile every such header
+//! alike are one unit group, analysed on their own. A group's analysis holds only for the files
+//! its units compile (another unit's source sees the header in the wrong meaning there), so its
+//! findings elsewhere are dropped; a finding some groups make and others do not names the units.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use super::checks::target_unsupported_message;
 use super::engine::{OneCompile, Update};
@@ -14,62 +22,133 @@ use super::matrix;
 use super::report::{
     merge_instances, sort_findings, FunctionSummary, Report, Settings, TargetCounts,
 };
-use crate::base::SourceFile;
+use crate::base::{is_header, PathIndex, SourceFile};
 use crate::devices::ResolvedTarget;
 use crate::diagnostics::{Code, Diagnostic};
+use crate::syntax::PpFacts;
 
 /// The analysis of a workspace, kept between edits (see `OneCompile` for what an edit redoes).
 pub struct Engine {
     files: Vec<SourceFile>,
+    /// The translation units of each unit group; the first group also has every unit the
+    /// others do not name (and so is the only one when no header varies by unit).
+    groups: Vec<Vec<String>>,
     compiles: Vec<Compile>,
 }
 
 struct Compile {
-    /// Canonical names of the targets compiled this way; empty when there is one compile.
+    /// Canonical names of the targets compiled this way; empty: every target.
     targets: Vec<String>,
+    /// Its unit group.
+    group: usize,
     analysis: OneCompile,
 }
 
-/// The files of each distinct device compile: the targets and the file set, substituting each
-/// file's variant for those targets.
-pub(super) fn split(files: &[SourceFile]) -> Vec<(Vec<String>, Vec<SourceFile>)> {
+/// The files of one distinct device compile: for `targets` (none: all) in the units of
+/// `group`, each varying file's variant for those substituted.
+pub(super) struct CompileSet {
+    pub targets: Vec<String>,
+    pub group: usize,
+    pub files: Vec<SourceFile>,
+}
+
+/// The unit groups (as `Engine::groups`) and the compiles of each, group by group.
+pub(super) struct Split {
+    pub groups: Vec<Vec<String>>,
+    pub compiles: Vec<CompileSet>,
+}
+
+/// Which facts a file has in the compile of `target` in translation unit `unit` (`None`: a
+/// unit no variant names): 0 its own, `k + 1` its variant `k`.
+fn meaning(pp: &PpFacts, target: &str, unit: Option<&str>) -> usize {
+    let fits = |v: &crate::syntax::TargetVariant| {
+        v.targets.is_empty() || v.targets.iter().any(|t| t == target)
+    };
+    let of_unit = unit.and_then(|u| {
+        pp.variants
+            .iter()
+            .position(|v| v.units.iter().any(|x| x == u) && fits(v))
+    });
+    of_unit
+        .or_else(|| {
+            pp.variants
+                .iter()
+                .position(|v| v.units.is_empty() && !v.targets.is_empty() && fits(v))
+        })
+        .map_or(0, |k| k + 1)
+}
+
+/// The distinct device compiles of `files`: per unit group, per set of targets whose files are
+/// the same, the file set with each varying file's variant substituted.
+pub(super) fn split(files: &[SourceFile]) -> Split {
     let varying: Vec<usize> = (0..files.len())
         .filter(|&i| !files[i].facts.preprocessor.variants.is_empty())
         .collect();
     if varying.is_empty() {
-        return vec![(Vec::new(), files.to_vec())];
+        return Split {
+            groups: vec![Vec::new()],
+            compiles: vec![CompileSet {
+                targets: Vec::new(),
+                group: 0,
+                files: files.to_vec(),
+            }],
+        };
     }
-    // Per target, in order of first mention, which variant of each varying file it compiles.
-    let mut signatures: Vec<(String, Vec<usize>)> = Vec::new();
-    for (k, &i) in varying.iter().enumerate() {
+    // The targets and units the variants name, in order of first mention; `""` stands for
+    // every target when none varies, `None` for the units no variant names.
+    let mut targets: Vec<&str> = Vec::new();
+    let mut units: Vec<Option<&str>> = vec![None];
+    for &i in &varying {
         let pp = &files[i].facts.preprocessor;
-        let lists = std::iter::once(&pp.targets).chain(pp.variants.iter().map(|v| &v.targets));
-        for (variant, targets) in lists.enumerate() {
-            for t in targets {
-                let at = match signatures.iter().position(|(n, _)| n == t) {
-                    Some(at) => at,
-                    None => {
-                        signatures.push((t.clone(), vec![0; varying.len()]));
-                        signatures.len() - 1
-                    }
-                };
-                signatures[at].1[k] = variant;
+        for t in pp
+            .targets
+            .iter()
+            .chain(pp.variants.iter().flat_map(|v| &v.targets))
+        {
+            if !targets.contains(&t.as_str()) {
+                targets.push(t);
+            }
+        }
+        for u in pp.variants.iter().flat_map(|v| &v.units) {
+            if !units.contains(&Some(u.as_str())) {
+                units.push(Some(u));
             }
         }
     }
-    let mut groups: Vec<(Vec<String>, Vec<usize>)> = Vec::new();
-    for (t, sig) in signatures {
-        match groups.iter_mut().find(|(_, s)| *s == sig) {
-            Some(g) => g.0.push(t),
-            None => groups.push((vec![t], sig)),
+    if targets.is_empty() {
+        targets.push("");
+    }
+    let signature = |u: Option<&str>, t: &str| -> Vec<usize> {
+        varying
+            .iter()
+            .map(|&i| meaning(&files[i].facts.preprocessor, t, u))
+            .collect()
+    };
+    // Units that compile every varying file alike for every target are one group.
+    let mut groups: Vec<(Vec<Vec<usize>>, Vec<String>)> = Vec::new();
+    for u in units {
+        let sig: Vec<Vec<usize>> = targets.iter().map(|t| signature(u, t)).collect();
+        let name = u.map(String::from);
+        match groups.iter_mut().find(|g| g.0 == sig) {
+            Some(g) => g.1.extend(name),
+            None => groups.push((sig, name.into_iter().collect())),
         }
     }
-    if groups.len() < 2 {
-        return vec![(Vec::new(), files.to_vec())];
-    }
-    groups
-        .into_iter()
-        .map(|(targets, sig)| {
+    let mut out = Split {
+        groups: Vec::new(),
+        compiles: Vec::new(),
+    };
+    for (g, (sigs, members)) in groups.into_iter().enumerate() {
+        out.groups.push(members);
+        let mut by_sig: Vec<(Vec<String>, &Vec<usize>)> = Vec::new();
+        for (t, sig) in targets.iter().zip(&sigs) {
+            match by_sig.iter_mut().find(|(_, s)| *s == sig) {
+                Some(b) => b.0.push(t.to_string()),
+                None => by_sig.push((vec![t.to_string()], sig)),
+            }
+        }
+        let every = by_sig.len() == 1;
+        for (ts, sig) in by_sig {
             let mut set = files.to_vec();
             for (k, &i) in varying.iter().enumerate() {
                 if sig[k] > 0 {
@@ -78,49 +157,66 @@ pub(super) fn split(files: &[SourceFile]) -> Vec<(Vec<String>, Vec<SourceFile>)>
                         .clone();
                 }
             }
-            (targets, set)
-        })
-        .collect()
+            out.compiles.push(CompileSet {
+                targets: if every { Vec::new() } else { ts },
+                group: g,
+                files: set,
+            });
+        }
+    }
+    out
 }
 
 impl Engine {
     pub fn new(files: Vec<SourceFile>) -> Self {
-        let mut parts = split(&files).into_iter();
-        let (targets, set) = parts.next().expect("one compile at least");
+        let Split { groups, compiles } = split(&files);
+        let mut parts = compiles.into_iter();
+        let c = parts.next().expect("one compile at least");
         let first = Compile {
-            targets,
-            analysis: OneCompile::new(set),
+            targets: c.targets,
+            group: c.group,
+            analysis: OneCompile::new(c.files),
         };
         // The other compiles differ in a few files: each starts from the first and re-reads
         // what those files change, as an edit would.
         let rest: Vec<Compile> = parts
-            .map(|(targets, set)| {
+            .map(|c| {
                 let mut analysis = first.analysis.clone();
-                analysis.update(set);
-                Compile { targets, analysis }
+                analysis.update(c.files);
+                Compile {
+                    targets: c.targets,
+                    group: c.group,
+                    analysis,
+                }
             })
             .collect();
         let mut compiles = vec![first];
         compiles.extend(rest);
-        Engine { files, compiles }
+        Engine {
+            files,
+            groups,
+            compiles,
+        }
     }
 
     /// Moves to a new set of files. Files are compared by their facts' identity (`Arc`), so a
     /// caller passes the facts it already gave for files that did not change.
     pub fn update(&mut self, files: Vec<SourceFile>) -> Update {
         let parts = split(&files);
-        let same = parts.len() == self.compiles.len()
+        let same = parts.groups == self.groups
+            && parts.compiles.len() == self.compiles.len()
             && parts
+                .compiles
                 .iter()
                 .zip(&self.compiles)
-                .all(|((t, _), c)| *t == c.targets);
+                .all(|(p, c)| p.targets == c.targets && p.group == c.group);
         if !same {
             *self = Self::new(files);
             return Update::Full;
         }
         let mut out = Update::Unchanged;
-        for ((_, set), c) in parts.into_iter().zip(&mut self.compiles) {
-            out = out.merge(c.analysis.update(set));
+        for (p, c) in parts.compiles.into_iter().zip(&mut self.compiles) {
+            out = out.merge(c.analysis.update(p.files));
         }
         self.files = files;
         out
@@ -131,7 +227,7 @@ impl Engine {
     }
 
     /// How many device compiles are analysed (1 unless some file compiles differently for some
-    /// targets).
+    /// targets or translation units).
     pub fn compile_count(&self) -> usize {
         self.compiles.len()
     }
@@ -142,6 +238,21 @@ impl Engine {
         self.report_for(settings, |_| true)
     }
 
+    /// The compiles that answer: all with targets, else the first of each unit group (the
+    /// others differ only for targets not asked about).
+    fn answering(&self, with_targets: bool) -> Vec<usize> {
+        (0..self.compiles.len())
+            .filter(|&k| {
+                with_targets
+                    || self
+                        .compiles
+                        .iter()
+                        .position(|c| c.group == self.compiles[k].group)
+                        == Some(k)
+            })
+            .collect()
+    }
+
     /// The same, with summaries only for the files `summarize` accepts (an editor needs them
     /// for its open documents only).
     pub fn report_for(&mut self, settings: &Settings, summarize: impl Fn(&str) -> bool) -> Report {
@@ -150,29 +261,157 @@ impl Engine {
             .iter()
             .filter(|f| !f.facts.preprocessor.variants.is_empty())
             .count();
-        let (Some(all), true) = (settings.targets, self.compiles.len() > 1) else {
+        let answering = self.answering(settings.targets.is_some());
+        if answering.len() == 1 {
             let mut report = self.compiles[0].analysis.report_for(settings, &summarize);
             report.stats.varying_files = varying;
             merge_instances(&mut report.diagnostics);
             return report;
-        };
-        let mut reports: Vec<(Vec<String>, Report)> = Vec::new();
-        for k in 0..self.compiles.len() {
-            let mine = self.targets_of(k, all);
+        }
+        let mine: Vec<Option<Vec<ResolvedTarget>>> = answering
+            .iter()
+            .map(|&k| settings.targets.map(|all| self.targets_of(k, all)))
+            .collect();
+        let units = (self.groups.len() > 1).then(|| UnitMap::new(&self.files, &self.groups));
+        let mut reports: Vec<Made> = Vec::new();
+        for (&k, mine) in answering.iter().zip(&mine) {
             let c = &mut self.compiles[k];
-            let names = mine.iter().map(|t| t.canonical.clone()).collect();
             let s = Settings {
                 table: settings.table,
-                targets: Some(&mine),
+                targets: mine.as_deref(),
                 image: settings.image,
                 units_elsewhere: settings.units_elsewhere,
             };
-            reports.push((names, c.analysis.report_for(&s, &summarize)));
+            let mut report = c.analysis.report_for(&s, &summarize);
+            if let Some(u) = &units {
+                u.keep(&mut report, c.group);
+            }
+            reports.push(Made {
+                targets: mine
+                    .as_ref()
+                    .map(|m| m.iter().map(|t| t.canonical.clone()).collect()),
+                group: c.group,
+                report,
+            });
         }
-        let mut report = merge(reports, self.files.len());
+        let mut report = merge(reports, self.files.len(), units.as_ref());
         report.stats.varying_files = varying;
         merge_instances(&mut report.diagnostics);
         report
+    }
+}
+
+/// One compile's report, with its targets (`None`: every target, none configured) and unit
+/// group.
+struct Made {
+    targets: Option<Vec<String>>,
+    group: usize,
+    report: Report,
+}
+
+/// Which translation units compile each file, when a header means different things in
+/// different units. A unit is a source file no workspace file includes.
+struct UnitMap<'f> {
+    files: &'f [SourceFile],
+    index: FxHashMap<&'f str, usize>,
+    /// Per file, the units that compile it.
+    compilers: Vec<Vec<u32>>,
+    /// Per file, its unit group when it is a named unit (else the first).
+    group_of: Vec<usize>,
+}
+
+impl<'f> UnitMap<'f> {
+    fn new(files: &'f [SourceFile], groups: &[Vec<String>]) -> Self {
+        let paths = PathIndex::new(files.iter().map(|f| &*f.path));
+        // Every variant's includes too: a unit may include more in some meaning.
+        let direct: Vec<Vec<u32>> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let pp = &f.facts.preprocessor;
+                let mut out: Vec<u32> = std::iter::once(&f.facts)
+                    .chain(pp.variants.iter().map(|v| &v.facts))
+                    .flat_map(|facts| &facts.includes)
+                    .filter_map(|inc| paths.resolve(i as u32, inc, &[]))
+                    .filter(|&j| j as usize != i)
+                    .collect();
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        let mut included = vec![false; files.len()];
+        for &j in direct.iter().flatten() {
+            included[j as usize] = true;
+        }
+        let mut compilers: Vec<Vec<u32>> = vec![Vec::new(); files.len()];
+        for u in (0..files.len()).filter(|&u| !included[u] && !is_header(&files[u].path)) {
+            let mut seen = vec![u as u32];
+            let mut stack = vec![u as u32];
+            while let Some(f) = stack.pop() {
+                compilers[f as usize].push(u as u32);
+                for &g in &direct[f as usize] {
+                    if !seen.contains(&g) {
+                        seen.push(g);
+                        stack.push(g);
+                    }
+                }
+            }
+        }
+        let index: FxHashMap<&str, usize> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (&*f.path, i))
+            .collect();
+        let mut group_of = vec![0; files.len()];
+        for (g, units) in groups.iter().enumerate() {
+            for u in units {
+                if let Some(&i) = index.get(u.as_str()) {
+                    group_of[i] = g;
+                }
+            }
+        }
+        UnitMap {
+            files,
+            index,
+            compilers,
+            group_of,
+        }
+    }
+
+    /// Whether a unit of `group` compiles `file` (a file no unit compiles is the first
+    /// group's: headers checked on their own).
+    fn compiles(&self, group: usize, file: &str) -> bool {
+        let units = self
+            .index
+            .get(file)
+            .map_or(&[][..], |&f| &self.compilers[f]);
+        match units.is_empty() {
+            true => group == 0,
+            false => units.iter().any(|&u| self.group_of[u as usize] == group),
+        }
+    }
+
+    /// The units of `groups` that compile `file`, by path.
+    fn units(&self, groups: &[usize], file: &str) -> Vec<&'f str> {
+        let units = self
+            .index
+            .get(file)
+            .map_or(&[][..], |&f| &self.compilers[f]);
+        let mut out: Vec<&str> = units
+            .iter()
+            .filter(|&&u| groups.contains(&self.group_of[u as usize]))
+            .map(|&u| &*self.files[u as usize].path)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Drops what `report` (the analysis of unit group `group`) says of files none of the
+    /// group's units compiles: they were analysed with another unit's meaning of a header.
+    fn keep(&self, report: &mut Report, group: usize) {
+        report.diagnostics.retain(|d| self.compiles(group, &d.file));
+        report.summaries.retain(|s| self.compiles(group, &s.file));
     }
 }
 
@@ -180,14 +419,19 @@ impl Engine {
 type FindingKey = (Arc<str>, usize, usize, String, String, String, String);
 
 impl Engine {
-    /// The targets of `all` that compile `k` answers for: its own, and for the first one those
-    /// the facts do not know yet (settings changed before the files were preprocessed again).
+    /// The targets of `all` that compile `k` answers for: every one when it is its unit
+    /// group's only compile, else its own, and for the group's first those the facts do not
+    /// know yet (settings changed before the files were preprocessed again).
     fn targets_of(&self, k: usize, all: &[ResolvedTarget]) -> Vec<ResolvedTarget> {
-        let known = |t: &String| self.compiles.iter().any(|c| c.targets.contains(t));
+        let me = &self.compiles[k];
+        if me.targets.is_empty() {
+            return all.to_vec();
+        }
+        let group = || self.compiles.iter().filter(|c| c.group == me.group);
+        let first = self.compiles.iter().position(|c| c.group == me.group) == Some(k);
+        let known = |t: &String| group().any(|c| c.targets.contains(t));
         all.iter()
-            .filter(|t| {
-                self.compiles[k].targets.contains(&t.canonical) || (k == 0 && !known(&t.canonical))
-            })
+            .filter(|t| me.targets.contains(&t.canonical) || (first && !known(&t.canonical)))
             .cloned()
             .collect()
     }
@@ -201,6 +445,7 @@ impl Engine {
     pub fn matrix_of(&self, settings: &Settings, wanted: &dyn Fn(&str) -> bool) -> matrix::Matrix {
         let all = settings.targets.unwrap_or_default();
         let order: Vec<String> = all.iter().map(|t| t.canonical.clone()).collect();
+        let units = (self.groups.len() > 1).then(|| UnitMap::new(&self.files, &self.groups));
         let parts = self
             .compiles
             .iter()
@@ -214,52 +459,115 @@ impl Engine {
                     image: settings.image,
                     units_elsewhere: settings.units_elsewhere,
                 };
-                (names, c.analysis.matrix_rows(&s, wanted))
+                let wanted =
+                    |f: &str| wanted(f) && units.as_ref().is_none_or(|u| u.compiles(c.group, f));
+                (names, c.analysis.matrix_rows(&s, &wanted))
             })
             .collect();
         matrix::merge(&order, parts)
     }
 }
 
-/// One report from those of the compiles (with their targets).
-fn merge(reports: Vec<(Vec<String>, Report)>, files: usize) -> Report {
-    let compiles = reports.len();
+/// One report from those of the compiles.
+fn merge(reports: Vec<Made>, files: usize, units: Option<&UnitMap>) -> Report {
     let mut out = Report::default();
     out.stats.files = files;
-    out.stats.device_compiles = compiles;
-    for (targets, report) in &reports {
-        out.stats.functions = out.stats.functions.max(report.stats.functions);
-        out.stats.kernels = out.stats.kernels.max(report.stats.kernels);
-        out.per_target.extend(targets.iter().map(|t| TargetCounts {
-            target: t.clone(),
-            functions: report.stats.functions,
-            kernels: report.stats.kernels,
-        }));
+    out.stats.device_compiles = reports.len();
+    for m in &reports {
+        let r = &m.report;
+        out.stats.functions = out.stats.functions.max(r.stats.functions);
+        out.stats.kernels = out.stats.kernels.max(r.stats.kernels);
+        for t in m.targets.iter().flatten() {
+            match out.per_target.iter_mut().find(|p| p.target == *t) {
+                Some(p) => {
+                    p.functions = p.functions.max(r.stats.functions);
+                    p.kernels = p.kernels.max(r.stats.kernels);
+                }
+                None => out.per_target.push(TargetCounts {
+                    target: t.clone(),
+                    functions: r.stats.functions,
+                    kernels: r.stats.kernels,
+                }),
+            }
+        }
     }
     let found = same_findings(
         reports
             .iter()
             .enumerate()
-            .flat_map(|(k, (_, r))| r.diagnostics.iter().map(move |d| (k, d.clone()))),
+            .flat_map(|(k, m)| m.report.diagnostics.iter().map(move |d| (k, d.clone()))),
     );
     for (mut d, ks) in found {
-        if d.code != Code::TargetUnsupportedAspect
-            && d.code != Code::TargetUnsupportedSubGroupSize
-            && ks.len() < compiles
-        {
-            d.targets = ks.iter().flat_map(|&k| reports[k].0.clone()).collect();
-            let quoted: Vec<String> = d.targets.iter().map(|t| format!("'{t}'")).collect();
+        let aot = d.code == Code::TargetUnsupportedAspect
+            || d.code == Code::TargetUnsupportedSubGroupSize;
+        let (units, targets) = made_in(&reports, &ks, &d.file, units);
+        if let Some(units) = units {
+            let quoted: Vec<String> = units.iter().map(|u| format!("'{u}'")).collect();
+            d.message = format!("{} (when compiled in {})", d.message, quoted.join(", "));
+        }
+        if let (Some(targets), false) = (targets, aot) {
+            let quoted: Vec<String> = targets.iter().map(|t| format!("'{t}'")).collect();
             d.message = format!(
                 "{} (in the device compile for {})",
                 d.message,
                 quoted.join(", ")
             );
+            d.targets = targets;
         }
         out.diagnostics.push(d);
     }
     sort_findings(&mut out.diagnostics);
-    out.summaries = same_summaries(reports.into_iter().flat_map(|(_, r)| r.summaries));
+    out.summaries = same_summaries(reports.into_iter().flat_map(|m| m.report.summaries));
     out
+}
+
+/// Where a finding of `file` made by compiles `ks` holds when not in every compile that
+/// analyses `file`: the translation units (when some unit group that compiles `file` did not
+/// make it), the targets (when some target's compile did not).
+fn made_in(
+    reports: &[Made],
+    ks: &[usize],
+    file: &str,
+    units: Option<&UnitMap>,
+) -> (Option<Vec<String>>, Option<Vec<String>>) {
+    let analysing: Vec<usize> = (0..reports.len())
+        .filter(|&k| units.is_none_or(|u| u.compiles(reports[k].group, file)))
+        .collect();
+    let groups = |ks: &mut dyn Iterator<Item = &usize>| -> Vec<usize> {
+        let mut g: Vec<usize> = ks.map(|&k| reports[k].group).collect();
+        g.sort_unstable();
+        g.dedup();
+        g
+    };
+    let made_groups = groups(&mut ks.iter());
+    let unit_names = match (units, made_groups != groups(&mut analysing.iter())) {
+        (Some(u), true) => Some(
+            u.units(&made_groups, file)
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        ),
+        _ => None,
+    };
+    // `None` in a set of targets: every target.
+    let targets_of = |ks: &mut dyn Iterator<Item = &usize>| -> Option<Vec<String>> {
+        let mut out: Vec<String> = Vec::new();
+        for &k in ks {
+            for t in reports[k].targets.as_ref()? {
+                if !out.contains(t) {
+                    out.push(t.clone());
+                }
+            }
+        }
+        Some(out)
+    };
+    let made = targets_of(&mut ks.iter());
+    let all = targets_of(&mut analysing.iter());
+    let target_names = match (made, all) {
+        (Some(made), Some(all)) if made.len() < all.len() => Some(made),
+        _ => None,
+    };
+    (unit_names, target_names)
 }
 
 /// Findings that are one (`FindingKey`), with the sources (compiles) that made each: an AOT
@@ -268,6 +576,8 @@ pub(super) fn same_findings(
     all: impl Iterator<Item = (usize, Diagnostic)>,
 ) -> Vec<(Diagnostic, Vec<usize>)> {
     let mut found: Vec<(Diagnostic, Vec<usize>)> = Vec::new();
+    // AOT findings that took another's targets: their message is written again.
+    let mut joined: Vec<bool> = Vec::new();
     let mut by_key: BTreeMap<FindingKey, usize> = BTreeMap::new();
     for (k, d) in all {
         // An AOT finding names its targets: one per function and aspect, their targets
@@ -295,16 +605,20 @@ pub(super) fn same_findings(
                 for t in &d.targets {
                     if !kept.targets.contains(t) {
                         kept.targets.push(t.clone());
+                        joined[at] = true;
                     }
                 }
             }
             None => {
                 by_key.insert(key, found.len());
                 found.push((d, vec![k]));
+                joined.push(false);
             }
         }
     }
-    for (d, _) in &mut found {
+    // Only those: a message that holds already keeps what was added to it (the other
+    // instances of a template, the units it is made in).
+    for ((d, _), _) in found.iter_mut().zip(&joined).filter(|(_, j)| **j) {
         if d.code == Code::TargetUnsupportedAspect {
             let kind = if d.message.starts_with("kernel ") {
                 "kernel"

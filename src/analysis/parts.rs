@@ -31,7 +31,7 @@ use crate::syntax::{FileFacts, KernelRef};
 pub fn parts(files: &[SourceFile]) -> Vec<Vec<usize>> {
     let n = files.len();
     let mut sets = UnionFind::new(n);
-    for (_, set) in compiles::split(files) {
+    for set in compiles::split(files).compiles.into_iter().map(|c| c.files) {
         let tagged = set.iter().any(|f| {
             f.facts
                 .aliases
@@ -141,7 +141,12 @@ pub fn analyze_parts(
             Engine::new(set).report(settings)
         })
         .collect();
-    let compiles = compiles::split(files).len();
+    // The analyses the whole makes: per compile with targets, else per unit group.
+    let split = compiles::split(files);
+    let compiles = match settings.targets {
+        Some(_) => split.compiles.len(),
+        None => split.groups.len(),
+    };
     let mut out = Report::default();
     count_functions(&mut out, &reports);
     let (diagnostics, summaries): (Vec<_>, Vec<_>) = reports
@@ -150,7 +155,7 @@ pub fn analyze_parts(
         .unzip();
     let diagnostics = diagnostics.into_iter().flatten();
     let summaries = summaries.into_iter().flatten();
-    if settings.targets.is_some() && compiles > 1 {
+    if compiles > 1 {
         // As the whole's compiles are merged (`compiles::merge`): a batch may have had one.
         out.diagnostics = compiles::same_findings(diagnostics.map(|d| (0, d)))
             .into_iter()
@@ -172,11 +177,7 @@ pub fn analyze_parts(
     }
     sort_findings(&mut out.diagnostics);
     out.stats.files = files.len();
-    out.stats.device_compiles = if settings.targets.is_some() {
-        compiles
-    } else {
-        1
-    };
+    out.stats.device_compiles = compiles;
     out.stats.varying_files = files
         .iter()
         .filter(|f| !f.facts.preprocessor.variants.is_empty())

@@ -318,14 +318,20 @@ pub struct PpFacts {
     pub target_dependent: bool,
     /// When the file compiles differently for some targets: the targets these facts are
     /// those of, and the facts of the others (`variants`). Empty: the same for every target.
+    /// A header that compiles differently in some of the translation units including it has
+    /// variants for those units; these facts are its first source includer's.
     pub targets: Vec<String>,
     pub variants: Vec<TargetVariant>,
 }
 
-/// A file's facts in the device compiles of some targets.
+/// A file's facts in the device compiles of some targets (none: every target), for some
+/// translation units (none: those no other variant names).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TargetVariant {
     pub targets: Vec<String>,
+    /// The source files (paths as the workspace's) that include this file where the macros it
+    /// reads differ from its first source includer's.
+    pub units: Vec<String>,
     pub facts: std::sync::Arc<FileFacts>,
 }
 
@@ -497,6 +503,7 @@ impl FileFacts {
                     .iter()
                     .map(|v| TargetVariant {
                         targets: v.targets.clone(),
+                        units: v.units.clone(),
                         facts: std::sync::Arc::new(v.facts.outline()),
                     })
                     .collect(),

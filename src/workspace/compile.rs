@@ -495,7 +495,9 @@ impl<'e> Sources<'e> {
 
     /// The facts of file `i`, preprocessed as it is compiled. A file whose preprocessing read a
     /// macro that differs between the targets' device compiles is preprocessed again for each
-    /// other compile; the facts of a compile whose text differs are its `variants`.
+    /// other compile; the facts of a compile whose text differs are its `variants`. So is a
+    /// header compiled differently by another translation unit that includes it (`-D` flags, a
+    /// `#define` before the `#include`): those units' facts are variants too (`units`).
     pub fn extract(
         &self,
         i: usize,
@@ -509,38 +511,65 @@ impl<'e> Sources<'e> {
             sources: self,
             dirs: self.dirs(unit),
         };
+        let others = if chain.len() > 1 {
+            self.other_units(i, unit)
+        } else {
+            Vec::new()
+        };
         let t = std::time::Instant::now();
-        let (first, macros) = self.preprocess(i, text, &chain, &includes, 0);
+        let mut entry = self.start(&chain, &includes, 0);
+        let entry_dependent = entry.read_watched();
+        // What the header reads of its includer's macros, to compare the other units on.
+        if !others.is_empty() {
+            entry.record_reads();
+        }
+        let (first, mut macros) = self.preprocess_from(i, text, entry, &includes);
+        let reads = match others.is_empty() {
+            true => Vec::new(),
+            false => macros.recorded_reads(),
+        };
         tracing::trace!(elapsed = ?t.elapsed(), "preprocess");
+        let key0 = first.1;
         let trees = self.trees.as_deref().map(|t| (t, &self.paths[i]));
         let mut facts = syntax::extract_preprocessed_with(text, first.0, budget, trees)?;
-        facts.preprocessor.target_dependent = macros.read_watched();
-        if facts.preprocessor.target_dependent && self.env.compile_count() > 1 {
-            // (text and skipped regions, targets, facts); the first is `facts` itself.
-            let mut seen: Vec<(u64, Vec<String>, Option<FileFacts>)> =
-                vec![(first.1, self.env.compile_targets(0).to_vec(), None)];
-            for c in 1..self.env.compile_count() {
-                let targets = self.env.compile_targets(c);
-                let ((pre, key), _) = self.preprocess(i, text, &chain, &includes, c);
-                match seen.iter_mut().find(|s| s.0 == key) {
-                    Some(s) => s.1.extend(targets.iter().cloned()),
-                    None => {
-                        let mut f = syntax::extract_preprocessed(text, pre, budget)?;
-                        f.preprocessor.target_dependent = true;
-                        seen.push((key, targets.to_vec(), Some(f)));
-                    }
-                }
-            }
-            if seen.len() > 1 {
-                let mut seen = seen.into_iter();
-                facts.preprocessor.targets = seen.next().map(|s| s.1).unwrap_or_default();
-                facts.preprocessor.variants = seen
-                    .map(|(_, targets, f)| crate::syntax::TargetVariant {
-                        targets,
-                        facts: Arc::new(f.unwrap_or_default()),
-                    })
+        let dependent = macros.read_watched();
+        facts.preprocessor.target_dependent = dependent;
+        let per = self.per_compile(i, text, &chain, &includes, (key0, None), dependent);
+        let keys: Vec<u64> = per.iter().map(|p| p.0).collect();
+        let seen = self.meanings(text, per, budget)?;
+        if seen.len() > 1 {
+            let mut seen = seen.into_iter();
+            facts.preprocessor.targets = seen.next().map(|s| s.1).unwrap_or_default();
+            facts.preprocessor.variants = seen
+                .map(|(_, targets, f)| crate::syntax::TargetVariant {
+                    targets,
+                    units: Vec::new(),
+                    facts: Arc::new(f.unwrap_or_default()),
+                })
+                .collect();
+        }
+        if !others.is_empty() {
+            let first = FirstReading {
+                reads,
+                dirs: includes.dirs,
+                entry_dependent,
+                keys,
+            };
+            let variants = self.unit_variants(i, text, &others, &first, budget)?;
+            if !variants.is_empty() {
+                let units: Vec<&str> = variants
+                    .iter()
+                    .flat_map(|v| &v.units)
+                    .map(|u| &**u)
                     .collect();
+                tracing::debug!(
+                    file = &*self.paths[i],
+                    examined = others.len(),
+                    ?units,
+                    "another meaning in other units"
+                );
             }
+            facts.preprocessor.variants.extend(variants);
         }
         let forced = self.forced(self.env.flags(Path::new(&*self.paths[unit])));
         let mut deps: Vec<String> = forced
@@ -548,6 +577,20 @@ impl<'e> Sources<'e> {
             .chain(chain[..chain.len() - 1].iter().map(|(f, _)| f))
             .map(|f| self.paths[*f].to_string())
             .collect();
+        // Another unit's text and flags decide what this file means there.
+        for other in &others {
+            let flags = self.env.flags(Path::new(&*self.paths[other[0].0]));
+            for f in self
+                .forced(flags)
+                .into_iter()
+                .chain(other.iter().map(|s| s.0))
+            {
+                let d = &self.paths[f];
+                if f != i && !deps.iter().any(|x| **x == **d) {
+                    deps.push(d.to_string());
+                }
+            }
+        }
         for d in std::mem::take(&mut facts.preprocessor.deps) {
             if !deps.contains(&d) && *d != *self.paths[i] {
                 deps.push(d);
@@ -556,6 +599,163 @@ impl<'e> Sources<'e> {
         facts.preprocessor.env_key = self.env_key(&deps).unwrap_or(0);
         facts.preprocessor.deps = deps;
         Ok(facts)
+    }
+
+    /// The translation units other than `unit` that compile file `i` (source files nothing
+    /// includes), nearest first, each with its includer chain down to `i` (as `chain`'s). At
+    /// most `MAX_UNITS`: a header most of a large project includes is compared with those.
+    fn other_units(&self, i: usize, unit: usize) -> Vec<Vec<(usize, usize)>> {
+        // Per file reached, the file it includes on the way to `i` and where.
+        let mut step: FxHashMap<usize, (usize, usize)> = FxHashMap::default();
+        step.insert(i, (i, 0));
+        let mut queue = std::collections::VecDeque::from([i]);
+        let mut out = Vec::new();
+        while let Some(f) = queue.pop_front() {
+            let ins = self.includers_of(f);
+            if ins.is_empty() && f != i && f != unit && !is_header(&self.paths[f]) {
+                out.push(Self::chain_down(f, i, &step));
+                if out.len() == MAX_UNITS {
+                    break;
+                }
+            }
+            for &(g, at) in ins {
+                if let std::collections::hash_map::Entry::Vacant(e) = step.entry(g as usize) {
+                    e.insert((f, at));
+                    queue.push_back(g as usize);
+                }
+            }
+        }
+        out
+    }
+
+    /// The chain from `top` down to `i` along `step`.
+    fn chain_down(
+        top: usize,
+        i: usize,
+        step: &FxHashMap<usize, (usize, usize)>,
+    ) -> Vec<(usize, usize)> {
+        let mut chain = Vec::new();
+        let mut at = top;
+        while at != i {
+            let (next, offset) = step[&at];
+            chain.push((at, offset));
+            at = next;
+        }
+        chain.push((i, 0));
+        chain
+    }
+
+    /// File `i` from `chain` in every device compile, given its reading in compile 0: per
+    /// compile, the key of the compiled text and the text where the key is new. A reading that
+    /// looked up no per-target macro is the same in every compile.
+    fn per_compile(
+        &self,
+        i: usize,
+        text: &str,
+        chain: &[(usize, usize)],
+        includes: &FileIncludes,
+        first: (u64, Option<pp::Preprocessed>),
+        dependent: bool,
+    ) -> PerCompile {
+        let key0 = first.0;
+        let mut out = vec![first];
+        for c in 1..self.env.compile_count() {
+            if !dependent {
+                out.push((key0, None));
+                continue;
+            }
+            let ((pre, key), _) = self.preprocess(i, text, chain, includes, c);
+            let new = !out.iter().any(|o| o.0 == key);
+            out.push((key, new.then_some(pre)));
+        }
+        out
+    }
+
+    /// The distinct texts of `per` in order, each with the targets of the compiles that
+    /// compile it and its facts (`None` for a text that came without: extracted already).
+    fn meanings(
+        &self,
+        text: &str,
+        per: PerCompile,
+        budget: Option<std::time::Duration>,
+    ) -> Result<Vec<Meaning>, String> {
+        let mut seen: Vec<Meaning> = Vec::new();
+        for (c, (key, pre)) in per.into_iter().enumerate() {
+            let targets = self.env.compile_targets(c);
+            match seen.iter_mut().find(|s| s.0 == key) {
+                Some(s) => s.1.extend(targets.iter().cloned()),
+                None => {
+                    let facts = match pre {
+                        Some(pre) => Some(syntax::extract_preprocessed(text, pre, budget)?),
+                        None => None,
+                    };
+                    seen.push((key, targets.to_vec(), facts));
+                }
+            }
+        }
+        Ok(seen)
+    }
+
+    /// The variants of header `i` in the translation units `others`, beside its first source
+    /// includer's reading (`first`). A unit whose macros where it includes the header agree
+    /// on every name that reading looked up, with the same `-I` directories, compiles the same
+    /// text; the others are preprocessed again, and grouped by the texts they compile.
+    fn unit_variants(
+        &self,
+        i: usize,
+        text: &str,
+        others: &[Vec<(usize, usize)>],
+        first: &FirstReading,
+        budget: Option<std::time::Duration>,
+    ) -> Result<Vec<crate::syntax::TargetVariant>, String> {
+        // Per compile the key of the text, the units, their meanings.
+        type Group = (Vec<u64>, Vec<String>, Vec<Meaning>);
+        let mut groups: Vec<Group> = Vec::new();
+        for chain in others {
+            let u = chain[0].0;
+            let includes = FileIncludes {
+                sources: self,
+                dirs: self.dirs(u),
+            };
+            let entry = self.start(chain, &includes, 0);
+            // Entries compared in compile 0 only say nothing of the others when one of them
+            // looked up a per-target macro.
+            let per_target =
+                self.env.compile_count() > 1 && (first.entry_dependent || entry.read_watched());
+            let agree = includes.dirs == first.dirs
+                && first
+                    .reads
+                    .iter()
+                    .all(|(n, v)| pp::memo::same(&entry.peek(n), v));
+            if agree && !per_target {
+                continue;
+            }
+            let ((pre, key), macros) = self.preprocess_from(i, text, entry, &includes);
+            let dependent = macros.read_watched();
+            let per = self.per_compile(i, text, chain, &includes, (key, Some(pre)), dependent);
+            let keys: Vec<u64> = per.iter().map(|p| p.0).collect();
+            if keys == first.keys {
+                continue;
+            }
+            let unit = self.paths[u].to_string();
+            match groups.iter_mut().find(|g| g.0 == keys) {
+                Some(g) => g.1.push(unit),
+                None => groups.push((keys, vec![unit], self.meanings(text, per, budget)?)),
+            }
+        }
+        let mut out = Vec::new();
+        for (_, units, seen) in groups {
+            // The same text in every compile: one variant for every target.
+            let every = seen.len() == 1;
+            for (_, targets, facts) in seen {
+                out.push(crate::syntax::TargetVariant {
+                    targets: if every { Vec::new() } else { targets },
+                    units: units.clone(),
+                    facts: Arc::new(facts.unwrap_or_default()),
+                });
+            }
+        }
+        Ok(out)
     }
 
     /// The workspace files `-include` names (those outside it are not read, as system headers).
@@ -587,7 +787,18 @@ impl<'e> Sources<'e> {
         includes: &FileIncludes,
         compile: usize,
     ) -> ((pp::Preprocessed, u64), Macros) {
-        let mut macros = self.start(chain, includes, compile);
+        let macros = self.start(chain, includes, compile);
+        self.preprocess_from(i, text, macros, includes)
+    }
+
+    /// File `i` preprocessed from `macros`, the macros at its first line.
+    fn preprocess_from(
+        &self,
+        i: usize,
+        text: &str,
+        mut macros: Macros,
+        includes: &FileIncludes,
+    ) -> ((pp::Preprocessed, u64), Macros) {
         let pre = pp::preprocess(text, &self.paths[i], &mut macros, includes);
         let skipped: Vec<&TextRange> = pre.inactive.iter().filter(|r| r.start < r.end).collect();
         let key = hash_of(&(&pre.text, skipped));
@@ -664,6 +875,29 @@ impl<'e> Sources<'e> {
         }
         Some(hash_of(&(base, hashes)))
     }
+}
+
+/// Translation units a header is compared with for another meaning (nearest first): a header
+/// of a library that hundreds of sources include is read again for these at most.
+const MAX_UNITS: usize = 64;
+
+/// A file's compiled text in each device compile: the key of the text, and the text where
+/// its key comes first (`None` for one extracted already).
+type PerCompile = Vec<(u64, Option<pp::Preprocessed>)>;
+
+/// One distinct compiled text of a file: its key, the targets that compile it, its facts
+/// (`None`: extracted already).
+type Meaning = (u64, Vec<String>, Option<FileFacts>);
+
+/// A header's reading in its first source includer, which other units are compared with.
+struct FirstReading<'s> {
+    /// The names it looked up in the macros it started from, with their values.
+    reads: Vec<(Arc<str>, pp::memo::Value)>,
+    dirs: &'s [PathBuf],
+    /// Its includers' text up to the include looked up a per-target macro.
+    entry_dependent: bool,
+    /// Per device compile, the key of its compiled text.
+    keys: Vec<u64>,
 }
 
 /// Includes as seen from one translation unit (its `-I` list).
@@ -870,5 +1104,151 @@ mod tests {
         assert_eq!(d.replacement, "double");
         assert!(matches!(d.origin, Origin::File { line: 1, .. }), "{d:?}");
         assert_eq!(at(4, "REAL")[0].definition, None);
+    }
+
+    /// Sources given with their compile flags (`-D` only), extracted in an environment with
+    /// those flags and no targets.
+    fn extract_all(files: &[(&str, &str, &[&str])]) -> Vec<FileFacts> {
+        let flags = files
+            .iter()
+            .map(|(p, _, defs)| {
+                let macros = defs
+                    .iter()
+                    .map(|d| (d.to_string(), Some("1".into())))
+                    .collect();
+                (
+                    PathBuf::from(p),
+                    FileFlags {
+                        macros,
+                        ..FileFlags::default()
+                    },
+                )
+            })
+            .collect();
+        let env = CompileEnv::new(Default::default(), flags);
+        let sources = Sources::new(
+            &env,
+            files.iter().map(|f| Arc::from(f.0)).collect(),
+            files.iter().map(|f| Some(Arc::from(f.1))).collect(),
+            None,
+        );
+        (0..files.len())
+            .map(|i| sources.extract(i, None).unwrap())
+            .collect()
+    }
+
+    const REAL: &str = "#pragma once\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\ninline real twice(real x) { return x * 2; }\n";
+
+    fn typedefs(f: &FileFacts) -> Vec<String> {
+        f.aliases.iter().map(|a| a.target.to_string()).collect()
+    }
+
+    #[test]
+    fn a_header_has_a_variant_for_the_units_that_read_it_differently() {
+        let facts = extract_all(&[
+            ("w/a.cpp", "#include \"real.hpp\"\n", &["USE_DOUBLE"]),
+            ("w/b.cpp", "#include \"real.hpp\"\n", &[]),
+            ("w/c.cpp", "#include \"real.hpp\"\n", &["OTHER"]),
+            (
+                "w/d.cpp",
+                "#define USE_DOUBLE\n#include \"real.hpp\"\n",
+                &[],
+            ),
+            ("w/real.hpp", REAL, &[]),
+        ]);
+        let pp = &facts[4].preprocessor;
+        // a.cpp is the first includer; d.cpp defines the macro before including it, as a's
+        // flag does: one meaning. b and c (another flag, not read) share the other.
+        assert_eq!(typedefs(&facts[4]), ["double"]);
+        assert_eq!(pp.variants.len(), 1, "{:?}", pp.variants);
+        assert_eq!(pp.variants[0].units, ["w/b.cpp", "w/c.cpp"]);
+        assert!(pp.variants[0].targets.is_empty());
+        assert_eq!(typedefs(&pp.variants[0].facts), ["float"]);
+        // Editing another unit changes what the header means there.
+        for d in ["w/a.cpp", "w/b.cpp", "w/c.cpp", "w/d.cpp"] {
+            assert!(pp.deps.iter().any(|x| x == d), "{d}: {:?}", pp.deps);
+        }
+        // The units themselves compile one text each.
+        assert!(facts[..4]
+            .iter()
+            .all(|f| f.preprocessor.variants.is_empty()));
+    }
+
+    #[test]
+    fn a_header_every_unit_reads_alike_has_no_variant() {
+        let facts = extract_all(&[
+            (
+                "w/a.cpp",
+                "#define N 4\n#include \"real.hpp\"\n",
+                &["UNREAD"],
+            ),
+            ("w/b.cpp", "#include \"real.hpp\"\n", &[]),
+            ("w/real.hpp", REAL, &[]),
+        ]);
+        assert!(facts[2].preprocessor.variants.is_empty());
+        assert_eq!(typedefs(&facts[2]), ["float"]);
+    }
+
+    #[test]
+    fn a_nested_header_varies_with_the_units_above_its_includer() {
+        let facts = extract_all(&[
+            ("w/a.cpp", "#include \"mid.hpp\"\n", &[]),
+            ("w/b.cpp", "#include \"mid.hpp\"\n", &["USE_DOUBLE"]),
+            ("w/mid.hpp", "#pragma once\n#include \"real.hpp\"\n", &[]),
+            ("w/real.hpp", REAL, &[]),
+        ]);
+        let pp = &facts[3].preprocessor;
+        assert_eq!(typedefs(&facts[3]), ["float"]);
+        assert_eq!(pp.variants.len(), 1);
+        assert_eq!(pp.variants[0].units, ["w/b.cpp"]);
+        assert_eq!(typedefs(&pp.variants[0].facts), ["double"]);
+        // mid.hpp itself reads USE_DOUBLE only through real.hpp, and compiles one text.
+        assert!(facts[2].preprocessor.variants.is_empty());
+    }
+
+    #[test]
+    fn a_header_varying_by_unit_and_by_target() {
+        let table = DeviceTable::builtin();
+        let targets = parse_target_list("intel_gpu_pvc,nvidia_gpu_sm_80", table).targets;
+        let flags = vec![(
+            PathBuf::from("w/b.cpp"),
+            FileFlags {
+                macros: vec![("USE_DOUBLE".into(), Some("1".into()))],
+                ..FileFlags::default()
+            },
+        )];
+        let env = CompileEnv::new(
+            crate::devices::predefined::device_compiles(&targets, table),
+            flags,
+        );
+        let header = "#if defined(USE_DOUBLE) && defined(__NVPTX__)\ntypedef double real;\n#else\ntypedef float real;\n#endif\n";
+        let files = [
+            ("w/a.cpp", "#include \"real.hpp\"\n"),
+            ("w/b.cpp", "#include \"real.hpp\"\n"),
+            ("w/real.hpp", header),
+        ];
+        let sources = Sources::new(
+            &env,
+            files.iter().map(|f| Arc::from(f.0)).collect(),
+            files.iter().map(|f| Some(Arc::from(f.1))).collect(),
+            None,
+        );
+        let f = sources.extract(2, None).unwrap();
+        let pp = &f.preprocessor;
+        // a.cpp: float everywhere. b.cpp: double for CUDA only.
+        assert_eq!(typedefs(&f), ["float"]);
+        let by: Vec<(Vec<String>, Vec<String>, Vec<String>)> = pp
+            .variants
+            .iter()
+            .map(|v| (v.units.clone(), v.targets.clone(), typedefs(&v.facts)))
+            .collect();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            by,
+            [
+                (s(&["w/b.cpp"]), s(&["intel_gpu_pvc"]), s(&["float"])),
+                (s(&["w/b.cpp"]), s(&["nvidia_gpu_sm_80"]), s(&["double"])),
+            ]
+        );
     }
 }

@@ -217,6 +217,17 @@ impl Macros {
         self.local.insert(name, value);
     }
 
+    /// Records from now on the names looked up before this text defines them, with their
+    /// values: what a header read of the macros in force where it is included.
+    pub fn record_reads(&mut self) {
+        self.begin_recording();
+    }
+
+    /// What was looked up since `record_reads` (the names and the values they had then).
+    pub fn recorded_reads(&mut self) -> Vec<(Arc<str>, memo::Value)> {
+        self.end_recording().reads
+    }
+
     pub(super) fn begin_recording(&mut self) {
         self.recording.get_mut().push(memo::Recording::default());
     }
