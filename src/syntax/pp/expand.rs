@@ -84,6 +84,9 @@ pub struct Expander<'m> {
     pub file: &'m str,
     produced: usize,
     pub overflow: bool,
+    /// A function-like macro's arguments ran past the end of the input: the use may go on in
+    /// text not given (after a directive line).
+    pub starved: bool,
 }
 
 impl<'m> Expander<'m> {
@@ -95,6 +98,7 @@ impl<'m> Expander<'m> {
             file,
             produced: 0,
             overflow: false,
+            starved: false,
         }
     }
 
@@ -155,6 +159,7 @@ impl<'m> Expander<'m> {
                     input.next();
                     let Some((args, commas, close)) = collect_args(input) else {
                         // No closing parenthesis: not a use, as the compiler would say.
+                        self.starved = true;
                         out.push(t);
                         continue;
                     };

@@ -67,6 +67,17 @@ impl SourceMap {
                 .all(|(&(o, s), &(no, ns))| moved(o) == no && moved(s) == ns)
     }
 
+    /// The file ranges of the expansions that hold part of the output range `out` and text
+    /// outside it: code there and code in `out` share their positions.
+    pub fn expansions_leaving(&self, out: TextRange) -> impl Iterator<Item = TextRange> + '_ {
+        let from = self.spans.partition_point(|(o, _)| o.end <= out.start);
+        self.spans[from..]
+            .iter()
+            .take_while(move |(o, _)| o.start < out.end)
+            .filter(move |(o, _)| o.start < out.start || o.end > out.end)
+            .map(|&(_, s)| s)
+    }
+
     /// The file range an output range comes from.
     pub fn to_source(&self, r: TextRange) -> TextRange {
         if self.spans.is_empty() {
@@ -244,19 +255,33 @@ impl Pp<'_> {
         for t in lex::lex(text, from, to) {
             p.push(&t, text);
         }
-        if p.depth > 0 {
+        if !p.closed {
             return Some(p);
         }
-        let end = self.expand_use(&p, path, out);
+        // The expansion may take more of the file than the use (a deferred macro's arguments
+        // written after it), even past the next directive.
+        let Some(end) = self.expand_use(&p, path, out, to < text.len()) else {
+            return Some(p);
+        };
         self.code(text, path, end.max(from), to, out, lines)
     }
 
     /// Expands the use `p` (arguments closed), written where it stands; returns where it ends
-    /// in the file.
-    fn expand_use(&mut self, p: &Pending, path: &str, out: &mut Output) -> usize {
+    /// in the file. With `more` (text follows the next directive), a use whose expansion wants
+    /// arguments past the tokens read so far is not expanded: None.
+    fn expand_use(
+        &mut self,
+        p: &Pending,
+        path: &str,
+        out: &mut Output,
+        more: bool,
+    ) -> Option<usize> {
         let mut input = Input::new([p.toks[0].clone()].into(), &p.toks[1..]);
         let mut ex = Expander::new(&self.macros, false, p.line, path);
         let expanded = ex.run(&mut input, false);
+        if ex.starved && more {
+            return None;
+        }
         let end = p.ends[input.taken];
         let o = out.text.len();
         expand::render(&expanded, &mut out.text);
@@ -268,7 +293,7 @@ impl Pp<'_> {
             range: TextRange::new(p.start, end),
             name: Arc::from(&*p.toks[0].text),
         });
-        end
+        Some(end)
     }
 
     /// Copies the active code `text[from..to]`, expanding the macros used in it; a
@@ -305,21 +330,14 @@ impl Pp<'_> {
                 .get(t.text(text))
                 .is_some_and(|m| m.params.is_some());
             if function_like && toks.get(k + 1).is_some_and(|n| n.text(text) == "(") {
-                let mut p = Pending {
-                    start: t.start,
-                    line,
-                    toks: Vec::new(),
-                    ends: Vec::new(),
-                    depth: 0,
-                    parts: vec![(TextRange::new(t.start, to), true)],
-                };
+                let mut p = Pending::new(t.start, line, to);
                 for t in &toks[k..] {
                     p.push(t, text);
-                    if p.depth == 0 && p.toks.len() > 2 {
+                    if p.closed {
                         break;
                     }
                 }
-                if p.depth > 0 {
+                if !p.closed {
                     // The arguments go on past the next directive.
                     out.text.push_str(&text[copied..t.start]);
                     return Some(p);
@@ -328,6 +346,16 @@ impl Pp<'_> {
             let mut input = Input::new([ptoks[k].clone()].into(), &ptoks[k + 1..]);
             let mut ex = Expander::new(&self.macros, false, line, path);
             let expanded = ex.run(&mut input, false);
+            if ex.starved && to < text.len() {
+                // A macro out of the expansion takes arguments that go on past the next
+                // directive (`DEFER(M)(x)` leaves `M`, whose arguments follow the use).
+                let mut p = Pending::new(t.start, line, to);
+                for t in &toks[k..] {
+                    p.push(t, text);
+                }
+                out.text.push_str(&text[copied..t.start]);
+                return Some(p);
+            }
             let used = 1 + input.taken;
             let unchanged = used == 1
                 && expanded.len() == 1
@@ -401,28 +429,39 @@ impl Pp<'_> {
     }
 }
 
-/// A function-like macro use whose arguments cross directive lines: its tokens so far.
+/// A function-like macro use whose arguments, or the arguments of a macro its expansion
+/// leaves, cross directive lines: its tokens so far.
 struct Pending {
     /// The macro's name in the file.
     start: usize,
     line: u32,
-    /// The name, `(`, and the argument tokens of active code read so far.
+    /// The name, `(`, and the tokens of active code read since.
     toks: Vec<PTok>,
     /// Where each of `toks` ends in the file.
     ends: Vec<usize>,
     /// Open parentheses after the name.
     depth: usize,
+    /// The use's own parenthesis has closed.
+    closed: bool,
     /// The file since the name: active code, or directives and skipped groups (blanked if the
     /// use never closes).
     parts: Vec<(TextRange, bool)>,
 }
 
 impl Pending {
-    /// Takes `t` unless the arguments are closed already.
-    fn push(&mut self, t: &Tok, text: &str) {
-        if self.toks.len() > 1 && self.depth == 0 {
-            return;
+    fn new(start: usize, line: u32, to: usize) -> Self {
+        Pending {
+            start,
+            line,
+            toks: Vec::new(),
+            ends: Vec::new(),
+            depth: 0,
+            closed: false,
+            parts: vec![(TextRange::new(start, to), true)],
         }
+    }
+
+    fn push(&mut self, t: &Tok, text: &str) {
         match t.text(text) {
             "(" if t.kind == Kind::Punct => self.depth += 1,
             ")" if t.kind == Kind::Punct => self.depth = self.depth.saturating_sub(1),
@@ -430,6 +469,7 @@ impl Pending {
         }
         self.toks.push(PTok::of(t, text));
         self.ends.push(t.end);
+        self.closed |= self.depth == 0 && self.toks.len() > 2;
     }
 }
 
