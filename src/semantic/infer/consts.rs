@@ -2,7 +2,7 @@
 //! them, and which statements a folded `if constexpr` discards.
 
 use super::{joined, Cx};
-use crate::semantic::names::last;
+use crate::semantic::names::{last, qualifier};
 use crate::semantic::ty::*;
 use crate::syntax::{BinOp, Body, Expr, ExprId, IntValue, Lit, Stmt, UnOp};
 
@@ -93,6 +93,10 @@ impl Cx<'_, '_> {
                         (Some(_), Some(_)) => Some(0),
                         _ => None,
                     },
+                    BinOp::Eq | BinOp::Ne if l.is_none() || r.is_none() => {
+                        let same = self.same_enumerator(*lhs, *rhs)?;
+                        Some((same == (*op == BinOp::Eq)) as i64)
+                    }
                     _ => {
                         let (l, r) = (l?, r?);
                         Some(match op {
@@ -109,6 +113,34 @@ impl Cx<'_, '_> {
                         })
                     }
                 }
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether two operands name the same enumerator (`K == kind::a`, `K` a value parameter
+    /// bound to `kind::b`). Enumerators have no values here: they are compared as names, and
+    /// only two of one enumeration (the same last qualifier) are told apart.
+    fn same_enumerator(&self, a: ExprId, b: ExprId) -> Option<bool> {
+        let (a, b) = (self.enumerator(a)?, self.enumerator(b)?);
+        let enum_of = |n: &str| qualifier(n).last().map(|q| q.to_string());
+        (enum_of(&a) == enum_of(&b)).then(|| last(&a) == last(&b))
+    }
+
+    /// A qualified name the workspace declares nothing for (an enumerator, `kind::b`), or a
+    /// value parameter bound to one: its text.
+    fn enumerator(&self, e: ExprId) -> Option<String> {
+        let Expr::Name(n) = self.expr(e)? else {
+            return None;
+        };
+        let t = match self.subst.get(n.as_str()) {
+            Some(t) => t.clone(),
+            None if n.contains("::") => self.resolve(n),
+            None => return None,
+        };
+        match t {
+            Ty::Class(c) if c.decl.is_none() && c.args.is_empty() && c.name.contains("::") => {
+                Some(c.name.clone())
             }
             _ => None,
         }

@@ -67,6 +67,17 @@ fn expansion_of(t: &Ty) -> Option<&str> {
     }
 }
 
+/// Whether `t` names template parameter `name` (or its expansion `name...`).
+fn mentions(t: &Ty, name: &str) -> bool {
+    match t {
+        Ty::Param(n) => **n == *name || n.strip_suffix("...") == Some(name),
+        Ty::Ptr(x) | Ty::Ref(x) | Ty::Array(x) => mentions(x, name),
+        Ty::Class(c) => c.args.iter().any(|a| mentions(a, name)),
+        Ty::Pack(xs) => xs.iter().any(|a| mentions(a, name)),
+        _ => false,
+    }
+}
+
 /// [temp.deduct.call]/4: a parameter whose type is a dependent class template
 /// specialisation or pointer deduces only from an argument of that form; an arithmetic
 /// argument makes deduction fail (no conversion is considered), so the candidate is not viable.
@@ -201,10 +212,6 @@ impl Cx<'_, '_> {
         }
         let mut b: HashMap<Arc<str>, Ty> = HashMap::default();
         // [temp.arg.explicit]: arguments bind the parameters in order; a pack takes the rest.
-        let pack = own
-            .iter()
-            .find(|p| p.pack)
-            .map(|p| Arc::<str>::from(p.name.as_str()));
         let mut explicit_pack: Vec<Ty> = Vec::new();
         if func.spec_args.is_none() {
             let mut es = explicit.iter();
@@ -251,19 +258,34 @@ impl Cx<'_, '_> {
                 }
             }
         }
-        // A pack deduced from a class pattern (`type_pack<Ts...>`) and given no other way.
-        let deduced_pack = pack.as_ref().is_some_and(|pk| b.contains_key(pk))
-            && pattern.is_none()
-            && explicit_pack.is_empty();
-        if let Some(pk) = pack.as_ref().filter(|_| !deduced_pack) {
-            let mut elems = explicit_pack;
-            if let Some(pat) = &pattern {
+        // Each pack: explicit arguments bind the first ([temp.arg.explicit]/4); the pack the
+        // trailing function parameter pack expands is deduced from the remaining arguments
+        // ([temp.deduct.call]/1); one deduced from a class pattern (`type_pack<Ts...>`,
+        // [temp.deduct.type]/9) keeps that; any other is empty.
+        let packs: Vec<Arc<str>> = own
+            .iter()
+            .filter(|p| p.pack)
+            .map(|p| Arc::<str>::from(p.name.as_str()))
+            .collect();
+        let named = |pk: &str| pattern.as_ref().is_some_and(|p| mentions(p, pk));
+        let none_named = !packs.iter().any(|pk| named(pk));
+        for (k, pk) in packs.iter().enumerate() {
+            let mut elems = if k == 0 {
+                std::mem::take(&mut explicit_pack)
+            } else {
+                Vec::new()
+            };
+            let expanded = pattern.is_some() && (named(pk) || (none_named && k == 0));
+            if expanded {
+                let pat = pattern.as_ref().expect("checked");
                 for a in args[fixed..].iter().skip(elems.len()) {
                     let mut one = b.clone();
                     one.remove(pk);
                     let _ = deduce(pat, a, &mut one);
                     elems.push(one.remove(pk).unwrap_or(Ty::Unknown));
                 }
+            } else if elems.is_empty() && b.contains_key(pk) {
+                continue;
             }
             b.insert(pk.clone(), Ty::Pack(elems.into()));
         }
@@ -289,8 +311,9 @@ impl Cx<'_, '_> {
         // [temp.func.order]: a non-template is preferred over a template at equal
         // conversions, and a template over one that takes a pack.
         let template = !func.tparams.is_empty() && func.spec_args.is_none() && !own.is_empty();
-        score =
-            score * 4 + u32::from(template) + 2 * u32::from(pattern.is_some() || pack.is_some());
+        score = score * 4
+            + u32::from(template)
+            + 2 * u32::from(pattern.is_some() || own.iter().any(|p| p.pack));
         let subst: Vec<Ty> = func
             .tparams
             .iter()

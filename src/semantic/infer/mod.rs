@@ -222,9 +222,13 @@ impl<'i, 'a> Cx<'i, 'a> {
         let subst = scoped.as_ref().unwrap_or(&self.subst);
         if let Some(k) = self.pack_index.get() {
             if subst.values().any(|t| matches!(t, Ty::Pack(_))) {
+                // A pack the text expands itself (`A<Ts, Rest...>`) stays whole.
                 let projected: HashMap<String, Ty> = subst
                     .iter()
-                    .map(|(n, t)| (n.clone(), project(t, k)))
+                    .map(|(n, t)| match expands(text, n) {
+                        true => (n.clone(), t.clone()),
+                        false => (n.clone(), project(t, k)),
+                    })
                     .collect();
                 return resolve_text(self.ix, self.file, text, &projected, self.depth);
             }
@@ -264,7 +268,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         let saved = self.pack_index.replace(None);
         let in_text = |text: &str| {
             self.subst.iter().find_map(|(n, t)| match t {
-                Ty::Pack(xs) if has_word(text, n) => Some(xs.len()),
+                Ty::Pack(xs) if has_word(text, n) && !expands(text, n) => Some(xs.len()),
                 _ => None,
             })
         };
@@ -806,6 +810,24 @@ fn project(t: &Ty, k: usize) -> Ty {
         Ty::Pack(xs) => xs.get(k).cloned().unwrap_or(Ty::Unknown),
         t => t.clone(),
     }
+}
+
+/// Whether `text` names pack `word` only in expansions of its own (`word...`).
+fn expands(text: &str, word: &str) -> bool {
+    let mut any = false;
+    for (i, _) in text.match_indices(word) {
+        let before = text[..i].chars().next_back();
+        let rest = &text[i + word.len()..];
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if ident(before) || ident(rest.chars().next()) {
+            continue;
+        }
+        if !rest.trim_start().starts_with("...") {
+            return false;
+        }
+        any = true;
+    }
+    any
 }
 
 /// Whether `word` occurs in `text` as an identifier.

@@ -202,3 +202,41 @@ void k(float x, double d, short s) {
 "#,
     );
 }
+
+#[test]
+fn two_packs_one_from_a_class_pattern_one_from_the_arguments() {
+    // [temp.deduct.type]/9: `type_pack<Ts...>` deduces `Ts`; [temp.arg.explicit]/4: a trailing
+    // pack not otherwise deduced is deduced from the function arguments (`ArgsT... args`).
+    check_types(
+        r#"
+template <typename... Ts> struct type_pack {};
+template <typename T> struct run_test {
+  void operator()(int) { T *p = nullptr; p[0]; }
+//                                       ^^^^ T; <double> double; <float> float
+};
+template <template <typename> class Action, typename... Ts, typename... ArgsT>
+void for_all_types(const type_pack<Ts...> &, ArgsT... args) {
+  (Action<Ts>{}(args...), ...);
+}
+void go() { for_all_types<run_test>(type_pack<double, float>{}, 0); }
+"#,
+    );
+    // Three packs, the first explicit and empty, expanded inside the per-element pattern
+    // (`Action<Ts, ActionArgsT...>`: it stays whole while `Ts` is taken element by element).
+    check_types(
+        r#"
+template <typename... Ts> struct type_pack {};
+template <typename T, typename... U> struct run_test {
+  void operator()(int) { T *p = nullptr; p[0]; }
+//                                       ^^^^ T; <double, > double; <float, > float
+};
+template <template <typename, typename...> class Action, typename... ActionArgsT,
+          typename... Ts, typename... ArgsT>
+void for_all_types(const type_pack<Ts...> &, ArgsT &&...args) {
+  int i = 0;
+  ((Action<Ts, ActionArgsT...>{}(args...), ++i), ...);
+}
+void go() { for_all_types<run_test>(type_pack<double, float>{}, 0); }
+"#,
+    );
+}

@@ -141,3 +141,27 @@ void k() {
 "#,
     );
 }
+
+#[test]
+fn auto_return_from_the_live_if_constexpr_branch() {
+    // [dcl.spec.auto]/9 with [stmt.if]/2: a discarded `return` deduces nothing; the first
+    // `return` of the branch the instance keeps gives the type.
+    check_types(
+        r#"
+enum class kind { a, b };
+template <kind K> auto pick(int *i, double *d) {
+  if constexpr (K == kind::a) {
+    return i[0];
+  } else {
+    return d[0];
+  }
+}
+void k(int *i, double *d) {
+  pick<kind::b>(i, d);
+//^^^^^^^^^^^^^^^^^^^ double
+  pick<kind::a>(i, d);
+//^^^^^^^^^^^^^^^^^^^ int
+}
+"#,
+    );
+}
