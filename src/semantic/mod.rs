@@ -96,6 +96,9 @@ pub struct Typed {
     pub calls: Vec<Option<Vec<Instance>>>,
     /// Per launch of `Function::launches`: the kernels it starts, when typing could decide.
     pub launches: Vec<Option<Vec<Instance>>>,
+    /// Calls no call expression writes: the operator functions operator expressions on
+    /// workspace classes call ([over.match.oper]), at the operator expression.
+    pub implicit: Vec<(crate::syntax::Span, Vec<Instance>)>,
     /// The files whose function bodies this typing read (its own, and those of the functions
     /// whose `auto` or lambda return type it deduced), sorted: when one of them is edited, the
     /// result may differ.

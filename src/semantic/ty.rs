@@ -790,6 +790,15 @@ impl<'a> Parser<'a, '_> {
             return Ty::Unknown;
         }
         let inner = &self.toks[start + 2..self.at - 1];
+        // [expr.static.cast]/1: `decltype(static_cast<T>(e))` is `T`.
+        if let [Tok::Ident("static_cast"), Tok::Punct("<"), ..] = inner {
+            let end = self.at;
+            self.at = start + 4;
+            let t = self.ty();
+            let closed = self.eat(">");
+            self.at = end;
+            return if closed { t } else { Ty::Unknown };
+        }
         let mut path = Vec::new();
         for (i, t) in inner.iter().enumerate() {
             match (i % 2, t) {

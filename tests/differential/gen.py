@@ -57,9 +57,9 @@ T (&)[N] deduction (function templates whose `if constexpr` branch depends on N 
 from local arrays and inside a class template), user-defined operators on a class holding a
 double, conversion functions computing in float; and, off by default (KNOWN_ANALYZER_GAPS, the
 environment variable SYCL_DIFF_GAP_FORMS or --gap-forms bring them back), T (&)[N] from members,
-rows, references and alias-typed or sycl::half arrays, operators whose body or result alone uses
-double, conversion functions to double or computing in double, and an atomic_ref<double> /
-atomic_ref<sycl::half> that only stores a constant. A program in which none is written is the
+rows, references and alias-typed or sycl::half arrays, and conversion functions to double or
+computing in double (operators whose body or result alone uses double, and an atomic_ref<double> /
+atomic_ref<sycl::half> that only stores a constant, are written by default). A program in which none is written is the
 one the generator wrote before them.
 
 Things it deliberately never writes (their meaning under the rule is ambiguous, or libclang
@@ -2717,7 +2717,7 @@ HOIST_FORMS = {"pf", "pf_n", "single", "submit", "nd", "props", "wrapper", "gene
 # "body-include" (a kernel lambda's body in a .inc file included inside it), "header-prototype"
 # (scalar helpers declared in the dev header, defined in the .cpp). Kernel forms of EXTRA_FORMS:
 # "array-ref-alias", "array-ref-member", "user-operator", "conversion-operator", "atomic-const-store".
-KNOWN_ANALYZER_GAPS = ("array-ref-alias", "array-ref-member", "user-operator", "conversion-operator", "atomic-const-store")
+KNOWN_ANALYZER_GAPS = ("array-ref-alias", "array-ref-member", "conversion-operator")
 ENABLED_GAPS = {n.strip() for n in os.environ.get("SYCL_DIFF_GAP_FORMS", "").split(",") if n.strip()}
 
 

@@ -301,6 +301,16 @@ impl<'a> Collector<'a> {
                     });
                 }
             }
+            // Operator functions called by operator expressions (`Typed::implicit`).
+            for (span, insts) in typed.iter().flat_map(|t| &t.implicit) {
+                for to in insts.iter().filter_map(|i| self.node_for(i)) {
+                    edges.push(Edge {
+                        to,
+                        span: *span,
+                        mask: known_aspects(&[]),
+                    });
+                }
+            }
         }
         info.external = external && defined;
         uses.sort_by_key(|u| (u.file, u.span.range().start));

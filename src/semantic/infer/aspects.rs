@@ -10,7 +10,7 @@ use crate::devices::{registry, AspectSet};
 use crate::semantic::features::features;
 use crate::semantic::names::last;
 use crate::semantic::ty::*;
-use crate::semantic::{Fate, Index, SemUse, Typed};
+use crate::semantic::{Fate, Index, Instance, SemUse, Typed};
 use crate::syntax::{AspectRef, CallTarget, Expr, ExprId, FloatLit, Lit, Span, Stmt};
 use crate::text::TextRange;
 
@@ -109,6 +109,17 @@ impl Cx<'_, '_> {
                             l.span,
                             Fate::CONVERSION,
                         );
+                        // An `atomic_ref<T>` is built on an lvalue of type `T` (its constructor
+                        // takes a `T&`: SYCL 2020 4.15.3), a use of `T`.
+                        if let Some(x) = super::atomic_element(&t) {
+                            add(
+                                self.aspects(&x),
+                                &|| x.to_string(),
+                                l.span.range(),
+                                l.span,
+                                Fate::CONVERSION,
+                            );
+                        }
                     }
                     Stmt::IfConstexpr { .. } => {}
                 }
@@ -159,6 +170,24 @@ impl Cx<'_, '_> {
                 targets.get(&at).cloned()
             })
             .collect();
+        // Operator functions called by operator expressions (`operators`).
+        let mut implicit: Vec<(Span, Vec<Instance>)> = Vec::new();
+        if let Some(body) = self.body {
+            for (&key, insts) in targets.iter() {
+                let Some(e) = super::operators::implicit_expr(key) else {
+                    continue;
+                };
+                let Some(&span) = body.spans.get(e as usize) else {
+                    continue;
+                };
+                let at = span.range().start;
+                if insts.is_empty() || dead.iter().any(|d| d.start <= at && at < d.end) {
+                    continue;
+                }
+                implicit.push((span, insts.clone()));
+            }
+        }
+        implicit.sort_by_key(|(s, _)| (s.range().start, s.range().end));
         let launches = self
             .func
             .launches
@@ -169,6 +198,7 @@ impl Cx<'_, '_> {
             uses,
             calls,
             launches,
+            implicit,
             reads: Vec::new(),
         }
     }
@@ -316,7 +346,7 @@ impl Cx<'_, '_> {
                 if l.is_arithmetic() && r.is_arithmetic() {
                     Ty::common(&l, &r)
                 } else {
-                    l.strip_ref().clone()
+                    self.ty(e)
                 }
             }
             _ => self.ty(e),

@@ -312,6 +312,12 @@ impl<'i, 'a> Cx<'i, 'a> {
         args: &[Ty],
     ) -> Ty {
         let Ty::Class(c) = recv.strip_ref() else {
+            // A receiver of a type the analysis cannot tell, outside a template's generic
+            // pattern: which class's member is called is unknown, so it binds to none rather
+            // than to every member of that name in the workspace (another class's).
+            if !recv.is_known() && !self.subst.values().any(Ty::is_dependent) {
+                self.targets.borrow_mut().entry(at).or_default();
+            }
             return Ty::Unknown;
         };
         if c.decl.is_none() {

@@ -93,6 +93,15 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                     Ty::Unknown
                 };
             }
+            // [meta.trans.other], [meta.trans.ref], [meta.trans.cv]: the library's type
+            // transformations of a type already known (`const` is not kept in types).
+            if let Some(t) = args
+                .first()
+                .filter(|_| args.len() == 1)
+                .and_then(|a| transformed(name.strip_suffix("_t")?, a))
+            {
+                return t;
+            }
             if name == "conditional_t" && args.len() == 3 {
                 return match args[0] {
                     Ty::Value(0) => args[2].clone(),
@@ -142,6 +151,14 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         member: &[&str],
         args: Vec<Ty>,
     ) -> Ty {
+        // `std::decay<T>::type` is `std::decay_t<T>`.
+        if let ([.., trait_name], ["type"], [a]) = (class, member, class_args.as_slice()) {
+            if matches!(class, ["std", _] | [_]) {
+                if let Some(t) = transformed(trait_name, a) {
+                    return t;
+                }
+            }
+        }
         let path: Vec<&str> = class.iter().chain(member).copied().collect();
         if let ([name], false) = (member, self.depth > MAX_DEPTH) {
             let ct = self.resolve(class, class_args);
@@ -372,6 +389,25 @@ impl Resolver<'_, '_, '_> {
         };
         let t = parse_type(text, self);
         Some(Ty::class(class, vec![t, Ty::Value(n)]))
+    }
+}
+
+/// `std::decay<T>`, `remove_cv`, `remove_reference`, `remove_cvref` (and `remove_const`,
+/// `remove_volatile`) of a concrete `T` ([meta.trans]); `None` for any other name or a
+/// dependent argument (left to the instance, where it is known).
+fn transformed(trait_name: &str, t: &Ty) -> Option<Ty> {
+    if !t.is_concrete() {
+        return None;
+    }
+    match trait_name {
+        "remove_cv" | "remove_const" | "remove_volatile" => Some(t.clone()),
+        "remove_reference" | "remove_cvref" => Some(t.strip_ref().clone()),
+        // [meta.trans.other]: an array decays to a pointer to its element.
+        "decay" => Some(match t.strip_ref() {
+            Ty::Array(x) => Ty::Ptr(x.clone()),
+            t => t.clone(),
+        }),
+        _ => None,
     }
 }
 

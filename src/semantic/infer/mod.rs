@@ -16,6 +16,7 @@ mod deduce;
 mod library;
 mod lookup;
 mod narrowing;
+mod operators;
 mod properties;
 
 use std::cell::RefCell;
@@ -546,7 +547,17 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             Expr::Index { base, index } => {
                 let bt = self.ty(*base);
+                if let Some(t) = self.user_operator(e, "[]", &[bt.clone(), self.ty(*index)], true) {
+                    return t;
+                }
                 match bt.strip_ref() {
+                    // SYCL 2020 4.9.1.3, 4.9.1.4, 4.9.1.6: `id`, `range`, `item`'s
+                    // `size_t operator[](int) const`.
+                    Ty::Class(c)
+                        if c.decl.is_none() && matches!(c.last(), "id" | "range" | "item") =>
+                    {
+                        SIZE_T
+                    }
                     Ty::Class(c) if features().is_element_template(c.last()) => {
                         // A multi-dimensional accessor subscripted by an integer gives a view
                         // of one dimension less.
@@ -568,6 +579,16 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             Expr::Unary { op, arg } => {
                 let t = self.ty(*arg);
+                if let Some(name) = operators::unop_text(*op) {
+                    if let Some(r) = self.user_operator(e, name, std::slice::from_ref(&t), false) {
+                        return r;
+                    }
+                }
+                if matches!(op, UnOp::Inc | UnOp::Dec) {
+                    if let Some(x) = atomic_element(&t) {
+                        return x;
+                    }
+                }
                 match op {
                     UnOp::Deref => pointee(&t),
                     UnOp::Addr => Ty::Ptr(Arc::new(t.strip_ref().clone())),
@@ -578,9 +599,30 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             Expr::Binary { op, lhs, rhs } => {
                 let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                if let Some(name) = operators::binop_text(*op) {
+                    if let Some(t) = self.user_operator(e, name, &[l.clone(), r.clone()], false) {
+                        return t;
+                    }
+                }
                 binary(*op, &scalar_value(l), &scalar_value(r))
             }
-            Expr::Assign { lhs, .. } => self.ty(*lhs).strip_ref().clone(),
+            Expr::Assign { op, lhs, rhs } => {
+                let l = self.ty(*lhs);
+                if let Some(name) = op.and_then(operators::binop_text) {
+                    let name = format!("{name}=");
+                    if let Some(t) =
+                        self.user_operator(e, &name, &[l.clone(), self.ty(*rhs)], false)
+                    {
+                        return t;
+                    }
+                }
+                // An atomic_ref's compound assignment computes on, and gives, its element
+                // (SYCL 2020 4.15.3: `T operator+=(T) const`).
+                match (op, atomic_element(&l)) {
+                    (Some(_), Some(x)) => x,
+                    _ => l.strip_ref().clone(),
+                }
+            }
             Expr::Cond { then, els, .. } => {
                 let (t, e) = (self.ty(*then), self.ty(*els));
                 if t.is_arithmetic() && e.is_arithmetic() {
@@ -731,6 +773,14 @@ impl<'i, 'a> Cx<'i, 'a> {
             [first, rest @ ..] if rest.iter().all(|t| t == first) => first.clone(),
             _ => Ty::Unknown,
         }
+    }
+}
+
+/// The element of a SYCL `atomic_ref<T, ...>` (not a workspace class).
+fn atomic_element(t: &Ty) -> Option<Ty> {
+    match t.strip_ref() {
+        Ty::Class(c) if c.decl.is_none() && c.last() == "atomic_ref" => c.args.first().cloned(),
+        _ => None,
     }
 }
 

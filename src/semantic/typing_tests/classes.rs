@@ -179,7 +179,6 @@ void f(Def<> d) {
 }
 
 #[test]
-#[ignore = "typing gap: operators overloaded by a workspace class are not resolved"]
 fn overloaded_operators() {
     check_types(
         r#"

@@ -35,6 +35,7 @@ mod basics;
 mod classes;
 mod instantiation;
 mod lookup;
+mod operators;
 mod sycl;
 mod templates;
 
