@@ -530,6 +530,10 @@ impl<'e> Sources<'e> {
         };
         tracing::trace!(elapsed = ?t.elapsed(), "preprocess");
         let key0 = first.1;
+        let text0 = match others.is_empty() {
+            true => 0,
+            false => hash_of(&first.0.text),
+        };
         let trees = self.trees.as_deref().map(|t| (t, &self.paths[i]));
         let mut facts = syntax::extract_preprocessed_with(text, first.0, budget, trees)?;
         let dependent = macros.read_watched();
@@ -553,7 +557,9 @@ impl<'e> Sources<'e> {
                 reads,
                 dirs: includes.dirs,
                 entry_dependent,
+                dependent,
                 keys,
+                text: text0,
             };
             let variants = self.unit_variants(i, text, &others, &first, budget)?;
             if !variants.is_empty() {
@@ -732,6 +738,12 @@ impl<'e> Sources<'e> {
             }
             let ((pre, key), macros) = self.preprocess_from(i, text, entry, &includes);
             let dependent = macros.read_watched();
+            // The same compiled text in every compile: the same facts. Only skipped directive
+            // lines differ (an include guard another header defined first, HeCBench's
+            // diamond): not a meaning of its own.
+            if !per_target && !dependent && !first.dependent && hash_of(&pre.text) == first.text {
+                continue;
+            }
             let per = self.per_compile(i, text, chain, &includes, (key, Some(pre)), dependent);
             let keys: Vec<u64> = per.iter().map(|p| p.0).collect();
             if keys == first.keys {
@@ -896,8 +908,12 @@ struct FirstReading<'s> {
     dirs: &'s [PathBuf],
     /// Its includers' text up to the include looked up a per-target macro.
     entry_dependent: bool,
+    /// It looked up a per-target macro (its own text or its includers').
+    dependent: bool,
     /// Per device compile, the key of its compiled text.
     keys: Vec<u64>,
+    /// The hash of its compiled text in compile 0, skipped regions aside.
+    text: u64,
 }
 
 /// Includes as seen from one translation unit (its `-I` list).
@@ -1187,6 +1203,23 @@ mod tests {
         ]);
         assert!(facts[2].preprocessor.variants.is_empty());
         assert_eq!(typedefs(&facts[2]), ["float"]);
+    }
+
+    #[test]
+    fn a_unit_that_only_skips_other_directives_compiles_the_same_header() {
+        // b.cpp read g.h first: the header's guard test of G_H skips a #define there, and
+        // nothing it compiles differs.
+        let facts = extract_all(&[
+            ("w/a.cpp", "#include \"h.hpp\"\n", &[]),
+            ("w/b.cpp", "#include \"g.h\"\n#include \"h.hpp\"\n", &[]),
+            ("w/g.h", "#pragma once\n#define G_H\n", &[]),
+            (
+                "w/h.hpp",
+                "#pragma once\n#ifndef G_H\n#define G_H\n#endif\ninline float f() { return 1; }\n",
+                &[],
+            ),
+        ]);
+        assert!(facts[3].preprocessor.variants.is_empty());
     }
 
     #[test]
