@@ -695,26 +695,6 @@ fn an_include_inside_a_kernel_is_part_of_it() {
     );
 }
 
-/// A discarded `if constexpr` branch in a kernel body spliced from an include keeps the calls
-/// outside it: all of the spliced text is at the `#include` line.
-#[test]
-fn a_discarded_branch_in_an_included_body_keeps_the_other_calls() {
-    let dir = tempfile::tempdir().unwrap();
-    let w = |p: &str, t: &str| std::fs::write(dir.path().join(p), t).unwrap();
-    w(
-        "body.inc",
-        "    hd(b);\n    if constexpr (false) {\n      int v = 8;\n    }\n",
-    );
-    w(
-        "k.cpp",
-        "#include <sycl/sycl.hpp>\nvoid hd(float* p) { double d = p[0]; p[0] = d * d; }\nvoid run(sycl::queue& q, float* b) {\n  q.single_task([=] {\n    #include \"body.inc\"\n  });\n}\n",
-    );
-    let v = check_for(dir.path(), "intel_gpu_dg1", 1);
-    let d = &v["diagnostics"][0];
-    assert_eq!(d["code"], "target-unsupported-aspect", "{v:#}");
-    assert_eq!(d["chain"][0]["function"], "hd(float*)", "{v:#}");
-}
-
 /// A header is compiled with what its translation unit defined before including it (HeCBench's
 /// minisweep: `utils.h` defines `P double`, then `main.cpp` includes `kernels.cpp`).
 #[test]

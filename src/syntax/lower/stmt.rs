@@ -7,7 +7,6 @@ use super::{field, field_nodes, named_children, Lowerer, MAX_DEPTH};
 use crate::syntax::extract::normalize;
 use crate::syntax::ir::*;
 use crate::syntax::tree::NodeExt;
-use crate::text::{Span, TextRange};
 
 impl<'a> Lowerer<'a, '_> {
     pub(super) fn stmt(&mut self, n: Node) {
@@ -180,38 +179,8 @@ impl<'a> Lowerer<'a, '_> {
                     then_len: (mid - before) as u32,
                     else_len: (end - mid) as u32,
                 };
-                s.unshare_branch_spans(n, before..end);
             }
         });
-    }
-
-    /// A discarded branch's statements discard the calls inside their spans. Inside a macro
-    /// expansion or a header spliced into a function body that holds code outside the `if`,
-    /// every statement's span is the whole use, and would discard that code's calls too: such
-    /// statements get an empty span at the use, which discards none.
-    fn unshare_branch_spans(&mut self, n: Node, stmts: std::ops::Range<usize>) {
-        let out = TextRange::new(n.start_byte(), n.end_byte());
-        let shared: Vec<TextRange> = self.pos.map.expansions_leaving(out).collect();
-        if shared.is_empty() {
-            return;
-        }
-        let inside = |sp: &Span| {
-            shared
-                .iter()
-                .any(|r| r.start <= sp.start as usize && sp.end as usize <= r.end)
-        };
-        let body = &mut self.cx().body;
-        for i in stmts {
-            let sp = match body.stmts[i] {
-                Stmt::Expr(e) | Stmt::Return(e) | Stmt::IfConstexpr { cond: e, .. } => {
-                    body.spans.get_mut(e as usize)
-                }
-                Stmt::Local(id) => body.locals.get_mut(id as usize).map(|l| &mut l.span),
-            };
-            if let Some(sp) = sp.filter(|sp| inside(sp)) {
-                sp.end = sp.start;
-            }
-        }
     }
 
     pub(super) fn local_decl(&mut self, n: Node) {

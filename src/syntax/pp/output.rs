@@ -67,17 +67,6 @@ impl SourceMap {
                 .all(|(&(o, s), &(no, ns))| moved(o) == no && moved(s) == ns)
     }
 
-    /// The file ranges of the expansions that hold part of the output range `out` and text
-    /// outside it: code there and code in `out` share their positions.
-    pub fn expansions_leaving(&self, out: TextRange) -> impl Iterator<Item = TextRange> + '_ {
-        let from = self.spans.partition_point(|(o, _)| o.end <= out.start);
-        self.spans[from..]
-            .iter()
-            .take_while(move |(o, _)| o.start < out.end)
-            .filter(move |(o, _)| o.start < out.start || o.end > out.end)
-            .map(|&(_, s)| s)
-    }
-
     /// The file range an output range comes from.
     pub fn to_source(&self, r: TextRange) -> TextRange {
         if self.spans.is_empty() {
