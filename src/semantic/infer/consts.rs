@@ -62,8 +62,16 @@ impl Cx<'_, '_> {
             // A value template parameter of this instance (`if constexpr (N > 1)`).
             Expr::Name(n) => match self.subst.get(&**n) {
                 Some(Ty::Value(v)) => Some(*v),
-                _ => self.trait_value(n),
+                _ => self.trait_value(n).or_else(|| {
+                    // `T::value` of a class that carries a constant.
+                    let class = n.strip_suffix("::value")?;
+                    self.class_constant(&self.resolve(class), 0)
+                }),
             },
+            // `T{}` / `T()`: an `integral_constant` converts to its value ([meta.help]).
+            Expr::Cast { ty, args } if self.list(*args).is_empty() => {
+                self.class_constant(&self.resolve(ty), 0)
+            }
             Expr::SizeOf(Some(t)) => self.resolve(t).scalar_size().map(i64::from),
             Expr::SizeOfPack(p) => match self.subst.get(p.as_str()) {
                 Some(Ty::Pack(xs)) => Some(xs.len() as i64),
@@ -116,6 +124,36 @@ impl Cx<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// The constant a class type carries as `value` ([meta.help]): `std::true_type`,
+    /// `false_type`, `integral_constant<T, v>`, `bool_constant<b>`, the traits
+    /// (`is_same<A, B>`), and a workspace class deriving from one of them.
+    fn class_constant(&self, t: &Ty, depth: usize) -> Option<i64> {
+        let Ty::Class(c) = t.strip_ref() else {
+            return None;
+        };
+        let library = c.decl.is_none() || c.name.starts_with("std::");
+        let value = |a: Option<&Ty>| match a {
+            Some(Ty::Value(v)) => Some(*v),
+            _ => None,
+        };
+        match c.last() {
+            "true_type" if library => return Some(1),
+            "false_type" if library => return Some(0),
+            "integral_constant" if library => return value(c.args.get(1)),
+            "bool_constant" if library => return value(c.args.first()),
+            l if library && is_trait(l) => return trait_value(l, &c.args),
+            _ => {}
+        }
+        let (f, i) = c.decl?;
+        if depth >= super::MAX_DEPTH {
+            return None;
+        }
+        let cl = &self.ix.files[f as usize].classes[i as usize];
+        cl.bases
+            .iter()
+            .find_map(|b| self.class_constant(&self.field_ty(c, cl, b), depth + 1))
     }
 
     /// Whether two operands name the same enumerator (`K == kind::a`, `K` a value parameter

@@ -165,3 +165,41 @@ void k(int *i, double *d) {
 "#,
     );
 }
+
+#[test]
+fn if_constexpr_on_a_type_carrying_a_value() {
+    // [meta.help]: `integral_constant<T, v>::value` is `v`, and the object converts to it;
+    // `true_type` / `false_type` are `bool_constant<true / false>`. A discarded branch's
+    // `return` deduces nothing ([stmt.if]/2).
+    check_types(
+        r#"
+namespace std {
+template <class T, T v> struct integral_constant;
+template <bool B> using bool_constant = integral_constant<bool, B>;
+}
+struct yes : std::true_type {};
+template <class U> auto by_value(int *i, double *d) {
+  if constexpr (U::value) { return d[0]; } else { return i[0]; }
+}
+template <class U> auto by_object(int *i, double *d) {
+  if constexpr (U{}) { return d[0]; } else { return i[0]; }
+}
+void k(int *i, double *d) {
+  by_value<std::false_type>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  by_value<std::true_type>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  by_value<std::integral_constant<bool, false>>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  by_value<std::is_same<int, int>>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  by_value<yes>(i, d);
+//^^^^^^^^^^^^^^^^^^^ double
+  by_object<std::false_type>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  by_object<std::true_type>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+}
+"#,
+    );
+}
