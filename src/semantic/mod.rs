@@ -18,7 +18,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::devices::AspectId;
 use crate::syntax::{FileFacts, Function, Span};
-pub use infer::{kernel_properties, type_function};
+pub use infer::{kernel_properties, specialisation_for, specialises, type_function};
 pub use ty::Ty;
 
 /// The aspects named in a list, unknown names left out.

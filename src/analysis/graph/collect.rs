@@ -187,9 +187,24 @@ impl<'a> Collector<'a> {
         let mut uses = ThinVec::new();
         let mut edges = ThinVec::new();
         let mut info = NodeInfo::default();
-        let members: Vec<(u32, usize)> = self.sk.members[base].clone();
-        // Typing reads the definition when there is one (it comes first), else the declaration.
-        let typed_member = 0;
+        let mut members: Vec<(u32, usize)> = self.sk.members[base].clone();
+        // Typing reads the definition when there is one (it comes first), else the declaration;
+        // an instance, the explicit specialisation for its arguments when one is among them.
+        let chosen = args.as_ref().and_then(|a| {
+            members.iter().position(|&(fi, idx)| {
+                semantic::specialises(self.sem, fi, idx as u32, a) == Some(true)
+            })
+        });
+        // Not among them (another signature's node holds it, as a declaration and its first
+        // specialisation are told apart): found by name across the workspace.
+        let chosen = chosen.or_else(|| {
+            let a = args.as_ref()?;
+            let (fi, idx) = members[0];
+            let (sf, si) = semantic::specialisation_for(self.sem, fi, idx as u32, a)?;
+            members.insert(0, (sf, si as usize));
+            Some(0)
+        });
+        let typed_member = chosen.unwrap_or(0);
         // An entry point is a definition (`SYCL_EXTERNAL` on any of its declarations): a
         // declaration only is compiled where it is defined.
         let (mut external, mut defined) = (false, false);
@@ -200,6 +215,10 @@ impl<'a> Collector<'a> {
             }
             external |= func.sycl_external;
             defined |= func.body.is_some();
+            // Another body than the chosen specialisation's is not this instance's code.
+            if chosen.is_some() && i != typed_member && func.body.is_some() {
+                continue;
+            }
             info.arch_checks |= !func.arch_checks.is_empty();
             let typed = (i == typed_member).then(|| {
                 let subst = args.clone().unwrap_or_else(|| Arc::from(Vec::new()));
@@ -312,7 +331,9 @@ impl<'a> Collector<'a> {
                 }
             }
         }
-        info.external = external && defined;
+        // An explicit specialisation is an entry point as its own node: its instance is not
+        // another one.
+        info.external = external && defined && chosen.is_none();
         uses.sort_by_key(|u| (u.file, u.span.range().start));
         (uses, edges, info)
     }

@@ -48,6 +48,40 @@ pub fn type_function(ix: &Index, inst: &Instance) -> Typed {
     typed
 }
 
+/// Whether function `func` of `file` is an explicit specialisation for `args`
+/// (`template <> void ext<double, aspect::fp64>(...)` for `[double, fp64]`); `None` for a
+/// function that is no explicit specialisation. Declarations of one signature in several files
+/// are one node, so an instance picks its specialisation's body among them by its arguments
+/// (DPC++ links a `SYCL_EXTERNAL` template's specialisation defined in another file by its
+/// mangled name, which carries them).
+pub fn specialises(ix: &Index, file: u32, func: u32, args: &[Ty]) -> Option<bool> {
+    let f = ix.function(file, func);
+    let spec = f.spec_args.as_deref()?;
+    let env = HashMap::default();
+    let sa: Vec<Ty> = spec
+        .iter()
+        .map(|t| {
+            literal_value(t)
+                .or_else(|| lookup::const_text(ix, file, t, &env, 1))
+                .map_or_else(|| resolve_text(ix, file, t, &env, 1), Ty::Value)
+        })
+        .collect();
+    Some(sa.len() == args.len() && sa.iter().zip(args).all(|(s, a)| s == a))
+}
+
+/// The explicit specialisation of function `func` of `file` for `args` defined anywhere in the
+/// workspace (same qualified name, a body): DPC++ links it by its mangled name, whatever file
+/// defines it and whether the caller's file sees it.
+pub fn specialisation_for(ix: &Index, file: u32, func: u32, args: &[Ty]) -> Option<(u32, u32)> {
+    let f = ix.function(file, func);
+    let name = f.qualified_name();
+    let all = ix.functions.get(f.name.as_str())?;
+    all.iter().copied().find(|&(g, i)| {
+        let h = ix.function(g, i);
+        h.body.is_some() && h.qualified_name() == name && specialises(ix, g, i, args) == Some(true)
+    })
+}
+
 struct Cx<'i, 'a> {
     ix: &'i Index<'a>,
     file: u32,
