@@ -139,7 +139,12 @@ impl<'i, 'a> Cx<'i, 'a> {
             l,
             "range" | "id" | "nd_range" | "vec" | "marray" | "buffer" | "queue" | "multi_ptr"
         ) && (targs.is_some() || name.contains("sycl::"));
-        let known = ix.visible(ix.classes, self.file, l).next().is_some()
+        // The standard library's classes a test passes by value (`run<T>(std::string("x"))`):
+        // a known class type, so a template parameter deduced from it is bound.
+        let std_class = qualifier(name) == ["std"]
+            && matches!(l, "string" | "string_view" | "pair" | "tuple" | "optional");
+        let known = std_class
+            || ix.visible(ix.classes, self.file, l).next().is_some()
             || f.is_atomic_template(name)
             || f.is_element_template(l)
             || f.is_by_value_template(l)

@@ -240,3 +240,26 @@ void go() { for_all_types<run_test>(type_pack<double, float>{}, 0); }
 "#,
     );
 }
+
+/// [temp.arg.explicit]/4 with a pack before a deduced parameter: the explicit arguments all go
+/// into the pack, `HeadT` is deduced from a standard class built in the call (SYCL-CTS
+/// `for_all_combinations`: `run<double, M>(std::string("x"))`).
+#[test]
+fn explicit_arguments_fill_a_pack_before_a_parameter_deduced_from_a_std_class() {
+    check_types(
+        r#"
+#include <string>
+template <typename T, typename M> struct F {
+  void go(const std::string &) { T t{}; t; }
+//                                      ^ T; <double, int> double
+};
+template <typename... ActionArgsT, typename HeadT>
+void run(HeadT &&head) { F<ActionArgsT...>{}.go(head); }
+void f() {
+  std::string("x");
+//^^^^^^^^^^^^^^^^ std::string
+  run<double, int>(std::string("x"));
+}
+"#,
+    );
+}
