@@ -38,19 +38,7 @@ struct Resolver<'r, 'i, 'a> {
 impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
     fn decltype_of(&mut self, path: &[&str]) -> Ty {
         let (q, name) = path.split_at(path.len() - 1);
-        let ix = self.ix;
-        let found: Vec<Ty> = ix
-            .visible(ix.globals, self.from, name[0])
-            .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, q))
-            .map(|(f, i)| {
-                let g = &ix.files[f as usize].globals[i as usize];
-                super::properties::global_type(ix, f, g, self.depth + 1)
-            })
-            .collect();
-        match found.as_slice() {
-            [first, rest @ ..] if rest.iter().all(|t| t == first) => first.clone(),
-            _ => Ty::Unknown,
-        }
+        super::properties::variable_type(self.ix, self.from, q, name[0], self.depth + 1)
     }
 
     fn resolve(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {

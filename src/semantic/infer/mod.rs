@@ -795,18 +795,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         let q = qualifier(n);
         let l = last(n);
         let ix = self.ix;
-        let found: Vec<Ty> = ix
-            .visible(ix.globals, self.file, l)
-            .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, &q))
-            .map(|(f, i)| {
-                let g = &ix.files[f as usize].globals[i as usize];
-                properties::global_type(ix, f, g, self.depth + 1)
-            })
-            .collect();
-        match found.as_slice() {
-            [first, rest @ ..] if rest.iter().all(|t| t == first) => first.clone(),
-            _ => Ty::Unknown,
-        }
+        properties::variable_type(ix, self.file, &q, l, self.depth + 1)
     }
 }
 

@@ -8,7 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::lookup::resolve_text;
 use super::Cx;
-use crate::semantic::names::last;
+use crate::semantic::names::{last, scope_ends_with};
 use crate::semantic::ty::Ty;
 use crate::semantic::{Index, Instance};
 use crate::syntax::{Global, Span};
@@ -53,6 +53,20 @@ pub(super) fn global_type(ix: &Index, file: u32, g: &Global, depth: usize) -> Ty
         return property_list(init).unwrap_or(Ty::Unknown);
     }
     resolve_text(ix, file, &g.ty, &HashMap::default(), depth)
+}
+
+/// The type of the namespace-scope variable `q::name` seen from `from`, when every visible
+/// declaration of it agrees (an expression naming it, `decltype(name)`).
+pub(super) fn variable_type(ix: &Index, from: u32, q: &[&str], name: &str, depth: usize) -> Ty {
+    let found: Vec<Ty> = ix
+        .visible(ix.globals, from, name)
+        .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, q))
+        .map(|(f, i)| global_type(ix, f, &ix.files[f as usize].globals[i as usize], depth))
+        .collect();
+    match found.as_slice() {
+        [first, rest @ ..] if rest.iter().all(|t| t == first) => first.clone(),
+        _ => Ty::Unknown,
+    }
 }
 
 /// The aspects `device_has` lists in a property list type, `None` when it has no `device_has`.
