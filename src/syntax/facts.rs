@@ -99,6 +99,11 @@ pub enum CallTarget {
 pub struct Call {
     pub target: CallTarget,
     pub args: u32,
+    /// Where the call starts in the preprocessed text, counted from its function's start:
+    /// calls that share a position (a macro's expansion, a header spliced into a body) are
+    /// told apart by it, and an edit that moves the function leaves it as it was.
+    #[serde(default)]
+    pub out: u32,
     pub span: Span,
     /// Aspects whose use beyond this call does not count (`if_device_has<A...>(f)`).
     pub guarded: Box<[AspectRef]>,

@@ -37,6 +37,12 @@ pub struct Body {
     /// the declared type (what a double computation may be narrowed for).
     #[serde(default)]
     pub inits: ThinVec<(LocalId, ExprId)>,
+    /// Per `if constexpr`, in statement order: its true and false branches' ranges
+    /// (`[then_start, then_end, else_start, else_end]`) in the preprocessed text, counted
+    /// from the function's start as [`Call::out`](crate::syntax::facts::Call) is; which calls
+    /// a discarded branch holds, even where they share their source positions.
+    #[serde(default)]
+    pub branches: ThinVec<[u32; 4]>,
 }
 
 /// A type alias declared in a body, and the part of the body that sees it
@@ -439,9 +445,10 @@ mod tests {
     fn expressions_and_locals_stay_small() {
         assert_eq!(std::mem::size_of::<Expr>(), 16);
         assert_eq!(std::mem::size_of::<LocalVar>(), 28);
-        // 80 since the initializers of declared locals (`inits`, for the -O2 narrowing rule):
-        // one pointer per body, nothing per expression.
-        assert_eq!(std::mem::size_of::<Body>(), 80);
+        // 80 since the initializers of declared locals (`inits`, for the -O2 narrowing rule),
+        // 88 since the `if constexpr` branches' text ranges (`branches`): one pointer per body
+        // each, nothing per expression.
+        assert_eq!(std::mem::size_of::<Body>(), 88);
     }
 
     #[test]

@@ -35,6 +35,7 @@ impl Cx<'_, '_> {
         // those starting at the same place; keyed by the expression, located where it points.
         let mut found: HashMap<(crate::devices::AspectId, Fate), Found> = HashMap::default();
         let mut dead: Vec<TextRange> = Vec::new();
+        let mut dead_out: Vec<std::ops::Range<u32>> = Vec::new();
         let mut add =
             |set: AspectSet, what: &dyn Fn() -> String, key: TextRange, span: Span, fate: Fate| {
                 for a in set.iter() {
@@ -82,8 +83,9 @@ impl Cx<'_, '_> {
                     );
                 }
             }
-            let narrowed = self.narrowed_ops(body);
-            let live = self.live(body);
+            let (live, out) = self.discarded(body);
+            dead_out = out;
+            let narrowed = self.narrowed_ops(body, &live);
             for (i, s) in body.stmts.iter().enumerate() {
                 if !live[i] {
                     // Calls in a discarded branch bind to nothing (not to every overload).
@@ -163,11 +165,10 @@ impl Cx<'_, '_> {
             .calls
             .iter()
             .map(|c| {
-                let at = c.span.range().start;
-                if dead.iter().any(|d| d.start <= at && at < d.end) {
+                if dead_out.iter().any(|d| d.contains(&c.out)) {
                     return Some(Vec::new());
                 }
-                targets.get(&at).cloned()
+                targets.get(&c.span.range().start).cloned()
             })
             .collect();
         // Operator functions called by operator expressions (`operators`).

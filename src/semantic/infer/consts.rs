@@ -9,7 +9,15 @@ use crate::syntax::{BinOp, Body, Expr, ExprId, IntValue, Lit, Stmt, UnOp};
 impl Cx<'_, '_> {
     /// Which statements are code: not in the discarded branch of an `if constexpr`.
     pub(super) fn live(&self, body: &Body) -> Vec<bool> {
+        self.discarded(body).0
+    }
+
+    /// Which statements are code, and the preprocessed-text ranges of the discarded branches
+    /// (counted from the function's start, as `Call::out` is).
+    pub(super) fn discarded(&self, body: &Body) -> (Vec<bool>, Vec<std::ops::Range<u32>>) {
         let mut live = vec![true; body.stmts.len()];
+        let mut ranges = Vec::new();
+        let mut k = 0;
         for (i, s) in body.stmts.iter().enumerate() {
             if let Stmt::IfConstexpr {
                 cond,
@@ -17,10 +25,18 @@ impl Cx<'_, '_> {
                 else_len,
             } = s
             {
+                let [ts, te, es, ee] = body.branches.get(k).copied().unwrap_or_default();
+                k += 1;
                 let (t, e) = (*then_len as usize, *else_len as usize);
                 let dead = match self.const_eval(*cond) {
-                    Some(0) => i + 1..i + 1 + t,
-                    Some(_) => i + 1 + t..i + 1 + t + e,
+                    Some(0) => {
+                        ranges.push(ts..te);
+                        i + 1..i + 1 + t
+                    }
+                    Some(_) => {
+                        ranges.push(es..ee);
+                        i + 1 + t..i + 1 + t + e
+                    }
                     None => 0..0,
                 };
                 for d in dead {
@@ -30,7 +46,7 @@ impl Cx<'_, '_> {
                 }
             }
         }
-        live
+        (live, ranges)
     }
 
     /// `std::is_same<A, B>::value` and friends written as a name.

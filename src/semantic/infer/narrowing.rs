@@ -22,27 +22,33 @@ use crate::semantic::ty::{FloatKindOrd, Ty};
 use crate::syntax::{BinOp, Body, Exact, Expr, ExprId, Lit, Stmt, UnOp};
 
 impl Cx<'_, '_> {
-    /// The double operations of `body` that LLVM narrows to float at -O2.
-    pub(super) fn narrowed_ops(&self, body: &Body) -> HashSet<ExprId> {
+    /// The double operations of `body` that LLVM narrows to float at -O2, among the
+    /// statements `live` keeps: typing a discarded branch's expression would bind its calls.
+    pub(super) fn narrowed_ops(&self, body: &Body, live: &[bool]) -> HashSet<ExprId> {
         let mut out = HashSet::default();
+        let code = live_exprs(body, live);
+        let is_code = |e: ExprId| code.get(e as usize).copied().unwrap_or(false);
         let ret = self
             .func
             .ret
             .as_deref()
             .filter(|r| !r.contains("auto"))
             .map(|r| self.resolve(r));
-        for &(id, e) in &body.inits {
+        for &(id, e) in body.inits.iter().filter(|&&(_, e)| is_code(e)) {
             if let Some(k) = narrow_kind(&self.local(id)) {
                 self.sink(e, k, &mut out);
             }
         }
-        for s in &body.stmts {
+        for s in body.stmts.iter().zip(live).filter(|x| *x.1).map(|x| x.0) {
             if let (Stmt::Return(e), Some(k)) = (s, ret.as_ref().and_then(narrow_kind)) {
                 self.sink(*e, k, &mut out);
             }
         }
         for (e, x) in body.exprs.iter().enumerate() {
             let e = e as ExprId;
+            if !is_code(e) {
+                continue;
+            }
             match x {
                 Expr::Assign { op: None, lhs, rhs } => {
                     if let Some(k) = narrow_kind(&self.ty(*lhs)) {
@@ -166,4 +172,34 @@ fn narrow_kind(t: &Ty) -> Option<FloatKindOrd> {
         Ty::Float(k @ (FloatKindOrd::Float | FloatKindOrd::Half)) => Some(*k),
         _ => None,
     }
+}
+
+/// The expressions the statements `live` keeps evaluate (their roots, operands, and the
+/// initializers of the locals they declare).
+fn live_exprs(body: &Body, live: &[bool]) -> Vec<bool> {
+    let mut code = vec![false; body.exprs.len()];
+    let mut stack: Vec<ExprId> = Vec::new();
+    for (s, _) in body.stmts.iter().zip(live).filter(|x| *x.1) {
+        match *s {
+            Stmt::Expr(e) | Stmt::Return(e) | Stmt::IfConstexpr { cond: e, .. } => stack.push(e),
+            Stmt::Local(id) => stack.extend(
+                body.inits
+                    .iter()
+                    .filter(|&&(l, _)| l == id)
+                    .map(|&(_, e)| e),
+            ),
+        }
+    }
+    while let Some(e) = stack.pop() {
+        let Some(seen) = code.get_mut(e as usize) else {
+            continue;
+        };
+        if std::mem::replace(seen, true) {
+            continue;
+        }
+        if let Some(x) = body.exprs.get(e as usize) {
+            stack.extend(body.children(x));
+        }
+    }
+    code
 }

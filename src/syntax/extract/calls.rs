@@ -23,9 +23,16 @@ impl Extractor<'_> {
         literal_args: Vec<DoubleLiteral>,
     ) {
         let span = self.span(at);
+        let base = self
+            .starts
+            .functions
+            .get(cur)
+            .copied()
+            .unwrap_or(usize::MAX);
         self.facts.functions[cur].calls.push(Call {
             target,
             args: args.min(u32::MAX as usize) as u32,
+            out: at.start_byte().saturating_sub(base).min(u32::MAX as usize) as u32,
             span,
             guarded: guarded.into(),
             literal_args: literal_args.into(),

@@ -37,6 +37,7 @@ impl<'a> Lowerer<'a, '_> {
             body: Body::default(),
             scopes: vec![Vec::new()],
             func: Some(fi),
+            start: n.start_byte(),
         });
         if let Some(params) = field(fd, "parameters") {
             self.params(params);
@@ -98,6 +99,7 @@ impl<'a> Lowerer<'a, '_> {
             },
             scopes: vec![Vec::new()],
             func: Some(fi),
+            start: n.start_byte(),
         });
         if let Some(caps) = field(n, "captures") {
             for c in named_children(caps) {

@@ -64,6 +64,8 @@ struct BodyCx {
     body: Body,
     scopes: Vec<Vec<(String, LocalId)>>,
     func: Option<usize>,
+    /// The function's start in the preprocessed text (what `Call::out` counts from).
+    start: usize,
 }
 
 struct Lowerer<'a, 'f> {

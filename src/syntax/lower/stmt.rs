@@ -160,7 +160,9 @@ impl<'a> Lowerer<'a, '_> {
                         then_len: 0,
                         else_len: 0,
                     });
-                    Some(s.cx().body.stmts.len() - 1)
+                    // Its branches' ranges, filled in below: nested ones come after it.
+                    s.cx().body.branches.push([0; 4]);
+                    Some((s.cx().body.stmts.len() - 1, s.cx().body.branches.len() - 1))
                 }
                 _ => None,
             };
@@ -173,12 +175,21 @@ impl<'a> Lowerer<'a, '_> {
                 s.scoped(|s| s.stmt(e));
             }
             let end = s.cx().body.stmts.len();
-            if let Some(at) = at {
+            if let Some((at, k)) = at {
                 s.cx().body.stmts[at] = Stmt::IfConstexpr {
                     cond: cond_expr.expect("set with at"),
                     then_len: (mid - before) as u32,
                     else_len: (end - mid) as u32,
                 };
+                let base = s.cx().start;
+                let rel = |x: Option<Node>| {
+                    x.map_or([0, 0], |x| {
+                        let r = |b: usize| b.saturating_sub(base).min(u32::MAX as usize) as u32;
+                        [r(x.start_byte()), r(x.end_byte())]
+                    })
+                };
+                let ([a, b], [c, d]) = (rel(field(n, "consequence")), rel(field(n, "alternative")));
+                s.cx().body.branches[k] = [a, b, c, d];
             }
         });
     }
