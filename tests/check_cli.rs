@@ -988,6 +988,41 @@ fn a_warm_check_reuses_the_report_only_while_nothing_changed() {
     assert_eq!(run("intel_gpu_dg1"), first);
 }
 
+/// A header read by a warm `check` from the index is read again when a source file was added:
+/// the new unit may compile it otherwise (a `#define` before its `#include`).
+#[test]
+fn a_warm_check_reads_a_header_again_for_a_new_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    let w = |p: &str, t: &str| std::fs::write(src.join(p), t).unwrap();
+    w(
+        "kern.h",
+        "#pragma once\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\n\
+         inline void run(sycl::queue &q, real *b) {\n  q.single_task([=] { b[0] = b[0] * 2; });\n}\n",
+    );
+    w("a.cpp", "#include \"kern.h\"\nint main() { return 0; }\n");
+    let cache = dir.path().join("cache");
+    let run = |cached: bool| {
+        let mut cmd = bin();
+        cmd.args(["check", src.to_str().unwrap(), "--format", "json"])
+            .args(["--targets", "intel_gpu_dg1"])
+            .env("XDG_CACHE_HOME", &cache);
+        if !cached {
+            cmd.arg("--no-cache");
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    assert!(!run(true).contains("fp64"));
+    w(
+        "b.cpp",
+        "#define USE_DOUBLE\n#include \"kern.h\"\nint main() { return 0; }\n",
+    );
+    let warm = run(true);
+    assert!(warm.contains("\"aspect\": \"fp64\""), "{warm}");
+    assert_eq!(warm, run(false));
+}
+
 /// A warm `check` keeps no texts of the files the index answers for, but still finds what
 /// they include that is not C++ (HeCBench's `#include "kernel.sycl"`): a changed file beside
 /// them is analysed with their facts as a cold run would (a first version of the index that

@@ -1041,6 +1041,47 @@ fn edits_of_an_includer_reach_its_headers() {
     shutdown(c);
 }
 
+/// A source opened after the header it includes was read is a new translation unit: the
+/// header is read again in that unit's meaning (a `#define` before its `#include`), and its
+/// kernels are reported as compiled there.
+#[test]
+fn a_new_unit_reads_its_headers_in_its_own_meaning() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(
+        root.join("kern.h"),
+        "#pragma once\n#include <sycl/sycl.hpp>\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\ninline void run(sycl::queue& q, real* b) {\n  q.single_task([=] { b[0] = b[0] * 2; });\n}\n",
+    )
+    .unwrap();
+    let a = "#include \"kern.h\"\nint main() { return 0; }\n";
+    std::fs::write(root.join("a.cpp"), a).unwrap();
+    let a_uri = format!("file://{}/a.cpp", root.display());
+    let header = format!("file://{}/kern.h", root.display());
+    let mut c = started(&root, "intel_gpu_dg1");
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": a_uri, "languageId": "cpp", "version": 1, "text": a } }),
+    );
+    c.diagnostics_for(&a_uri, |p| p["version"] == 1);
+    let b = format!("#define USE_DOUBLE\n{a}");
+    std::fs::write(root.join("b.cpp"), &b).unwrap();
+    let b_uri = format!("file://{}/b.cpp", root.display());
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": b_uri, "languageId": "cpp", "version": 1, "text": b } }),
+    );
+    let found = c.diagnostics_for(&header, |p| {
+        !p["diagnostics"].as_array().unwrap().is_empty()
+    });
+    let d = &found["diagnostics"][0];
+    assert_eq!(d["code"], "target-unsupported-aspect");
+    assert!(
+        d["message"].as_str().unwrap().contains("b.cpp"),
+        "made in b.cpp only: {d}"
+    );
+    shutdown(c);
+}
+
 /// An edit of a header's macros reaches the sources that include it, unsaved: each is
 /// preprocessed again with the header's new text, and only while a directive changed or the
 /// header is compiled inside one of their functions. Two includers, so the header's readers

@@ -22,6 +22,7 @@ use super::matrix;
 use super::report::{
     merge_instances, sort_findings, FunctionSummary, Report, Settings, TargetCounts,
 };
+use super::visibility::Units;
 use crate::base::{is_header, PathIndex, SourceFile};
 use crate::devices::ResolvedTarget;
 use crate::diagnostics::{Code, Diagnostic};
@@ -76,6 +77,15 @@ fn meaning(pp: &PpFacts, target: &str, unit: Option<&str>) -> usize {
                 .position(|v| v.units.is_empty() && !v.targets.is_empty() && fits(v))
         })
         .map_or(0, |k| k + 1)
+}
+
+/// The translation units the compiles of unit group `g` stand for.
+fn units_of(groups: &[Vec<String>], g: usize) -> Units {
+    match g {
+        _ if groups.len() < 2 => Units::all(),
+        0 => Units::except(groups[1..].concat()),
+        _ => Units::only(groups[g].clone()),
+    }
 }
 
 /// The distinct device compiles of `files`: per unit group, per set of targets whose files are
@@ -175,14 +185,21 @@ impl Engine {
         let first = Compile {
             targets: c.targets,
             group: c.group,
-            analysis: OneCompile::new(c.files),
+            analysis: OneCompile::new(c.files, units_of(&groups, c.group)),
         };
         // The other compiles differ in a few files: each starts from the first and re-reads
-        // what those files change, as an edit would.
+        // what those files change, as an edit would; unless a header sees another unit there.
         let rest: Vec<Compile> = parts
             .map(|c| {
-                let mut analysis = first.analysis.clone();
-                analysis.update(c.files);
+                let units = units_of(&groups, c.group);
+                let analysis = if first.analysis.sees_otherwise(&c.files, &units) {
+                    OneCompile::new(c.files, units)
+                } else {
+                    let mut analysis = first.analysis.clone();
+                    analysis.set_units(units);
+                    analysis.update(c.files);
+                    analysis
+                };
                 Compile {
                     targets: c.targets,
                     group: c.group,

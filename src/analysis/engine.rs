@@ -8,6 +8,7 @@ use super::graph::{self, Bodies, Collector, Derived, Graph, NodeId, Skeleton};
 use super::matrix;
 use super::report::{declared_names, sort_findings, FunctionSummary, Report, Settings, Stats};
 use super::types::TypeIndex;
+use super::visibility::{Units, Visibility};
 use crate::base::SourceFile;
 use crate::diagnostics::Diagnostic;
 
@@ -27,6 +28,8 @@ pub(crate) struct OneCompile {
     /// Per file, its unknown aspect names.
     unknown_aspects: Vec<Vec<Diagnostic>>,
     findings: Findings,
+    /// The translation units this compile stands for (which includer a header sees).
+    units: Units,
 }
 
 /// The findings of each checked node, kept while the settings, the derived graph and the
@@ -119,13 +122,13 @@ impl Update {
 }
 
 impl OneCompile {
-    pub fn new(files: Vec<SourceFile>) -> Self {
+    pub fn new(files: Vec<SourceFile>, units: Units) -> Self {
         let interfaces = {
             use rayon::prelude::*;
             files.par_iter().map(|f| f.facts.interface_hash()).collect()
         };
         let decls = crate::semantic::Decls::new(files.iter().map(|f| &*f.facts));
-        let skeleton = Skeleton::build(&files, &decls);
+        let skeleton = Skeleton::build(&files, &units, &decls);
         let types = TypeIndex::new(&files, &decls);
         let sem = crate::semantic::Index::new(
             files.iter().map(|f| &*f.facts).collect(),
@@ -146,14 +149,26 @@ impl OneCompile {
             derived,
             unknown_aspects,
             findings: Findings::default(),
+            units,
         }
+    }
+
+    /// Stands for `units` from now on; the caller checked they see as this compile's do.
+    pub fn set_units(&mut self, units: Units) {
+        self.units = units;
+    }
+
+    /// Whether `units` would give the files another visibility than this compile's.
+    pub fn sees_otherwise(&self, files: &[SourceFile], units: &Units) -> bool {
+        units != &self.units && Visibility::for_units(files, units) != *self.skeleton.visibility()
     }
 
     /// Builds the analysis of `files` anew, the old one dropped first: holding both was the
     /// language server's peak of memory on an interface-changing edit.
     fn rebuild(&mut self, files: Vec<SourceFile>) {
-        *self = Self::new(Vec::new());
-        *self = Self::new(files);
+        let units = std::mem::take(&mut self.units);
+        *self = Self::new(Vec::new(), units.clone());
+        *self = Self::new(files, units);
     }
 
     /// Moves to a new set of files. Files are compared by their facts' identity (`Arc`), so a

@@ -9,7 +9,56 @@
 
 use crate::base::{is_header, PathIndex, SourceFile};
 
-#[derive(Clone)]
+/// The translation units one compile of the workspace stands for, when a header means
+/// different things in different units (`compiles`): a header then sees the one of those
+/// units that compiles it, not the first of all its includers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Units {
+    /// Unit paths.
+    names: std::sync::Arc<[String]>,
+    /// Every unit except `names` (the first group: the units no variant names).
+    except: bool,
+}
+
+impl Default for Units {
+    fn default() -> Self {
+        Self::all()
+    }
+}
+
+impl Units {
+    /// Every unit: the first includer decides.
+    pub fn all() -> Self {
+        Self {
+            names: std::sync::Arc::from([]),
+            except: true,
+        }
+    }
+
+    pub fn only(names: Vec<String>) -> Self {
+        Self {
+            names: names.into(),
+            except: false,
+        }
+    }
+
+    pub fn except(names: Vec<String>) -> Self {
+        Self {
+            names: names.into(),
+            except: true,
+        }
+    }
+
+    fn has(&self, path: &str) -> bool {
+        self.names.iter().any(|n| n == path) != self.except
+    }
+
+    fn is_all(&self) -> bool {
+        self.except && self.names.is_empty()
+    }
+}
+
+#[derive(Clone, PartialEq, Eq)]
 pub struct Visibility {
     /// Per file, the sorted indices of the files it sees (itself included).
     visible: Vec<Vec<u32>>,
@@ -22,6 +71,12 @@ pub struct Visibility {
 
 impl Visibility {
     pub fn new(files: &[SourceFile]) -> Self {
+        Self::for_units(files, &Units::all())
+    }
+
+    /// A header sees the first of `units` that compiles it (in file order), else the unit of
+    /// its first includer.
+    pub fn for_units(files: &[SourceFile], units: &Units) -> Self {
         let index = PathIndex::new(files.iter().map(|f| &*f.path));
         let direct: Vec<Vec<u32>> = files
             .iter()
@@ -92,9 +147,19 @@ impl Visibility {
                 }
             }
         };
+        let own = |f: u32| -> Option<u32> {
+            if units.is_all() || !is_header(f) {
+                return None;
+            }
+            (0..files.len() as u32).find(|&u| {
+                !is_header(u)
+                    && units.has(&files[u as usize].path)
+                    && visible[u as usize].binary_search(&f).is_ok()
+            })
+        };
         let visible = (0..files.len() as u32)
             .map(|f| {
-                let u = unit(f);
+                let u = own(f).unwrap_or_else(|| unit(f));
                 if u == f {
                     return visible[f as usize].clone();
                 }
@@ -193,6 +258,29 @@ mod tests {
         assert!(
             !v.sees(0, 4) && !v.sees(3, 2),
             "sources see only their own includes"
+        );
+    }
+
+    #[test]
+    fn a_header_sees_the_unit_its_compile_stands_for() {
+        let files = vec![
+            file("a.cpp", &["h.hpp"]),
+            file("b.cpp", &["h.hpp"]),
+            file("h.hpp", &[]),
+        ];
+        let first = Visibility::new(&files);
+        assert!(first.sees(2, 0) && !first.sees(2, 1));
+        let b = Visibility::for_units(&files, &Units::only(vec!["b.cpp".into()]));
+        assert!(
+            b.sees(2, 1) && !b.sees(2, 0),
+            "b's compile: the header sees b"
+        );
+        let rest = Visibility::for_units(&files, &Units::except(vec!["a.cpp".into()]));
+        assert!(rest.sees(2, 1) && !rest.sees(2, 0));
+        let none = Visibility::for_units(&files, &Units::only(vec!["c.cpp".into()]));
+        assert!(
+            none == first,
+            "no unit of the compile includes it: the first includer"
         );
     }
 

@@ -242,6 +242,7 @@ pub struct Sources<'e> {
     includers: Vec<OnceLock<Vec<(u32, usize)>>>,
     all_includers: OnceLock<Vec<Vec<(u32, usize)>>>,
     asked: std::sync::atomic::AtomicUsize,
+    units_key: OnceLock<u64>,
     /// The open documents' syntax trees, for incremental re-parsing (the language server's).
     trees: Option<Arc<syntax::Trees>>,
 }
@@ -274,6 +275,7 @@ impl<'e> Sources<'e> {
             includers: (0..n).map(|_| OnceLock::new()).collect(),
             all_includers: OnceLock::new(),
             asked: Default::default(),
+            units_key: OnceLock::new(),
             trees: None,
         }
     }
@@ -604,7 +606,7 @@ impl<'e> Sources<'e> {
                 deps.push(d);
             }
         }
-        facts.preprocessor.env_key = self.env_key(&deps).unwrap_or(0);
+        facts.preprocessor.env_key = self.env_key(i, &deps).unwrap_or(0);
         facts.preprocessor.deps = deps;
         Ok(facts)
     }
@@ -711,12 +713,18 @@ impl<'e> Sources<'e> {
         out
     }
 
-    /// The fingerprint of what preprocessing a file read besides its text, given the files it
-    /// read; `None` when one of them is gone.
-    pub fn env_key(&self, deps: &[String]) -> Option<u64> {
+    /// The fingerprint of what preprocessing file `i` read besides its text, given the files
+    /// it read; `None` when one of them is gone.
+    pub fn env_key(&self, i: usize, deps: &[String]) -> Option<u64> {
         // The whole environment, not only this file's flags: a header takes its translation
         // unit's, and a change of compile commands is rare enough to re-read everything.
-        let base = self.env.key();
+        let mut base = self.env.key();
+        // A header means what the units that include it make of it (its variants): a unit
+        // added since may read it otherwise. Which units include it is not known before it
+        // is read, so any new or removed source file has every header read again.
+        if is_header(&self.paths[i]) {
+            base = hash_of(&(base, self.units_key()));
+        }
         let mut hashes = Vec::with_capacity(deps.len());
         for d in deps {
             let j = self.index.get(Path::new(d))? as usize;
@@ -725,6 +733,22 @@ impl<'e> Sources<'e> {
             hashes.push(*hash);
         }
         Some(hash_of(&(base, hashes)))
+    }
+}
+
+impl Sources<'_> {
+    /// The fingerprint of the workspace's source files (what may be a translation unit).
+    fn units_key(&self) -> u64 {
+        *self.units_key.get_or_init(|| {
+            let mut units: Vec<&str> = self
+                .paths
+                .iter()
+                .map(|p| &**p)
+                .filter(|p| !is_header(p))
+                .collect();
+            units.sort_unstable();
+            hash_of(&units)
+        })
     }
 }
 

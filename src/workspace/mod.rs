@@ -305,7 +305,7 @@ pub fn load_selected(
                 .and_then(|hash| {
                     let stored = index.get_packed(name, hash);
                     let cached = stored.and_then(|p| p.try_unpack()).filter(|f| {
-                        sources.env_key(&f.preprocessor.deps) == Some(f.preprocessor.env_key)
+                        sources.env_key(i, &f.preprocessor.deps) == Some(f.preprocessor.env_key)
                     });
                     // Packing keeps the index's bytes of a reused file, not a new encoding.
                     let (facts, repack) = match cached {

@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use super::NodeId;
-use crate::analysis::visibility::Visibility;
+use crate::analysis::visibility::{Units, Visibility};
 use crate::base::{SourceFile, UnionFind};
 use crate::semantic::names;
 use crate::semantic::Decls;
@@ -211,8 +211,9 @@ pub(in crate::analysis) fn signature_hashes(
 }
 
 impl Skeleton {
-    pub fn build(files: &[SourceFile], decls: &Decls) -> Self {
-        Self::build_with(files, Visibility::new(files), None, decls)
+    /// The skeleton of a compile standing for `units`.
+    pub fn build(files: &[SourceFile], units: &Units, decls: &Decls) -> Self {
+        Self::build_with(files, Visibility::for_units(files, units), None, decls)
     }
 
     /// The same, with the files' visibility already known (their includes did not change);
