@@ -84,6 +84,7 @@ impl Cx<'_, '_> {
             }
             let narrowed = self.narrowed_ops(body);
             let live = self.live(body);
+            self.convert_to_declared(body);
             for (i, s) in body.stmts.iter().enumerate() {
                 if !live[i] {
                     // Calls in a discarded branch bind to nothing (not to every overload).
@@ -320,6 +321,17 @@ impl Cx<'_, '_> {
                 }
             }
         }
+        // A value a conversion function gives is passed here (`float z = CvD{x};` holds a
+        // double for a moment).
+        if let Some(t) = self.converted.borrow().get(&e).cloned() {
+            add(
+                self.aspects(&t),
+                &|| t.to_string(),
+                body.spans[e as usize].range(),
+                body.spans[e as usize],
+                Fate::CONVERSION,
+            );
+        }
         for c in body.children(x) {
             self.visit(c, narrowed, add);
         }
@@ -330,7 +342,8 @@ impl Cx<'_, '_> {
     pub(super) fn op_ty(&self, e: ExprId) -> Ty {
         match self.expr(e) {
             Some(Expr::Binary { op, lhs, rhs }) if op.is_comparison() => {
-                let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                self.ty(e);
+                let (l, r) = (self.value_ty(*lhs), self.value_ty(*rhs));
                 if l.is_arithmetic() && r.is_arithmetic() {
                     Ty::common(&l, &r)
                 } else {
@@ -342,7 +355,8 @@ impl Cx<'_, '_> {
                 lhs,
                 rhs,
             }) if op.is_arithmetic() => {
-                let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                self.ty(e);
+                let (l, r) = (self.ty(*lhs), self.value_ty(*rhs));
                 if l.is_arithmetic() && r.is_arithmetic() {
                     Ty::common(&l, &r)
                 } else {

@@ -31,6 +31,9 @@ impl<'i, 'a> Cx<'i, 'a> {
         let saved = self.arg_bounds.replace(bounds);
         let t = self.call_to(at, callee, &arg_tys);
         self.arg_bounds.replace(saved);
+        if !spread {
+            self.convert_args(at, args);
+        }
         // A closure handed to code outside the workspace (`q.submit(cgf)`, `std::for_each`) is
         // called by it: the call reaches the closure, with the instance's arguments.
         if !self.targets.borrow().contains_key(&at) {
