@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use super::lookup::static_constant;
 use super::{joined, Cx, MAX_DEPTH};
-use crate::semantic::Instance;
 use crate::semantic::names::{last, qualifier};
 use crate::semantic::ty::*;
+use crate::semantic::Instance;
 use crate::syntax::{BinOp, Body, Expr, ExprId, IntValue, Lit, Stmt, UnOp};
 
 impl Cx<'_, '_> {

@@ -47,7 +47,13 @@ fn rank(from: &Ty, to: &Ty) -> u8 {
 impl Cx<'_, '_> {
     /// The conversion functions to arithmetic types of class `t` and its bases (one of a
     /// derived class hides a base's of the same name); `explicit` ones only when `explicit`.
-    fn conversion_candidates(&self, t: &Ty, explicit: bool, depth: usize, out: &mut Vec<Candidate>) {
+    fn conversion_candidates(
+        &self,
+        t: &Ty,
+        explicit: bool,
+        depth: usize,
+        out: &mut Vec<Candidate>,
+    ) {
         let Ty::Class(c) = t.strip_ref() else { return };
         let Some((f, i)) = c.decl else { return };
         let cl = &self.ix.files[f as usize].classes[i as usize];
@@ -109,7 +115,11 @@ impl Cx<'_, '_> {
         };
         let key = conversion_key(e);
         let r = self.member_call(key, &t, &chosen.name, &[], &[]);
-        let bound = self.targets.borrow().get(&key).is_some_and(|l| !l.is_empty());
+        let bound = self
+            .targets
+            .borrow()
+            .get(&key)
+            .is_some_and(|l| !l.is_empty());
         if !bound {
             return None;
         }
