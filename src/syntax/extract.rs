@@ -343,20 +343,8 @@ impl<'a> Extractor<'a> {
         let mut cursor = body.walk();
         let members: Vec<Node> = body.named_children(&mut cursor).collect();
         for m in members {
-            if let Some((name, _)) = conversion_declarator(m) {
-                let explicit = {
-                    let mut c = m.walk();
-                    let x = m
-                        .children(&mut c)
-                        .any(|c| c.k() == "explicit_function_specifier");
-                    x
-                };
-                let name = split_name(self.src, name).1;
-                if !name.is_empty() {
-                    self.facts.classes[idx]
-                        .conversions
-                        .push(Conversion { name, explicit });
-                }
+            if let Some(conv) = member_conversion(self.src, m) {
+                self.facts.classes[idx].conversions.push(conv);
             }
             if m.k() == "field_declaration" && find_function_declarator(m).is_none() {
                 self.field(idx, m, cur);

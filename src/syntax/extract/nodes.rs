@@ -255,6 +255,17 @@ pub fn conversion_declarator(n: Node) -> Option<(Node, Node)> {
     }
 }
 
+/// The conversion function a class member declares or defines, if it is one.
+pub(super) fn member_conversion(src: &str, m: Node) -> Option<super::super::facts::Conversion> {
+    let (name, _) = conversion_declarator(m)?;
+    let name = split_name(src, name).1;
+    let mut c = m.walk();
+    let explicit = m
+        .children(&mut c)
+        .any(|c| c.k() == "explicit_function_specifier");
+    (!name.is_empty()).then_some(super::super::facts::Conversion { name, explicit })
+}
+
 /// The type a conversion function converts to, as written between `operator` and its
 /// parameters (`const float&`), normalised.
 pub fn conversion_type(src: &str, oc: Node) -> Option<String> {
