@@ -14,7 +14,7 @@ mod calls;
 mod nodes;
 use super::literal::is_double_literal;
 use nodes::*;
-pub use nodes::{aspect_ref, declarator_name, normalize};
+pub use nodes::{aspect_ref, conversion_declarator, conversion_type, declarator_name, normalize};
 
 use super::facts::*;
 use super::prepare::{properties_in, AttrKind, Prepared};
@@ -317,6 +317,7 @@ impl<'a> Extractor<'a> {
             spec_args: None,
             fields: Vec::new(),
             bases: Vec::new(),
+            conversions: Vec::new(),
         });
         self.heads.push((
             TextRange::new(self.head_start(n).min(n.start_byte()), body.start_byte()),
@@ -342,6 +343,9 @@ impl<'a> Extractor<'a> {
         let mut cursor = body.walk();
         let members: Vec<Node> = body.named_children(&mut cursor).collect();
         for m in members {
+            if let Some(conv) = member_conversion(self.src, m) {
+                self.facts.classes[idx].conversions.push(conv);
+            }
             if m.k() == "field_declaration" && find_function_declarator(m).is_none() {
                 self.field(idx, m, cur);
             } else {
@@ -448,7 +452,9 @@ impl<'a> Extractor<'a> {
 
     /// A declaration: a function prototype, or variables (locals inside a function).
     fn declaration(&mut self, n: Node, cur: Option<usize>) {
-        if find_function_declarator(n).is_some() && self.function(n) {
+        if (find_function_declarator(n).is_some() || conversion_declarator(n).is_some())
+            && self.function(n)
+        {
             return;
         }
         let ty = n.child_by_field_id(FIELDS.r#type.get());
@@ -548,10 +554,10 @@ impl<'a> Extractor<'a> {
 
     /// A function definition or prototype. Returns false when `n` declares no function.
     fn function(&mut self, n: Node) -> bool {
-        let Some(fd) = find_function_declarator(n) else {
-            return false;
-        };
-        let Some(name_node) = fd.child_by_field_id(FIELDS.declarator.get()) else {
+        let Some((fd, name_node)) = find_function_declarator(n)
+            .and_then(|fd| Some((fd, fd.child_by_field_id(FIELDS.declarator.get())?)))
+            .or_else(|| conversion_declarator(n).map(|(name, fd)| (fd, name)))
+        else {
             return false;
         };
         let (qualifier, name) = split_name(self.src, name_node);
@@ -596,7 +602,15 @@ impl<'a> Extractor<'a> {
             TextRange::new(self.head_start(n).min(n.start_byte()), head_end),
             Owner::Function(idx),
         ));
-        if let Some(ret) = n.child_by_field_id(FIELDS.r#type.get()) {
+        let ret = n.child_by_field_id(FIELDS.r#type.get()).or_else(|| {
+            // A conversion function's return type is its conversion type.
+            let mut oc = name_node;
+            while oc.k() == "qualified_identifier" {
+                oc = oc.child_by_field_id(FIELDS.name.get())?;
+            }
+            oc.child_by_field_id(FIELDS.r#type.get())
+        });
+        if let Some(ret) = ret {
             if !is_indirect(n.child_by_field_id(FIELDS.declarator.get()).unwrap_or(fd))
                 || is_builtin(ret)
             {

@@ -245,6 +245,18 @@ pub struct Class {
     pub spec_args: Option<Vec<String>>,
     pub fields: Vec<Field>,
     pub bases: Vec<String>,
+    /// The conversion functions its body declares, which a conversion of its values to
+    /// another type calls ([class.conv.fct]).
+    #[serde(default)]
+    pub conversions: Vec<Conversion>,
+}
+
+/// A conversion function of a class: its name (`operator double`, as `Function::name`) and
+/// whether it is `explicit` (only a cast or a direct-initialisation calls it then).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Conversion {
+    pub name: String,
+    pub explicit: bool,
 }
 
 impl Class {
@@ -448,6 +460,7 @@ impl FileFacts {
         for c in &self.classes {
             (&c.name, &c.scope, &c.members_by_value).hash(&mut h);
             (&c.tparams, &c.spec_args, &c.fields, &c.bases).hash(&mut h);
+            c.conversions.hash(&mut h);
             aspect_names(&c.uses_aspects, &mut h);
             c.kernel_properties.is_some().hash(&mut h);
         }

@@ -421,6 +421,10 @@ pub struct Field {
     pub name: String,
     pub ty: String,
     pub is_static: bool,
+    /// A static member's initializer as written (`static constexpr bool value = true;`): a
+    /// constant `if constexpr` and template arguments may read.
+    #[serde(default)]
+    pub init: Option<String>,
 }
 
 /// A variable at namespace scope.

@@ -85,7 +85,11 @@ impl Cx<'_, '_> {
             }
             let (live, out) = self.discarded(body);
             dead_out = out;
-            let narrowed = self.narrowed_ops(body, &live);
+            // Only what the live statements evaluate is typed: typing a discarded call would
+            // bind it under a key it may share (positions in an expansion).
+            let code = super::narrowing::live_exprs(body, &live);
+            let narrowed = self.narrowed_ops(body, &live, &code);
+            self.convert_to_declared(body, &live, &code);
             for (i, s) in body.stmts.iter().enumerate() {
                 if !live[i] {
                     // Calls in a discarded branch bind to nothing (not to every overload).
@@ -321,6 +325,17 @@ impl Cx<'_, '_> {
                 }
             }
         }
+        // A value a conversion function gives is passed here (`float z = CvD{x};` holds a
+        // double for a moment).
+        if let Some(t) = self.converted.borrow().get(&e).cloned() {
+            add(
+                self.aspects(&t),
+                &|| t.to_string(),
+                body.spans[e as usize].range(),
+                body.spans[e as usize],
+                Fate::CONVERSION,
+            );
+        }
         for c in body.children(x) {
             self.visit(c, narrowed, add);
         }
@@ -331,7 +346,8 @@ impl Cx<'_, '_> {
     pub(super) fn op_ty(&self, e: ExprId) -> Ty {
         match self.expr(e) {
             Some(Expr::Binary { op, lhs, rhs }) if op.is_comparison() => {
-                let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                self.ty(e);
+                let (l, r) = (self.value_ty(*lhs), self.value_ty(*rhs));
                 if l.is_arithmetic() && r.is_arithmetic() {
                     Ty::common(&l, &r)
                 } else {
@@ -343,7 +359,8 @@ impl Cx<'_, '_> {
                 lhs,
                 rhs,
             }) if op.is_arithmetic() => {
-                let (l, r) = (self.ty(*lhs), self.ty(*rhs));
+                self.ty(e);
+                let (l, r) = (self.ty(*lhs), self.value_ty(*rhs));
                 if l.is_arithmetic() && r.is_arithmetic() {
                     Ty::common(&l, &r)
                 } else {

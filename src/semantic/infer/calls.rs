@@ -31,6 +31,9 @@ impl<'i, 'a> Cx<'i, 'a> {
         let saved = self.arg_bounds.replace(bounds);
         let t = self.call_to(at, callee, &arg_tys);
         self.arg_bounds.replace(saved);
+        if !spread {
+            self.convert_args(at, args);
+        }
         // A closure handed to code outside the workspace (`q.submit(cgf)`, `std::for_each`) is
         // called by it: the call reaches the closure, with the instance's arguments.
         if !self.targets.borrow().contains_key(&at) {
@@ -351,7 +354,7 @@ impl<'i, 'a> Cx<'i, 'a> {
     /// out of class in it), and those the class's own file sees. A class reached through a
     /// template argument may be declared in a file the caller's translation unit does not
     /// include (a header's `run_kernel<K>` typed for another unit's functor `K`).
-    fn members_named(&self, c: &ClassTy, name: &str) -> Vec<(u32, u32)> {
+    pub(super) fn members_named(&self, c: &ClassTy, name: &str) -> Vec<(u32, u32)> {
         let ix = self.ix;
         let own = c.decl.map(|(f, _)| f).filter(|&f| f != self.file);
         let mut found: Vec<(u32, u32)> = ix

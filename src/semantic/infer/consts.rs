@@ -1,9 +1,13 @@
 //! Constant evaluation at compile time: literals, `sizeof`, type traits, the operators over
 //! them, and which statements a folded `if constexpr` discards.
 
-use super::{joined, Cx};
+use std::sync::Arc;
+
+use super::lookup::static_constant;
+use super::{joined, Cx, MAX_DEPTH};
 use crate::semantic::names::{last, qualifier};
 use crate::semantic::ty::*;
+use crate::semantic::Instance;
 use crate::syntax::{BinOp, Body, Expr, ExprId, IntValue, Lit, Stmt, UnOp};
 
 impl Cx<'_, '_> {
@@ -78,11 +82,14 @@ impl Cx<'_, '_> {
             // A value template parameter of this instance (`if constexpr (N > 1)`).
             Expr::Name(n) => match self.subst.get(&**n) {
                 Some(Ty::Value(v)) => Some(*v),
-                _ => self.trait_value(n).or_else(|| {
-                    // `T::value` of a class that carries a constant.
-                    let class = n.strip_suffix("::value")?;
-                    self.class_constant(&self.resolve(class), 0)
-                }),
+                _ => self
+                    .trait_value(n)
+                    .or_else(|| {
+                        // `T::value` of a class that carries a constant.
+                        let class = n.strip_suffix("::value")?;
+                        self.class_constant(&self.resolve(class), 0)
+                    })
+                    .or_else(|| self.static_member_value(n)),
             },
             // `T{}` / `T()`: an `integral_constant` converts to its value ([meta.help]).
             Expr::Cast { ty, args } if self.list(*args).is_empty() => {
@@ -166,10 +173,63 @@ impl Cx<'_, '_> {
         if depth >= super::MAX_DEPTH {
             return None;
         }
+        if let Some(v) = self.constexpr_bool(t) {
+            return Some(v);
+        }
         let cl = &self.ix.files[f as usize].classes[i as usize];
         cl.bases
             .iter()
             .find_map(|b| self.class_constant(&self.field_ty(c, cl, b), depth + 1))
+    }
+
+    /// A name of a static data member with a constant initializer: `Traits<T>::value`,
+    /// `S::n`, or, in a member function, `n` of its class.
+    fn static_member_value(&self, n: &str) -> Option<i64> {
+        if !n.contains("::") {
+            let class = self.class.as_ref()?;
+            return static_constant(self.ix, class, n, self.depth + 1);
+        }
+        match self.resolve(n) {
+            Ty::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// [class.conv.fct], [expr.const]: the value of a workspace class's `constexpr operator
+    /// bool()` whose body returns a constant (`if constexpr (Flag<T>{})`).
+    fn constexpr_bool(&self, t: &Ty) -> Option<i64> {
+        let Ty::Class(c) = t.strip_ref() else {
+            return None;
+        };
+        let (f, i) = c.decl?;
+        let cl = &self.ix.files[f as usize].classes[i as usize];
+        if !cl.conversions.iter().any(|x| x.name == "operator bool") || self.depth >= MAX_DEPTH {
+            return None;
+        }
+        let cands = self.members_named(c, "operator bool");
+        let (ff, fi) = cands.into_iter().find(|&(ff, fi)| {
+            let func = self.ix.function(ff, fi);
+            func.body.is_some() && func.params.is_empty()
+        })?;
+        let func = self.ix.function(ff, fi);
+        let returned: Vec<ExprId> = func
+            .body
+            .as_deref()?
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Return(e) => Some(*e),
+                _ => None,
+            })
+            .collect();
+        let [e] = returned[..] else { return None };
+        let n = func.tparams.len().min(c.args.len());
+        let inst = Instance {
+            file: ff,
+            func: fi,
+            subst: Arc::from(&c.args[..n]),
+        };
+        Cx::new(self.ix, &inst, self.depth + 1).const_eval(e)
     }
 
     /// Whether two operands name the same enumerator (`K == kind::a`, `K` a value parameter

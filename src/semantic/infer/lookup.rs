@@ -153,6 +153,11 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
             if let Some(t) = self.member_alias(&ct, class, name, &args) {
                 return t;
             }
+            if args.is_empty() {
+                if let Some(v) = static_constant(self.ix, &ct, name, self.depth + 1) {
+                    return Ty::Value(v);
+                }
+            }
         }
         self.resolve(&path, args)
     }
@@ -226,6 +231,12 @@ impl Resolver<'_, '_, '_> {
             if matches!(&ct, Ty::Class(c) if c.decl.is_some() && c.last() != q[q.len() - 1]) {
                 if let Some(t) = self.member_alias(&ct, q, name, &args) {
                     return t;
+                }
+            }
+            // `S::n` of a class's `static constexpr int n = 4;`.
+            if args.is_empty() {
+                if let Some(v) = static_constant(self.ix, &ct, name, self.depth + 1) {
+                    return Ty::Value(v);
                 }
             }
         }
@@ -477,6 +488,38 @@ fn with_defaults(ix: &Index, c: &(u32, u32), args: &[Ty], depth: usize) -> Vec<T
         out.push(t);
     }
     out
+}
+
+/// [class.static.data]/4: the value of the static data member `name` of class type `ct` (or of
+/// a base) initialised in its class by a constant expression (`static constexpr bool value =
+/// std::is_same_v<T, double>;`), under the class's arguments. A partial specialisation's own
+/// parameters are left unbound (the arguments it was picked for are not its parameters).
+pub(super) fn static_constant(ix: &Index, ct: &Ty, name: &str, depth: usize) -> Option<i64> {
+    let Ty::Class(c) = ct.strip_ref() else {
+        return None;
+    };
+    let (f, i) = c.decl?;
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let cl = &ix.files[f as usize].classes[i as usize];
+    let subst: HashMap<String, Ty> = match cl.spec_args {
+        Some(_) => HashMap::default(),
+        None => cl
+            .tparams
+            .iter()
+            .zip(with_defaults(ix, &(f, i), &c.args, depth))
+            .map(|(p, a)| (p.name.clone(), a))
+            .collect(),
+    };
+    if let Some(fl) = cl.fields.iter().find(|fl| fl.name == name) {
+        let init = fl.init.as_deref().filter(|_| fl.is_static)?;
+        return const_text(ix, f, init, &subst, depth + 1);
+    }
+    cl.bases.iter().find_map(|b| {
+        let bt = resolve_text(ix, f, b, &subst, depth + 1);
+        static_constant(ix, &bt, name, depth + 1)
+    })
 }
 
 /// The value of a constant expression text seen from `from` (`(8)`, `1 << 3`, `N + 1` with a

@@ -12,6 +12,7 @@
 mod aspects;
 mod calls;
 mod consts;
+mod conversions;
 mod deduce;
 mod library;
 mod lookup;
@@ -108,6 +109,8 @@ struct Cx<'i, 'a> {
     /// The array bounds of the call being typed, per argument (`[4]` of a `double arr[4]`
     /// passed): what `T (&)[N]` deduces `N` from (`Ty::Array` keeps no bound).
     arg_bounds: RefCell<Vec<Vec<i64>>>,
+    /// Expressions a conversion function converts, and the type it gives (`conversions`).
+    converted: RefCell<HashMap<ExprId, Ty>>,
 }
 
 impl<'i, 'a> Cx<'i, 'a> {
@@ -153,6 +156,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             scoped_aliases: Vec::new(),
             at: std::cell::Cell::new(None),
             arg_bounds: RefCell::new(Vec::new()),
+            converted: RefCell::new(HashMap::default()),
         };
         if let Some(p) = &cx.parent {
             for (k, v) in &p.subst {
@@ -618,6 +622,10 @@ impl<'i, 'a> Cx<'i, 'a> {
                         return r;
                     }
                 }
+                let t = match op {
+                    UnOp::Neg | UnOp::Plus | UnOp::BitNot => self.operand(*arg, t),
+                    _ => t,
+                };
                 if matches!(op, UnOp::Inc | UnOp::Dec) {
                     if let Some(x) = atomic_element(&t) {
                         return x;
@@ -637,6 +645,9 @@ impl<'i, 'a> Cx<'i, 'a> {
                     if let Some(t) = self.user_operator(e, name, &[l.clone(), r.clone()], false) {
                         return t;
                     }
+                    // No operator function: the built-in one, on converted operands.
+                    let (l, r) = (self.operand(*lhs, l), self.operand(*rhs, r));
+                    return binary(*op, &scalar_value(l), &scalar_value(r));
                 }
                 binary(*op, &scalar_value(l), &scalar_value(r))
             }
@@ -649,6 +660,13 @@ impl<'i, 'a> Cx<'i, 'a> {
                     {
                         return t;
                     }
+                }
+                // The assigned value converted to the variable's type (built-in `=`, `op=`).
+                if l.strip_ref().is_arithmetic() {
+                    match op {
+                        None => self.convert(*rhs, Some(l.strip_ref()), false),
+                        Some(_) => Some(self.operand(*rhs, self.ty(*rhs))),
+                    };
                 }
                 // An atomic_ref's compound assignment computes on, and gives, its element
                 // (SYCL 2020 4.15.3: `T operator+=(T) const`).
@@ -678,6 +696,11 @@ impl<'i, 'a> Cx<'i, 'a> {
             Expr::MemberTemplate { .. } => Ty::Unknown,
             Expr::Cast { ty, args } => {
                 let t = self.resolve(ty);
+                if let [a] = self.list(*args) {
+                    if t.is_arithmetic() {
+                        self.convert(*a, Some(&t), true);
+                    }
+                }
                 let first = self.list(*args).first().map(|a| self.ty(*a));
                 self.deduce_class_args(t, first)
             }

@@ -24,9 +24,8 @@ use crate::syntax::{BinOp, Body, Exact, Expr, ExprId, Lit, Stmt, UnOp};
 impl Cx<'_, '_> {
     /// The double operations of `body` that LLVM narrows to float at -O2, among the
     /// statements `live` keeps: typing a discarded branch's expression would bind its calls.
-    pub(super) fn narrowed_ops(&self, body: &Body, live: &[bool]) -> HashSet<ExprId> {
+    pub(super) fn narrowed_ops(&self, body: &Body, live: &[bool], code: &[bool]) -> HashSet<ExprId> {
         let mut out = HashSet::default();
-        let code = live_exprs(body, live);
         let is_code = |e: ExprId| code.get(e as usize).copied().unwrap_or(false);
         let ret = self
             .func
@@ -176,7 +175,7 @@ fn narrow_kind(t: &Ty) -> Option<FloatKindOrd> {
 
 /// The expressions the statements `live` keeps evaluate (their roots, operands, and the
 /// initializers of the locals they declare).
-fn live_exprs(body: &Body, live: &[bool]) -> Vec<bool> {
+pub(super) fn live_exprs(body: &Body, live: &[bool]) -> Vec<bool> {
     let mut code = vec![false; body.exprs.len()];
     let mut stack: Vec<ExprId> = Vec::new();
     for (s, _) in body.stmts.iter().zip(live).filter(|x| *x.1) {

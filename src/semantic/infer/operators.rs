@@ -17,10 +17,11 @@ pub(super) fn implicit_key(e: ExprId) -> usize {
     (1usize << (usize::BITS - 1)) | e as usize
 }
 
-/// The expression whose implicit call a `targets` key records.
+/// The expression whose implicit call a `targets` key records (an operator function's, or a
+/// conversion function's: `conversions::conversion_key`).
 pub(super) fn implicit_expr(key: usize) -> Option<ExprId> {
     let bit = 1usize << (usize::BITS - 1);
-    (key & bit != 0).then_some((key & !bit) as ExprId)
+    (key & bit != 0).then_some((key & u32::MAX as usize) as ExprId)
 }
 
 pub(super) fn binop_text(op: BinOp) -> Option<&'static str> {

@@ -228,6 +228,58 @@ pub(super) fn find_function_declarator(n: Node) -> Option<Node> {
     }
 }
 
+/// A conversion function's declarator ([class.conv.fct]): `operator double() const` in its
+/// class, `S::operator double() const` out of it. The name node (the `operator_cast`, or the
+/// qualified name ending in one) and the function declarator holding its (empty) parameters,
+/// under any `*` / `&` of the conversion type.
+pub fn conversion_declarator(n: Node) -> Option<(Node, Node)> {
+    let name = n.child_by_field_id(FIELDS.declarator.get())?;
+    let mut oc = name;
+    while oc.k() == "qualified_identifier" {
+        oc = oc.child_by_field_id(FIELDS.name.get())?;
+    }
+    if oc.k() != "operator_cast" {
+        return None;
+    }
+    let mut fd = oc.child_by_field_id(FIELDS.declarator.get())?;
+    loop {
+        match fd.k() {
+            "abstract_function_declarator" => return Some((name, fd)),
+            "abstract_pointer_declarator" | "abstract_reference_declarator" => {
+                fd = fd
+                    .child_by_field_id(FIELDS.declarator.get())
+                    .or_else(|| fd.named_child(fd.named_child_count().saturating_sub(1) as u32))?;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The conversion function a class member declares or defines, if it is one.
+pub(super) fn member_conversion(src: &str, m: Node) -> Option<super::super::facts::Conversion> {
+    let (name, _) = conversion_declarator(m)?;
+    let name = split_name(src, name).1;
+    let mut c = m.walk();
+    let explicit = m
+        .children(&mut c)
+        .any(|c| c.k() == "explicit_function_specifier");
+    (!name.is_empty()).then_some(super::super::facts::Conversion { name, explicit })
+}
+
+/// The type a conversion function converts to, as written between `operator` and its
+/// parameters (`const float&`), normalised.
+pub fn conversion_type(src: &str, oc: Node) -> Option<String> {
+    let mut fd = oc.child_by_field_id(FIELDS.declarator.get())?;
+    while fd.k() != "abstract_function_declarator" {
+        fd = fd
+            .child_by_field_id(FIELDS.declarator.get())
+            .or_else(|| fd.named_child(fd.named_child_count().saturating_sub(1) as u32))?;
+    }
+    let start = oc.child(0)?.end_byte();
+    let t = normalize(src.get(start..fd.start_byte())?);
+    (!t.is_empty()).then_some(t)
+}
+
 pub(super) fn is_indirect(d: Node) -> bool {
     matches!(
         d.k(),
@@ -291,6 +343,11 @@ pub(super) fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
         "operator_name" => (
             Vec::new(),
             normalize(&src[n.byte_range()]).replace("operator ", "operator"),
+        ),
+        // `operator double`: the space kept (no operator symbol is spelled so).
+        "operator_cast" => (
+            Vec::new(),
+            conversion_type(src, n).map_or(String::new(), |t| format!("operator {t}")),
         ),
         "destructor_name" | "identifier" | "field_identifier" | "type_identifier" => {
             (Vec::new(), normalize(&src[n.byte_range()]))

@@ -113,12 +113,17 @@ impl<'a> Lowerer<'a, '_> {
                 let is_static = named_children(m)
                     .iter()
                     .any(|c| c.k() == "storage_class_specifier" && self.text(*c) == "static");
-                for d in field_nodes(m, "declarator") {
+                let decls = field_nodes(m, "declarator");
+                let init = field(m, "default_value")
+                    .filter(|_| is_static && decls.len() == 1)
+                    .and_then(|v| self.constant_init(v));
+                for d in decls {
                     if let Some(name) = self.declared_name(d) {
                         fields.push(Field {
                             name,
                             ty: self.declared_type(ty, Some(d)),
                             is_static,
+                            init: init.clone(),
                         });
                     }
                 }
@@ -169,16 +174,7 @@ impl<'a> Lowerer<'a, '_> {
                         let t = self.declared_type(ty, Some(d));
                         let init = field(d, "value")
                             .filter(|_| constant)
-                            .map(|v| normalize(self.text(v)))
-                            .map(|v| {
-                                let v = v.trim();
-                                v.strip_prefix('{')
-                                    .and_then(|v| v.strip_suffix('}'))
-                                    .unwrap_or(v)
-                                    .trim()
-                                    .to_string()
-                            })
-                            .filter(|v| v.len() <= 200);
+                            .and_then(|v| self.constant_init(v));
                         self.facts.globals.push(Global {
                             name,
                             scope: self.scope.clone(),
@@ -192,5 +188,17 @@ impl<'a> Lowerer<'a, '_> {
                 }
             }
         }
+    }
+
+    /// A constant's initializer as text, braces taken off (`{4}`: `4`); a long one is none.
+    fn constant_init(&self, v: Node) -> Option<String> {
+        let v = normalize(self.text(v));
+        let v = v.trim();
+        let v = v
+            .strip_prefix('{')
+            .and_then(|v| v.strip_suffix('}'))
+            .unwrap_or(v)
+            .trim();
+        (v.len() <= 200).then(|| v.to_string())
     }
 }

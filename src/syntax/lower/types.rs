@@ -4,7 +4,7 @@
 use tree_sitter::Node;
 
 use super::{field, named_children, Lowerer};
-use crate::syntax::extract::{declarator_name, normalize};
+use crate::syntax::extract::{conversion_declarator, conversion_type, declarator_name, normalize};
 use crate::syntax::ir::*;
 use crate::syntax::tree::NodeExt;
 
@@ -90,8 +90,12 @@ impl<'a> Lowerer<'a, '_> {
             .collect()
     }
 
-    /// The `function_declarator` of a declaration, through pointer/reference declarators.
+    /// The `function_declarator` of a declaration, through pointer/reference declarators; a
+    /// conversion function's (`operator double() const`) parameter declarator.
     pub(super) fn function_declarator<'t>(&self, n: Node<'t>) -> Option<Node<'t>> {
+        if let Some((_, fd)) = conversion_declarator(n) {
+            return Some(fd);
+        }
         let mut d = field(n, "declarator")?;
         loop {
             match d.k() {
@@ -115,6 +119,12 @@ impl<'a> Lowerer<'a, '_> {
             .find(|c| c.k() == "trailing_return_type")
         {
             return Some(normalize(self.text(tr).trim_start_matches("->")));
+        }
+        if let Some((mut oc, _)) = conversion_declarator(n) {
+            while oc.k() == "qualified_identifier" {
+                oc = field(oc, "name")?;
+            }
+            return conversion_type(self.src, oc);
         }
         let ty = field(n, "type")?;
         let mut mods = String::new();
