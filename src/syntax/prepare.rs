@@ -58,9 +58,27 @@ impl Prepared {
 /// Declaration specifiers and type words before which a keyword followed by `(` belongs to a
 /// declaration (`unsigned long (x);`, `operator long()`), not to a functional cast.
 const BEFORE_A_DECLARATOR: [&str; 21] = [
-    "signed", "unsigned", "long", "short", "int", "char", "double", "float", "const",
-    "volatile", "static", "constexpr", "extern", "inline", "typedef", "register", "mutable",
-    "thread_local", "operator", "virtual", "friend",
+    "signed",
+    "unsigned",
+    "long",
+    "short",
+    "int",
+    "char",
+    "double",
+    "float",
+    "const",
+    "volatile",
+    "static",
+    "constexpr",
+    "extern",
+    "inline",
+    "typedef",
+    "register",
+    "mutable",
+    "thread_local",
+    "operator",
+    "virtual",
+    "friend",
 ];
 
 /// Whether the word at `bytes[i..end]` is `unsigned`, `signed`, `long` or `short` written as a
