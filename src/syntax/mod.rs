@@ -113,6 +113,9 @@ struct Kept {
     text: String,
     tree: tree_sitter::Tree,
     last: Option<splice::Last>,
+    /// Parsed with keyword casts capitalised (`Prepared::parse_text`): the edit between two
+    /// texts is not the edit between the bytes parsed, so the tree is not reused.
+    masked: bool,
 }
 
 impl Trees {
@@ -200,8 +203,13 @@ pub fn extract_preprocessed_with(
     let prepared = prepare::prepare(&pre.text);
     let positions = Positions { map: &pre.map };
     let start = Instant::now();
-    let bytes = prepared.text.as_bytes();
-    let kept = trees.and_then(|(t, path)| t.take(path)).flatten();
+    let parse_text = prepared.parse_text();
+    let bytes: &[u8] = &parse_text;
+    let masked = !prepared.keyword_casts.is_empty();
+    let kept = trees
+        .and_then(|(t, path)| t.take(path))
+        .flatten()
+        .filter(|k| !k.masked && !masked);
     // The edit, and the document as it was before it, for re-extracting one function.
     let mut before = None;
     let old_tree = kept.map(|k| {
@@ -261,6 +269,7 @@ pub fn extract_preprocessed_with(
                             text: prepared.text.clone(),
                             tree: tree.clone(),
                             last: Some(last),
+                            masked,
                         },
                     );
                 }

@@ -34,6 +34,83 @@ pub struct Prepared {
     pub attrs: Vec<RawAttr>,
     /// Offsets of `SYCL_EXTERNAL` tokens.
     pub sycl_external: Vec<usize>,
+    /// Offsets of `unsigned`, `signed`, `long`, `short` used as a functional cast
+    /// (`(unsigned(x))`): see [`keyword_cast`].
+    pub keyword_casts: Vec<usize>,
+}
+
+impl Prepared {
+    /// The bytes to parse: the text, with each keyword of `keyword_casts` capitalised into an
+    /// identifier (`Unsigned(x)`), which tree-sitter-cpp parses as the call it reads when the
+    /// keyword cannot start a type there. The walks read `text`, so they see `unsigned`.
+    pub fn parse_text(&self) -> std::borrow::Cow<'_, [u8]> {
+        if self.keyword_casts.is_empty() {
+            return self.text.as_bytes().into();
+        }
+        let mut out = self.text.as_bytes().to_vec();
+        for &at in &self.keyword_casts {
+            out[at] = out[at].to_ascii_uppercase();
+        }
+        out.into()
+    }
+}
+
+/// Declaration specifiers and type words before which a keyword followed by `(` belongs to a
+/// declaration (`unsigned long (x);`, `operator long()`), not to a functional cast.
+const BEFORE_A_DECLARATOR: [&str; 21] = [
+    "signed",
+    "unsigned",
+    "long",
+    "short",
+    "int",
+    "char",
+    "double",
+    "float",
+    "const",
+    "volatile",
+    "static",
+    "constexpr",
+    "extern",
+    "inline",
+    "typedef",
+    "register",
+    "mutable",
+    "thread_local",
+    "operator",
+    "virtual",
+    "friend",
+];
+
+/// Whether the word at `bytes[i..end]` is `unsigned`, `signed`, `long` or `short` written as a
+/// functional cast (`unsigned(x)`, [expr.type.conv]). tree-sitter-cpp has no such expression:
+/// where the keyword may start a type (after `(`, first in braces) it reads `(unsigned(x))` as a
+/// C cast to a function type and recovers with ERROR nodes, losing `x` and at times the
+/// statement after it, or `R<unsigned> r{{unsigned(x)}}` as an expression. Not a cast: a
+/// declarator in parentheses (`long (*f)(int)`, `unsigned(&)[4]`, `long()`) or a keyword
+/// after a declaration specifier.
+fn keyword_cast(bytes: &[u8], i: usize, end: usize) -> bool {
+    if !matches!(&bytes[i..end], b"unsigned" | b"signed" | b"long" | b"short") {
+        return false;
+    }
+    let open = skip_ws(bytes, end);
+    if bytes.get(open) != Some(&b'(') {
+        return false;
+    }
+    let inner = skip_ws(bytes, open + 1);
+    if matches!(bytes.get(inner), None | Some(b'*' | b'&' | b'^' | b')')) {
+        return false;
+    }
+    let mut k = i;
+    while k > 0 && bytes[k - 1].is_ascii_whitespace() {
+        k -= 1;
+    }
+    let mut w = k;
+    while w > 0 && is_ident(bytes[w - 1]) {
+        w -= 1;
+    }
+    !BEFORE_A_DECLARATOR
+        .iter()
+        .any(|d| d.as_bytes() == &bytes[w..k])
 }
 
 /// Object-like macros that expand to nothing in practice and break declarations when parsed.
@@ -49,6 +126,7 @@ pub fn prepare(src: &str) -> Prepared {
     let mut out = bytes.to_vec();
     let mut attrs = Vec::new();
     let mut sycl_external = Vec::new();
+    let mut keyword_casts = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -77,7 +155,9 @@ pub fn prepare(src: &str) -> Prepared {
             c if is_ident_start(c) && (i == 0 || !is_ident(bytes[i - 1])) => {
                 let end = ident_end(bytes, i);
                 let word = &src[i..end];
-                if word == "SYCL_EXTERNAL" {
+                if keyword_cast(bytes, i, end) {
+                    keyword_casts.push(i);
+                } else if word == "SYCL_EXTERNAL" {
                     sycl_external.push(i);
                     blank(&mut out, i, end);
                 } else if word == "SYCL_EXT_ONEAPI_FUNCTION_PROPERTY" {
@@ -115,6 +195,7 @@ pub fn prepare(src: &str) -> Prepared {
         text: String::from_utf8(out).expect("only ASCII bytes were replaced by spaces"),
         attrs,
         sycl_external,
+        keyword_casts,
     }
 }
 

@@ -187,6 +187,7 @@ pub fn splice(
                     text: old_text.to_string(),
                     attrs: Vec::new(),
                     sycl_external: Vec::new(),
+                    keyword_casts: Vec::new(),
                 };
                 let (old_one, _) = extract_one(&old_prepared, &old_pos, old_d);
                 // Variables carry no place: the item's must stay as they were for the file's

@@ -54,13 +54,12 @@ each follows the overload or specialisation C++ picks, which --check-gen verifie
 The forms of issue 41 (EXTRA_FORMS, EXTRA_TEXT, the x_* methods) come from a random stream of
 their own (Gen.rx), one statement in about 30 % of the kernel bodies, before the forced uses:
 T (&)[N] deduction (function templates whose `if constexpr` branch depends on N or sizeof(T),
-from local arrays and inside a class template), user-defined operators on a class holding a
-double, conversion functions (to float computing in float, to double, computing in double); and,
-off by default (KNOWN_ANALYZER_GAPS, the environment variable SYCL_DIFF_GAP_FORMS or --gap-forms
-bring them back), T (&)[N] from members, rows, references and alias-typed or sycl::half arrays
-(operators whose body or result alone uses double, and an atomic_ref<double> /
-atomic_ref<sycl::half> that only stores a constant, are written by default). A program in which none is written is the
-one the generator wrote before them.
+from local arrays, inside a class template, from members, rows, references and alias-typed or
+sycl::half arrays), user-defined operators (whose body or result alone uses double) on a class
+holding a double, conversion functions (to float computing in float, to double, computing in
+double), and an atomic_ref<double> / atomic_ref<sycl::half> that only stores a constant. None is
+left out as a known analyzer gap now (KNOWN_ANALYZER_GAPS is empty). A program in which none is
+written is the one the generator wrote before them.
 
 Things it deliberately never writes (their meaning under the rule is ambiguous, or libclang
 cannot show them): captures or functor fields of an aspect type that the kernel does not use in
@@ -1564,28 +1563,10 @@ class Gen:
         (`std::int32_t`, `i64`, `real_t`, `sycl::half` are "array-ref-alias")."""
         return self.spell(k) if alias_ok else SPELL[k][0]
 
-    # a functional cast by `unsigned` or `long` at the start of a brace initialiser's element: the
-    # analyzer loses the declaration (`Ring<unsigned, 3> r{{unsigned(x), ...}}`: then r.top() is
-    # read with T and N unknown, a false fp64); see README, "Known analyzer gaps"
-    X_BAD_ELEM = re.compile(r"^\s*(?:unsigned|long|short|signed)\s*\(")
-
     def x_array_init(self, ctx, k, n):
-        """n elements of kind k; none starts with a functional cast by a type keyword that can
-        begin a multi-word type (an element drawn so is drawn again, what it marked undone)."""
-        out = []
-        for _ in range(n):
-            for attempt in range(8):
-                saved = (set(ctx.used), set(ctx.solid), set(ctx.refs))
-                e = self.expr(ctx, k)
-                if not self.X_BAD_ELEM.match(e):
-                    break
-                for cur, old in zip((ctx.used, ctx.solid, ctx.refs), saved):
-                    cur.clear()
-                    cur |= old
-                e = E(self.pick(LITS[k]), True)
-                ctx.use_const(k)
-            out.append(e)
-        return ", ".join(out)
+        """n elements of kind k (one may start with a functional cast by a type keyword,
+        `Ring<unsigned, 3> r{{unsigned(x), ...}}`)."""
+        return ", ".join(self.expr(ctx, k) for _ in range(n))
 
     def x_array_ref(self, ctx, ind):
         """T (&)[N] deduced from a local array, or inside a class template from its member; the
@@ -2717,7 +2698,7 @@ HOIST_FORMS = {"pf", "pf_n", "single", "submit", "nd", "props", "wrapper", "gene
 # "body-include" (a kernel lambda's body in a .inc file included inside it), "header-prototype"
 # (scalar helpers declared in the dev header, defined in the .cpp). Kernel forms of EXTRA_FORMS:
 # "array-ref-alias", "array-ref-member", "user-operator", "conversion-operator", "atomic-const-store".
-KNOWN_ANALYZER_GAPS = ("array-ref-alias", "array-ref-member")
+KNOWN_ANALYZER_GAPS = ()
 ENABLED_GAPS = {n.strip() for n in os.environ.get("SYCL_DIFF_GAP_FORMS", "").split(",") if n.strip()}
 
 

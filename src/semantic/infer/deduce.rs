@@ -238,12 +238,11 @@ impl Cx<'_, '_> {
         let pattern = if func.pack { params.pop() } else { None };
         let fixed = params.len().min(args.len());
         deduce_args(&params, &args[..fixed], &mut b)?;
-        // [temp.deduct.type]/8: `T (&)[N]` deduces `N` from an array argument's bound.
-        // (One bound: the texts of a parameter and of a local list the bounds of several in
-        // different orders.)
+        // [temp.deduct.type]/8: `T (&)[N]` deduces `N` from an array argument's outermost
+        // bound (`float m[2][4]` gives 2, `T` is `float[4]`).
         for (p, bounds) in func.params.iter().zip(self.arg_bounds.borrow().iter()) {
             let names = super::bracketed(p);
-            if names.len() != 1 || bounds.len() != 1 {
+            if names.len() != 1 || bounds.is_empty() {
                 continue;
             }
             for (n, &v) in names.into_iter().zip(bounds) {

@@ -10,6 +10,7 @@
 //! `properties` (kernel property lists as types).
 
 mod aspects;
+mod bounds;
 mod calls;
 mod consts;
 mod conversions;
@@ -364,31 +365,6 @@ impl<'i, 'a> Cx<'i, 'a> {
             match (self.expr(a), self.ty(a)) {
                 (Some(Expr::Expand(_)), Ty::Pack(xs)) => out.extend(xs.iter().cloned()),
                 (_, t) => out.push(t),
-            }
-        }
-        out
-    }
-
-    /// The bounds of an argument that names a local array (`double arr[4][8]`: 4, 8).
-    fn array_bounds(&self, a: ExprId) -> Vec<i64> {
-        let Some(Expr::Local(id)) = self.expr(a) else {
-            return Vec::new();
-        };
-        let Some(LocalTy::Declared(text)) = self
-            .body
-            .and_then(|b| b.locals.get(*id as usize))
-            .filter(|l| !l.param)
-            .map(|l| &l.ty)
-        else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        for b in bracketed(text) {
-            match literal_value(b)
-                .or_else(|| lookup::const_text(self.ix, self.file, b, &self.subst, self.depth))
-            {
-                Some(v) => out.push(v),
-                None => return Vec::new(),
             }
         }
         out

@@ -167,3 +167,32 @@ void k(Box<double> b) {
 "#,
     );
 }
+
+#[test]
+fn deduction_through_a_reference_to_any_array_lvalue() {
+    // [temp.deduct.type]/8: `N` is the bound of the array the argument is, however it is
+    // named: a member from outside or of `this`, a row of a 2-D array (its inner bound), the
+    // whole 2-D array (its outer bound, `T` an array), a reference bound to an array, a
+    // capture, an array whose element type is an alias and that is initialised.
+    check_types(
+        r#"
+template <class T, int N> T first(const T (&a)[N]) { return a[N - 1]; }
+//                                                          ^^^^^^^^ T; <H, 8> H; <double, 12> double; <float, 10> float; <float, 3> float; <float, 6> float; <float[], 3> float[]; <int, 9> int; <long, 2> long; <unsigned int, 11> unsigned int
+struct AF3 { float v[3]; };
+template <class T, int N> struct Ring { T buf[N]; };
+using i32 = int;
+struct H { short x; };
+void k() {
+  AF3 s; first(s.v);
+  Ring<long, 2> r; first(r.buf);
+  float m[2][6]; first(m[1]);
+  H h[8]; first(h);
+  i32 c[9] = {1, 2}; first(c);
+  float m2[3][10]; auto &row = m2[0]; first(row);
+  first(m2);
+}
+template <class T, int N> struct Box { T v[N]; int get() { return first(v); } };
+void k2() { Box<unsigned, 11> b; b.get(); [=]() { double a[12] = {}; [=]() { first(a); }(); }(); }
+"#,
+    );
+}

@@ -291,7 +291,18 @@ impl<'a> Lowerer<'a, '_> {
             let args = self.args_of(args_node);
             return Expr::Unknown(self.list(args));
         };
+        // `unsigned(x)` parses as a call of an identifier `unsigned` (see `keyword_cast` in
+        // `prepare`): a functional cast, as `int(x)` is.
+        let keyword = f.k() == "identifier"
+            && matches!(self.text(f), "unsigned" | "signed" | "long" | "short");
         match f.k() {
+            _ if keyword => {
+                let args = self.args_of(args_node);
+                return Expr::Cast {
+                    ty: self.text(f).into(),
+                    args: self.list(args),
+                };
+            }
             "primitive_type" | "sized_type_specifier" | "type_identifier" | "template_type" => {
                 let ty = normalize(self.text(f));
                 let args = self.args_of(args_node);

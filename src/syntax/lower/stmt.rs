@@ -262,8 +262,9 @@ impl<'a> Lowerer<'a, '_> {
                     let e = self.expr(x);
                     LocalTy::Decltype(e)
                 }
+                // [dcl.type.class.deduct]/2: no CTAD for an array (`i32 a[2] = {..}`).
                 ("type_identifier" | "qualified_identifier" | "template_type", Some(e), _)
-                    if !text.contains('<') && !text.contains('*') && !text.contains('&') =>
+                    if !text.contains(['<', '*', '&', '[']) =>
                 {
                     LocalTy::Deduced(text.into(), e)
                 }

@@ -152,7 +152,13 @@ impl<'a> Lowerer<'a, '_> {
     pub(super) fn declared_type(&self, ty: Node, decl: Option<Node>) -> String {
         let mut t = normalize(self.text(ty));
         let mut d = decl;
+        // The outermost declarator holds the last bound written (`m[2][6]` nests `m[2]` in
+        // `[6]`): a run of bounds is kept in the written order, outermost array first.
+        let mut bounds_at: Option<usize> = None;
         while let Some(x) = d {
+            if !matches!(x.k(), "array_declarator" | "abstract_array_declarator") {
+                bounds_at = None;
+            }
             match x.k() {
                 "pointer_declarator" | "abstract_pointer_declarator" => t.push('*'),
                 "reference_declarator" | "abstract_reference_declarator" => {
@@ -161,9 +167,8 @@ impl<'a> Lowerer<'a, '_> {
                 }
                 "array_declarator" | "abstract_array_declarator" => {
                     let size = field(x, "size").map_or("", |s| self.text(s));
-                    t.push('[');
-                    t.push_str(size.trim());
-                    t.push(']');
+                    let at = *bounds_at.get_or_insert(t.len());
+                    t.insert_str(at, &format!("[{}]", size.trim()));
                 }
                 "init_declarator" | "attributed_declarator" | "parenthesized_declarator" => {}
                 _ => break,
