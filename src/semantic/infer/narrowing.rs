@@ -24,7 +24,12 @@ use crate::syntax::{BinOp, Body, Exact, Expr, ExprId, Lit, Stmt, UnOp};
 impl Cx<'_, '_> {
     /// The double operations of `body` that LLVM narrows to float at -O2, among the
     /// statements `live` keeps: typing a discarded branch's expression would bind its calls.
-    pub(super) fn narrowed_ops(&self, body: &Body, live: &[bool], code: &[bool]) -> HashSet<ExprId> {
+    pub(super) fn narrowed_ops(
+        &self,
+        body: &Body,
+        live: &[bool],
+        code: &[bool],
+    ) -> HashSet<ExprId> {
         let mut out = HashSet::default();
         let is_code = |e: ExprId| code.get(e as usize).copied().unwrap_or(false);
         let ret = self
