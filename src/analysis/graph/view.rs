@@ -278,7 +278,17 @@ impl<'a> Graph<'a> {
             }
         } else if node >= self.bodies.base_count {
             let args = &self.bodies.instances[node - self.bodies.base_count].1;
-            instance_name(f, args)
+            // A member template of a class: its class's parameters come first.
+            let of_class = f.class.as_ref().and_then(|c| {
+                let outer = &f.scope[..f.scope.len().saturating_sub(1)];
+                self.files[self.node_file(node) as usize]
+                    .facts
+                    .classes
+                    .iter()
+                    .find(|k| k.name == *c && k.scope[..] == *outer)
+                    .map(|k| k.tparams.len())
+            });
+            instance_name(f, args, of_class)
         } else {
             f.display_name()
         }
@@ -300,17 +310,20 @@ impl Graph<'_> {
             f = funcs.get(f.body.as_ref()?.parent? as usize)?;
         }
         let n = f.tparams.len();
-        (n > 0 && args.len() >= n).then(|| instance_name(f, &args[..n]))
+        (n > 0 && args.len() >= n).then(|| instance_name(f, &args[..n], None))
     }
 }
 
-/// `scale<double>(sycl::queue&, double*, size_t)`, `Saxpy<double>::operator()(...) const`.
-fn instance_name(f: &Function, args: &[Ty]) -> String {
-    let list = args
-        .iter()
-        .map(|a| a.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
+/// `scale<double>(sycl::queue&, double*, size_t)`, `Saxpy<double>::operator()(...) const`,
+/// `K::operator()<sycl::item<1>>(sycl::item<1>) const`. `of_class`: how many of the template
+/// parameters are the class's (unknown: all, for a member).
+fn instance_name(f: &Function, args: &[Ty], of_class: Option<usize>) -> String {
+    let list = |args: &[Ty]| {
+        args.iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let subst = |text: &str| -> String {
         let mut out = text.to_string();
         for (p, a) in f.tparams.iter().zip(args) {
@@ -339,10 +352,16 @@ fn instance_name(f: &Function, args: &[Ty]) -> String {
     let mut scope = f.scope.clone();
     let name = match (&f.class, scope.last_mut()) {
         (Some(c), Some(last)) if last == c => {
-            last.push_str(&format!("<{list}>"));
-            f.name.to_string()
+            let k = of_class.unwrap_or(args.len()).min(args.len());
+            if k > 0 {
+                last.push_str(&format!("<{}>", list(&args[..k])));
+            }
+            match k < args.len() {
+                true => format!("{}<{}>", f.name, list(&args[k..])),
+                false => f.name.to_string(),
+            }
         }
-        _ => format!("{}<{list}>", f.name),
+        _ => format!("{}<{}>", f.name, list(args)),
     };
     scope.push(name);
     let params: Vec<String> = f.params.iter().map(|p| subst(p)).collect();

@@ -597,10 +597,18 @@ impl<'i, 'a> Cx<'i, 'a> {
             KernelRef::Lambda(i) => {
                 let f = self.ix.function(self.file, *i as u32);
                 let n = f.tparams.len().min(self.inst_subst.len());
+                let closure: Arc<[Ty]> = Arc::from(&self.inst_subst[..n]);
+                // A generic kernel lambda is instantiated with what the launch passes it.
+                let subst = match self.kernel_item(at, via) {
+                    Some(item) => {
+                        self.generic_lambda_subst(self.file, *i as u32, &closure, &[item])
+                    }
+                    None => closure,
+                };
                 Some(vec![Instance {
                     file: self.file,
                     func: *i as u32,
-                    subst: Arc::from(&self.inst_subst[..n]),
+                    subst,
                 }])
             }
             KernelRef::Functor(t) => {
@@ -640,6 +648,14 @@ impl<'i, 'a> Cx<'i, 'a> {
                         let (cf, ci) = c.decl.expect("checked");
                         let cl = &self.ix.files[cf as usize].classes[ci as usize];
                         let ix = self.ix;
+                        let item = self.kernel_item(at, via);
+                        // `template <class I> void operator()(I i) const`: I is what the
+                        // launch passes.
+                        let passed = |func: &crate::syntax::Function, p: &str| {
+                            let first = func.params.first()?;
+                            let bare = first.trim_start_matches("const ").trim_end_matches('&');
+                            (bare.trim() == p).then(|| item.clone()).flatten()
+                        };
                         let ops: Vec<Instance> = self
                             .members_named(c, "operator()")
                             .into_iter()
@@ -654,6 +670,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                                             .iter()
                                             .position(|cp| cp.name == p.name)
                                             .and_then(|k| c.args.get(k).cloned())
+                                            .or_else(|| passed(func, &p.name))
                                             .unwrap_or(Ty::Param(p.name.as_str().into()))
                                     })
                                     .collect();
@@ -676,6 +693,38 @@ impl<'i, 'a> Cx<'i, 'a> {
     /// `at`.
     fn launched_argument(&self, at: Span, via: &str) -> Option<Ty> {
         let body = self.body?;
+        let arg = *body.list(self.launch_call(at, via)?).last()?;
+        Some(self.ty(arg))
+    }
+
+    /// What a `parallel_for` passes its kernel (SYCL 2020 4.9.4.2.2): an `item<N>` over a
+    /// `range<N>` or a count, an `nd_item<N>` over an `nd_range<N>`; the type a generic kernel's
+    /// parameter (`[=](auto i)`, `template <class I> void operator()(I i) const`) is deduced as.
+    fn kernel_item(&self, at: Span, via: &str) -> Option<Ty> {
+        if via != "parallel_for" {
+            return None;
+        }
+        let body = self.body?;
+        let first = *body.list(self.launch_call(at, via)?).first()?;
+        let dims = |c: &ClassTy| match c.args.first() {
+            Some(Ty::Value(d)) => Some(Ty::Value(*d)),
+            _ => None,
+        };
+        match self.ty(first).strip_ref() {
+            Ty::Class(c) if c.decl.is_none() && c.last() == "range" => {
+                Some(Ty::class("sycl::item", vec![dims(c)?]))
+            }
+            Ty::Class(c) if c.decl.is_none() && c.last() == "nd_range" => {
+                Some(Ty::class("sycl::nd_item", vec![dims(c)?]))
+            }
+            Ty::Int { .. } => Some(Ty::class("sycl::item", vec![Ty::Value(1)])),
+            _ => None,
+        }
+    }
+
+    /// The arguments of the launch call through `via` whose callee starts at `at`.
+    fn launch_call(&self, at: Span, via: &str) -> Option<crate::syntax::List> {
+        let body = self.body?;
         let start = Some(at.range().start);
         let start_of = |e: usize| body.spans.get(e).map(|s| s.range().start);
         body.exprs.iter().enumerate().find_map(|(e, x)| {
@@ -692,8 +741,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             if last(name) != via || start_of(e) != start || start_of(*callee as usize) != start {
                 return None;
             }
-            let arg = *body.list(*args).last()?;
-            Some(self.ty(arg))
+            Some(*args)
         })
     }
 }
