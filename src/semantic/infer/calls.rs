@@ -598,12 +598,13 @@ impl<'i, 'a> Cx<'i, 'a> {
                 let f = self.ix.function(self.file, *i as u32);
                 let n = f.tparams.len().min(self.inst_subst.len());
                 let closure: Arc<[Ty]> = Arc::from(&self.inst_subst[..n]);
-                // A generic kernel lambda is instantiated with what the launch passes it.
+                // A generic kernel lambda is instantiated with what the launch passes it, once
+                // the enclosing template's arguments are known (they come first).
                 let subst = match self.kernel_item(at, via) {
-                    Some(item) => {
+                    Some(item) if n == f.tparams.len() => {
                         self.generic_lambda_subst(self.file, *i as u32, &closure, &[item])
                     }
-                    None => closure,
+                    _ => closure,
                 };
                 Some(vec![Instance {
                     file: self.file,
