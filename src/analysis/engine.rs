@@ -394,11 +394,12 @@ impl OneCompile {
         summarized.sort_unstable();
         summarized.dedup();
         // Instances are numbered as they are found, which differs between a fresh build and
-        // an updated one: they go after their pattern, ordered by what they use.
+        // an updated one: they go after their pattern, ordered by what they use, then by name.
         summarized.sort_by_cached_key(|&n| {
             let (file, start) = graph.name_start(n);
             let instance = graph.is_instance(n);
-            (file, start, instance, graph.used(n), n)
+            let name = instance.then(|| graph.display_name(n));
+            (file, start, instance, graph.used(n), name, n)
         });
         let summaries = summarized
             .into_iter()
