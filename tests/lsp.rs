@@ -993,6 +993,9 @@ fn per_target_device_compiles_in_the_editor() {
     shutdown(c);
 }
 
+/// A header whose kernel computes in double when its includer defines `USE_DOUBLE` first.
+const REAL_HEADER: &str = "#pragma once\n#include <sycl/sycl.hpp>\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\ninline void run(sycl::queue& q, real* b) {\n  q.single_task([=] { b[0] = b[0] * 2; });\n}\n";
+
 /// A header is compiled with the macros its translation unit defines before including it: an
 /// edit of those directives in the open source re-reads the header, a body edit changes nothing
 /// else, and an edit of a spliced kernel body is seen by the kernel.
@@ -1000,11 +1003,7 @@ fn per_target_device_compiles_in_the_editor() {
 fn edits_of_an_includer_reach_its_headers() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    std::fs::write(
-        root.join("kern.h"),
-        "#pragma once\n#include <sycl/sycl.hpp>\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\ninline void run(sycl::queue& q, real* b) {\n  q.single_task([=] { b[0] = b[0] * 2; });\n}\n",
-    )
-    .unwrap();
+    std::fs::write(root.join("kern.h"), REAL_HEADER).unwrap();
     let main = "#include \"kern.h\"\nint main() { return 0; }\n";
     std::fs::write(root.join("main.cpp"), main).unwrap();
     let uri = format!("file://{}/main.cpp", root.display());
@@ -1048,11 +1047,7 @@ fn edits_of_an_includer_reach_its_headers() {
 fn a_new_unit_reads_its_headers_in_its_own_meaning() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    std::fs::write(
-        root.join("kern.h"),
-        "#pragma once\n#include <sycl/sycl.hpp>\n#ifdef USE_DOUBLE\ntypedef double real;\n#else\ntypedef float real;\n#endif\ninline void run(sycl::queue& q, real* b) {\n  q.single_task([=] { b[0] = b[0] * 2; });\n}\n",
-    )
-    .unwrap();
+    std::fs::write(root.join("kern.h"), REAL_HEADER).unwrap();
     let a = "#include \"kern.h\"\nint main() { return 0; }\n";
     std::fs::write(root.join("a.cpp"), a).unwrap();
     let a_uri = format!("file://{}/a.cpp", root.display());
