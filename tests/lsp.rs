@@ -1060,6 +1060,9 @@ fn a_new_unit_reads_its_headers_in_its_own_meaning() {
     c.diagnostics_for(&a_uri, |p| p["version"] == 1);
     let b = format!("#define USE_DOUBLE\n{a}");
     std::fs::write(root.join("b.cpp"), &b).unwrap();
+    // The watcher reports the new file before the editor opens it (the order a slow machine
+    // sees): the header must be read again on either path.
+    std::thread::sleep(Duration::from_millis(1500));
     let b_uri = format!("file://{}/b.cpp", root.display());
     c.notify(
         "textDocument/didOpen",

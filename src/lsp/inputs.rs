@@ -145,7 +145,50 @@ impl RunInputs {
                 }
             }
         }
+        // A new source is a new translation unit for the headers it includes: they are read
+        // again, it may compile them otherwise (their variants name the units).
+        for (p, text) in &self.dirty {
+            if self.index_of.contains_key(p) || crate::base::is_header(p) {
+                continue;
+            }
+            for r in self.headers_included_by(text) {
+                let f = &self.base[r];
+                if !edited.contains(&*f.path) && added.insert(r) {
+                    if let Some(t) = self.current_text(&f.path) {
+                        out.push((f.path.to_string(), t));
+                    }
+                }
+            }
+        }
         out
+    }
+
+    /// The headers of `base` that `text` may include, directly or through each other (by file
+    /// name, a superset as `may_include`'s).
+    fn headers_included_by(&self, text: &str) -> Vec<usize> {
+        let name_of = |p: &str| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string();
+        let mut names: Vec<String> = text
+            .lines()
+            .filter_map(|l| {
+                let l = l.trim_start().strip_prefix('#')?.trim_start();
+                let arg = l.strip_prefix("include")?.trim();
+                let inner = arg.get(1..)?;
+                Some(name_of(&inner[..inner.find(['"', '>'])?]))
+            })
+            .collect();
+        let mut found: Vec<usize> = Vec::new();
+        while let Some(name) = names.pop() {
+            for (i, f) in self.base.iter().enumerate() {
+                if crate::base::is_header(&f.path)
+                    && name_of(&f.path) == name
+                    && !found.contains(&i)
+                {
+                    found.push(i);
+                    names.extend(f.facts.includes.iter().map(|inc| name_of(inc)));
+                }
+            }
+        }
+        found
     }
 
     /// For `Sources::knowing_includers` over `sources()`: the sources whose facts say they read
