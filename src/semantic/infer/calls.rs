@@ -84,11 +84,7 @@ impl<'i, 'a> Cx<'i, 'a> {
                 if let Some(t) = self.construction(name, Some(self.targ_list(*targs))) {
                     return t;
                 }
-                let explicit: Vec<Ty> = self
-                    .targ_list(*targs)
-                    .iter()
-                    .map(|t| self.template_arg(t))
-                    .collect();
+                let explicit: Vec<Ty> = self.explicit_args(self.targ_list(*targs));
                 self.named_call(at, name, &explicit, arg_tys)
             }
             Expr::Member { base, arrow, name } => {
@@ -104,11 +100,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             } => {
                 let rt = self.ty(*base);
                 let rt = if *arrow { pointee(&rt) } else { rt };
-                let explicit: Vec<Ty> = self
-                    .targ_list(*targs)
-                    .iter()
-                    .map(|t| self.template_arg(t))
-                    .collect();
+                let explicit: Vec<Ty> = self.explicit_args(self.targ_list(*targs));
                 self.member_call(at, &rt, name, &explicit, arg_tys)
             }
             _ => {

@@ -370,6 +370,19 @@ impl<'i, 'a> Cx<'i, 'a> {
         out
     }
 
+    /// Explicit template arguments as written: a pack expansion among them (`<A..., X>` in an
+    /// instance where `A` is bound to a pack) gives the pack's elements, in place.
+    pub(super) fn explicit_args(&self, texts: &[Name]) -> Vec<Ty> {
+        let mut out = Vec::with_capacity(texts.len());
+        for t in texts {
+            match self.template_arg(t) {
+                Ty::Pack(xs) if t.ends_with("...") => out.extend(xs.iter().cloned()),
+                x => out.push(x),
+            }
+        }
+        out
+    }
+
     /// An explicit template argument: a literal is a value (`f<double, 1>`), else a type.
     fn template_arg(&self, text: &str) -> Ty {
         literal_value(text)
