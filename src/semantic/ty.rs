@@ -270,6 +270,15 @@ impl std::fmt::Display for Args<'_> {
 
 // ---- parsing type texts -------------------------------------------------------------------
 
+/// A declarator modifier applied to a type; to a bound pack (`Args &&...args`), to each of its
+/// elements ([temp.variadic]/5: the pattern `Args &&` is expanded once per element).
+fn each_element(t: Ty, modify: &dyn Fn(Ty) -> Ty) -> Ty {
+    match t {
+        Ty::Pack(xs) => Ty::Pack(xs.iter().map(|x| modify(x.clone())).collect()),
+        t => modify(t),
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tok<'a> {
     Ident(&'a str),
@@ -721,11 +730,11 @@ impl<'a> Parser<'a, '_> {
             match self.peek() {
                 Some(Tok::Punct("*")) => {
                     self.at += 1;
-                    t = Ty::Ptr(Arc::new(t));
+                    t = each_element(t, &|x| Ty::Ptr(Arc::new(x)));
                 }
                 Some(Tok::Punct("&" | "&&")) => {
                     self.at += 1;
-                    t = Ty::Ref(Arc::new(t));
+                    t = each_element(t, &|x| Ty::Ref(Arc::new(x)));
                 }
                 Some(Tok::Punct("[")) => {
                     while let Some(x) = self.peek() {

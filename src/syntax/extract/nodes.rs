@@ -457,6 +457,8 @@ pub fn declarator_name(d: Node, through_bindings: bool) -> Option<Node> {
                                 | "reference_declarator"
                                 | "array_declarator"
                                 | "init_declarator"
+                                // `Args &&...args`: the pack's name is inside `...`.
+                                | "variadic_declarator"
                         )
                     });
                     x
