@@ -94,7 +94,7 @@ pub(super) fn merge_instances(diagnostics: &mut Vec<Diagnostic>) {
     const IN: &str = " in ";
     let base = |d: &Diagnostic| -> Option<String> {
         let f = d.function.as_deref()?;
-        f.starts_with("lambda at ")
+        (f.starts_with("lambda at ") || f.starts_with("oneDPL "))
             .then(|| f.split_once(IN).map(|(b, _)| b.to_string()))
             .flatten()
     };

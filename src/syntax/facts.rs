@@ -121,10 +121,14 @@ pub enum KernelRef {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelLaunch {
     pub kernel: KernelRef,
-    /// `parallel_for`, `single_task`, ...
+    /// `parallel_for`, `single_task`, ...; a parallel algorithm's call as written after
+    /// [`LIBRARY_LAUNCH`] (`dpl:std::for_each`): a kernel only with a device policy.
     pub via: Name,
     pub span: Span,
 }
+
+/// The prefix of a library algorithm's launch (`KernelLaunch::via`).
+pub const LIBRARY_LAUNCH: &str = "dpl:";
 
 /// A new field holding a `Span` or an index into the file's functions must be visited by
 /// `splice::each_span` / `splice::each_index`, which move them when an edit is spliced.

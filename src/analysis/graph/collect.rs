@@ -263,6 +263,10 @@ impl<'a> Collector<'a> {
                     }
                     continue;
                 }
+                // Untyped, an algorithm's policy is unknown: its callables stay host code.
+                if launch.via.starts_with(crate::syntax::LIBRARY_LAUNCH) {
+                    continue;
+                }
                 match &launch.kernel {
                     KernelRef::Lambda(idx) => info.launches.extend(self.sk.node_at(fi, *idx)),
                     KernelRef::Functor(t) => {

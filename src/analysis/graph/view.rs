@@ -13,7 +13,7 @@ use super::{Bodies, Derived, Edge, ImageRule, NodeId, Skeleton, Use};
 use crate::base::SourceFile;
 use crate::devices::{AspectId, AspectSet};
 use crate::semantic::Ty;
-use crate::syntax::{DeviceHas, Function, Located, Span};
+use crate::syntax::{DeviceHas, Function, KernelRef, Located, Span, LIBRARY_LAUNCH};
 
 /// A view of the graph for the checks.
 pub struct Graph<'a> {
@@ -269,7 +269,10 @@ impl<'a> Graph<'a> {
         if f.is_lambda {
             let file = self.node_file(node);
             let pos = self.locate(file, f.name_span).pos;
-            let at = format!("lambda at {}:{}:{}", self.path(file), pos.line, pos.column);
+            let at = match self.algorithm_launch(node, f) {
+                Some(at) => at,
+                None => format!("lambda at {}:{}:{}", self.path(file), pos.line, pos.column),
+            };
             match self.enclosing_instance(node, f) {
                 // One location, several kernels: say which instantiation, as clang's "in
                 // instantiation of" notes do.
@@ -296,6 +299,39 @@ impl<'a> Graph<'a> {
 }
 
 impl Graph<'_> {
+    /// A lambda a parallel algorithm launches is named by the call: `oneDPL std::for_each at
+    /// a.cpp:7:3` (with `, callable K` when the call launches several).
+    fn algorithm_launch(&self, node: NodeId, lambda: &Function) -> Option<String> {
+        let (file, idx) = self.sk.members[self.bodies.base(node)][0];
+        let funcs = &self.files[file as usize].facts.functions;
+        let parent = funcs.get(lambda.body.as_ref()?.parent? as usize)?;
+        let library = |l: &&crate::syntax::KernelLaunch| l.via.starts_with(LIBRARY_LAUNCH);
+        let launch = parent
+            .launches
+            .iter()
+            .filter(library)
+            .find(|l| matches!(l.kernel, KernelRef::Lambda(i) if i == idx))?;
+        let same_call: Vec<_> = parent
+            .launches
+            .iter()
+            .filter(library)
+            .filter(|l| l.span == launch.span)
+            .collect();
+        let pos = self.locate(file, launch.span).pos;
+        let algorithm = &launch.via[LIBRARY_LAUNCH.len()..];
+        let mut name = format!(
+            "oneDPL {algorithm} at {}:{}:{}",
+            self.path(file),
+            pos.line,
+            pos.column
+        );
+        if same_call.len() > 1 {
+            let k = same_call.iter().position(|l| std::ptr::eq(*l, launch))? + 1;
+            name.push_str(&format!(", callable {k}"));
+        }
+        Some(name)
+    }
+
     /// For a lambda in an instance of a template: the instance of the named function it is
     /// written in (its template parameters begin a lambda's own).
     fn enclosing_instance(&self, node: NodeId, lambda: &Function) -> Option<String> {

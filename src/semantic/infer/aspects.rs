@@ -361,10 +361,13 @@ impl Cx<'_, '_> {
             }) if op.is_arithmetic() => {
                 self.ty(e);
                 let (l, r) = (self.ty(*lhs), self.value_ty(*rhs));
-                if l.is_arithmetic() && r.is_arithmetic() {
-                    Ty::common(&l, &r)
-                } else {
-                    self.ty(e)
+                match l.strip_ref() {
+                    _ if l.is_arithmetic() && r.is_arithmetic() => Ty::common(&l, &r),
+                    // `acc += x` on a `sycl::reducer<T, Op>` combines in T.
+                    Ty::Class(c) if c.decl.is_none() && c.last() == "reducer" => {
+                        c.args.first().cloned().unwrap_or(Ty::Unknown)
+                    }
+                    _ => self.ty(e),
                 }
             }
             _ => self.ty(e),

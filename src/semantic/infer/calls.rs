@@ -13,7 +13,7 @@ use crate::semantic::features::features;
 use crate::semantic::names::{last, qualifier, qualifier_text, scope_ends_with};
 use crate::semantic::ty::*;
 use crate::semantic::Instance;
-use crate::syntax::{Expr, ExprId, KernelRef, Name, Span, Stmt};
+use crate::syntax::{Expr, ExprId, KernelRef, Name, Span, Stmt, LIBRARY_LAUNCH};
 
 impl<'i, 'a> Cx<'i, 'a> {
     pub(super) fn call(&self, callee: ExprId, args: &[ExprId]) -> Ty {
@@ -138,7 +138,31 @@ impl<'i, 'a> Cx<'i, 'a> {
         // a known class type, so a template parameter deduced from it is bound.
         let std_class = qualifier(name) == ["std"]
             && matches!(l, "string" | "string_view" | "pair" | "tuple" | "optional");
+        // Function objects a reduction or an algorithm combines with (`sycl::plus<double>()`,
+        // `std::multiplies<>()`).
+        let function_object = matches!(qualifier(name).as_slice(), ["sycl"] | ["std"])
+            && matches!(
+                l,
+                "plus"
+                    | "minus"
+                    | "multiplies"
+                    | "multiply"
+                    | "divides"
+                    | "minimum"
+                    | "maximum"
+                    | "bit_and"
+                    | "bit_or"
+                    | "bit_xor"
+                    | "logical_and"
+                    | "logical_or"
+                    | "less"
+                    | "greater"
+                    | "less_equal"
+                    | "greater_equal"
+                    | "equal_to"
+            );
         let known = std_class
+            || function_object
             || ix.visible(ix.classes, self.file, l).next().is_some()
             || f.is_atomic_template(name)
             || f.is_element_template(l)
@@ -585,6 +609,10 @@ impl<'i, 'a> Cx<'i, 'a> {
 
     /// The kernel a launch through `via` at `at` (its function's span) binds.
     pub(super) fn launch(&self, k: &KernelRef, at: Span, via: &str) -> Option<Vec<Instance>> {
+        // A parallel algorithm compiles its callables only under a device policy.
+        if via.starts_with(LIBRARY_LAUNCH) && !self.device_policy(at, via) {
+            return Some(Vec::new());
+        }
         match k {
             KernelRef::Lambda(i) => {
                 let f = self.ix.function(self.file, *i as u32);
@@ -592,9 +620,9 @@ impl<'i, 'a> Cx<'i, 'a> {
                 let closure: Arc<[Ty]> = Arc::from(&self.inst_subst[..n]);
                 // A generic kernel lambda is instantiated with what the launch passes it, once
                 // the enclosing template's arguments are known (they come first).
-                let subst = match self.kernel_item(at, via) {
-                    Some(item) if n == f.tparams.len() => {
-                        self.generic_lambda_subst(self.file, *i as u32, &closure, &[item])
+                let subst = match self.kernel_args(at, via, f.params.len()) {
+                    Some(args) if n == f.tparams.len() => {
+                        self.generic_lambda_subst(self.file, *i as u32, &closure, &args)
                     }
                     _ => closure,
                 };
@@ -641,7 +669,9 @@ impl<'i, 'a> Cx<'i, 'a> {
                         let (cf, ci) = c.decl.expect("checked");
                         let cl = &self.ix.files[cf as usize].classes[ci as usize];
                         let ix = self.ix;
-                        let item = self.kernel_item(at, via);
+                        let item = self
+                            .kernel_args(at, via, 1)
+                            .and_then(|a| a.into_iter().next());
                         // `template <class I> void operator()(I i) const`: I is what the
                         // launch passes.
                         let passed = |func: &crate::syntax::Function, p: &str| {
@@ -690,6 +720,46 @@ impl<'i, 'a> Cx<'i, 'a> {
         Some(self.ty(arg))
     }
 
+    /// What the launch passes a kernel of `params` parameters, in order: a `parallel_for` its
+    /// item, then a `reducer<T, Op>` per `sycl::reduction` argument; a parallel algorithm the
+    /// element its first iterator points to, to each parameter.
+    fn kernel_args(&self, at: Span, via: &str, params: usize) -> Option<Vec<Ty>> {
+        if via.starts_with(LIBRARY_LAUNCH) {
+            let body = self.body?;
+            let first = *body.list(self.launch_call(at, via)?).get(1)?;
+            let elem = element_of(&self.ty(first))?;
+            return Some(vec![elem; params.max(1)]);
+        }
+        let mut out = vec![self.kernel_item(at, via)?];
+        let body = self.body?;
+        let args = body.list(self.launch_call(at, via)?);
+        for &a in args.iter().skip(1).take(args.len().saturating_sub(2)) {
+            if let Ty::Class(c) = self.ty(a).strip_ref() {
+                if c.decl.is_none() && c.last() == "reduction" {
+                    out.push(Ty::class("sycl::reducer", c.args.to_vec()));
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether the first argument of the algorithm call is a oneDPL device policy: a
+    /// `device_policy` / `fpga_policy` value (`make_device_policy(q)`, a variable or parameter
+    /// of that type) or one of the predefined policy objects.
+    fn device_policy(&self, at: Span, via: &str) -> bool {
+        let Some(body) = self.body else { return false };
+        let Some(&first) = self.launch_call(at, via).and_then(|l| body.list(l).first()) else {
+            return false;
+        };
+        match self.ty(first).strip_ref() {
+            Ty::Class(c) => matches!(c.last(), "device_policy" | "fpga_policy"),
+            _ => matches!(
+                self.expr(first),
+                Some(Expr::Name(n)) if matches!(last(n), "dpcpp_default" | "dpcpp_fpga")
+            ),
+        }
+    }
+
     /// What a `parallel_for` passes its kernel (SYCL 2020 4.9.4.2.2): an `item<N>` over a
     /// `range<N>` or a count, an `nd_item<N>` over an `nd_range<N>`; the type a generic kernel's
     /// parameter (`[=](auto i)`, `template <class I> void operator()(I i) const`) is deduced as.
@@ -731,10 +801,24 @@ impl<'i, 'a> Cx<'i, 'a> {
                 | Expr::TemplateName { name, .. } => name,
                 _ => return None,
             };
-            if last(name) != via || start_of(e) != start || start_of(*callee as usize) != start {
+            let want = via
+                .strip_prefix(LIBRARY_LAUNCH)
+                .map_or(via, |algorithm| last(algorithm));
+            if last(name) != want || start_of(e) != start || start_of(*callee as usize) != start {
                 return None;
             }
             Some(*args)
         })
     }
+}
+
+/// The element an iterator designates: a pointer's pointee (USM, `std::vector`'s iterator as
+/// the typing models it), a counting iterator's value, a container's or buffer's element.
+fn element_of(t: &Ty) -> Option<Ty> {
+    match t.strip_ref() {
+        Ty::Ptr(x) => Some(x.strip_ref().clone()),
+        Ty::Class(c) if c.decl.is_none() => c.args.first().cloned().filter(Ty::is_concrete),
+        _ => None,
+    }
+    .filter(Ty::is_concrete)
 }

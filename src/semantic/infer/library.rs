@@ -18,6 +18,9 @@ pub(super) fn library_call(name: &str, explicit: &[Ty], args: &[Ty]) -> Ty {
     if matches!(l, "move" | "forward" | "ref" | "cref") {
         return args.first().cloned().unwrap_or(Ty::Unknown);
     }
+    if let Some(t) = parallel_library_call(l, explicit, args) {
+        return t;
+    }
     let stem = l.strip_suffix('f').filter(|s| f.is_math(s));
     if let Some(_s) = stem {
         if !name.contains("::") {
@@ -104,6 +107,58 @@ pub(super) fn library_call(name: &str, explicit: &[Ty], args: &[Ty]) -> Ty {
     Ty::Unknown
 }
 
+/// oneDPL policies and iterators, `sycl::reduction`, group algorithms and sub-group shuffles:
+/// the types that decide what their kernels compute in.
+fn parallel_library_call(l: &str, explicit: &[Ty], args: &[Ty]) -> Option<Ty> {
+    let arg = |k: usize| args.get(k).map(|a| a.strip_ref().clone());
+    // The element a pointer, a buffer or a container holds.
+    let element = |t: Ty| match t {
+        Ty::Ptr(x) => Some(x.strip_ref().clone()),
+        Ty::Class(c) if c.decl.is_none() => c.args.first().cloned(),
+        _ => None,
+    };
+    let t = match l {
+        "make_device_policy" => {
+            Ty::class("oneapi::dpl::execution::device_policy", explicit.to_vec())
+        }
+        "make_fpga_policy" => Ty::class("oneapi::dpl::execution::fpga_policy", explicit.to_vec()),
+        // `oneapi::dpl::begin(buf)`: an iterator over the buffer's elements.
+        "begin" | "end" | "cbegin" | "cend" => Ty::Ptr(Arc::new(element(arg(0)?)?)),
+        // `reduction(var, [handler | identity,] op)`: the variable's element and the operator.
+        "reduction" => {
+            let value = element(arg(0)?)?;
+            let op = args.last().filter(|_| args.len() > 1).map(Ty::strip_ref);
+            match op.filter(|o| o.is_concrete()) {
+                Some(op) => Ty::class("sycl::reduction", vec![value, op.clone()]),
+                None => Ty::class("sycl::reduction", vec![value]),
+            }
+        }
+        // (group, x[, init], op) and (group, x, id): the result is the value's (init's) type.
+        "reduce_over_group" | "exclusive_scan_over_group" | "inclusive_scan_over_group" => {
+            if args.len() == 4 {
+                arg(2)?
+            } else {
+                arg(1)?
+            }
+        }
+        "group_broadcast"
+        | "select_from_group"
+        | "permute_group_by_xor"
+        | "shift_group_left"
+        | "shift_group_right" => arg(1)?,
+        // (group, first, last[, init], op): init's type, else the element's.
+        "joint_reduce" => {
+            if args.len() == 5 {
+                arg(3)?
+            } else {
+                element(arg(1)?)?
+            }
+        }
+        _ => return None,
+    };
+    Some(t)
+}
+
 /// The type of a method call on a library class.
 pub(super) fn library_method(c: &ClassTy, name: &str, explicit: &[Ty], _args: &[Ty]) -> Ty {
     let t0 = c.args.first().cloned().unwrap_or(Ty::Unknown);
@@ -149,6 +204,8 @@ pub(super) fn library_method(c: &ClassTy, name: &str, explicit: &[Ty], _args: &[
             "get_range" | "size" | "get_count" | "byte_size" => SIZE_T,
             _ => Ty::Unknown,
         },
+        // `acc.combine(x)` combines in the reduction's type.
+        "reducer" if name == "combine" => t0,
         "complex" => match name {
             "real" | "imag" => t0,
             _ => Ty::Unknown,
@@ -158,6 +215,8 @@ pub(super) fn library_method(c: &ClassTy, name: &str, explicit: &[Ty], _args: &[
             "get_multi_ptr" => Ty::class("sycl::multi_ptr", vec![t0]),
             "size" | "get_count" | "get_size" | "byte_size" | "get_range" => SIZE_T,
             "front" | "back" | "at" => t0,
+            // Iterators of contiguous containers, modelled as pointers to the element.
+            "begin" | "end" | "cbegin" | "cend" => Ty::Ptr(Arc::new(t0)),
             _ => Ty::Unknown,
         },
         "id" | "item" | "nd_item" | "range" | "group" | "h_item" | "nd_range" | "sub_group" => {

@@ -244,3 +244,24 @@ void f() {
 "#,
     );
 }
+
+#[test]
+fn reductions_and_parallel_algorithms() {
+    check_types(
+        r#"
+#include <sycl/sycl.hpp>
+void k(sycl::handler &h, double *s, std::vector<float> &v, sycl::buffer<int> b, sycl::queue &q) {
+  sycl::reduction(s, h, sycl::plus<double>());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ sycl::reduction<double, sycl::plus<double>>
+  sycl::reduction(s, sycl::maximum<>());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ sycl::reduction<double, sycl::maximum>
+  v.begin();
+//^^^^^^^^^ float*
+  oneapi::dpl::begin(b);
+//^^^^^^^^^^^^^^^^^^^^^ int*
+  oneapi::dpl::execution::make_device_policy(q);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ oneapi::dpl::execution::device_policy
+}
+"#,
+    );
+}

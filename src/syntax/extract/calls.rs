@@ -12,6 +12,77 @@ use super::{Extractor, Local, GUARDED_CALLS, KERNEL_INVOCATIONS};
 /// Kernel invocations that are free functions of `sycl::ext::oneapi::experimental`.
 const FREE_LAUNCHES: [&str; 3] = ["nd_launch", "launch", "launch_grouped"];
 
+/// The standard / oneDPL parallel algorithms: with a device execution policy first, oneDPL
+/// compiles their callables into kernels. Recorded as launches whose `via` starts with
+/// [`LIBRARY_LAUNCH`]; the typing decides from the policy's type whether they run on a device.
+const ALGORITHMS: &[&str] = &[
+    "adjacent_difference",
+    "adjacent_find",
+    "all_of",
+    "any_of",
+    "binary_search",
+    "copy_if",
+    "count_if",
+    "equal",
+    "exclusive_scan",
+    "exclusive_scan_by_segment",
+    "find_end",
+    "find_first_of",
+    "find_if",
+    "find_if_not",
+    "for_each",
+    "for_each_n",
+    "generate",
+    "generate_n",
+    "histogram",
+    "includes",
+    "inclusive_scan",
+    "inclusive_scan_by_segment",
+    "inplace_merge",
+    "is_heap",
+    "is_heap_until",
+    "is_partitioned",
+    "is_sorted",
+    "is_sorted_until",
+    "lexicographical_compare",
+    "lower_bound",
+    "max_element",
+    "merge",
+    "min_element",
+    "minmax_element",
+    "mismatch",
+    "none_of",
+    "nth_element",
+    "partial_sort",
+    "partial_sort_copy",
+    "partition",
+    "partition_copy",
+    "reduce",
+    "reduce_by_segment",
+    "remove_copy_if",
+    "remove_if",
+    "replace_copy_if",
+    "replace_if",
+    "search",
+    "search_n",
+    "set_difference",
+    "set_intersection",
+    "set_symmetric_difference",
+    "set_union",
+    "sort",
+    "sort_by_key",
+    "stable_partition",
+    "stable_sort",
+    "stable_sort_by_key",
+    "transform",
+    "transform_exclusive_scan",
+    "transform_inclusive_scan",
+    "transform_reduce",
+    "unique",
+    "unique_copy",
+    "upper_bound",
+];
+
 impl Extractor<'_> {
     pub(super) fn push_call(
         &mut self,
@@ -96,6 +167,7 @@ impl Extractor<'_> {
                 }
             }
         }
+        let algorithm_kernels = self.algorithm_launches(c, func, &name, &arg_nodes);
         let guarded: Vec<AspectRef> = if GUARDED_CALLS.contains(&name.as_str()) {
             template_args
                 .map(|t| {
@@ -151,8 +223,10 @@ impl Extractor<'_> {
         if let Some(r) = receiver {
             self.visit(r, cur);
         }
-        for a in &arg_nodes {
-            if is_guard && a.k() == "lambda_expression" {
+        for (k, a) in arg_nodes.iter().enumerate() {
+            if algorithm_kernels.contains(&k) {
+                // Launched above: a kernel, not a lambda of this function.
+            } else if is_guard && a.k() == "lambda_expression" {
                 let idx = self.lambda(*a);
                 self.push_call(
                     c,
@@ -168,6 +242,63 @@ impl Extractor<'_> {
                 self.visit(*a, cur);
             }
         }
+    }
+
+    /// A parallel algorithm's callables (`std::for_each(policy, b, e, [](float &x) {...})`),
+    /// recorded as launches of the call; the positions of the lambdas among them.
+    fn algorithm_launches(
+        &mut self,
+        c: usize,
+        func: Node,
+        name: &str,
+        args: &[Node],
+    ) -> Vec<usize> {
+        if args.len() < 3 || !ALGORITHMS.contains(&name) || func.k() == "field_expression" {
+            return Vec::new();
+        }
+        let (qualifier, _) = split_name(self.src, func);
+        let library = match qualifier.first().map(String::as_str) {
+            None => true,
+            Some(q) => matches!(q, "std" | "oneapi" | "dpl"),
+        };
+        if !library {
+            return Vec::new();
+        }
+        let via: Name = if qualifier.is_empty() {
+            format!("{LIBRARY_LAUNCH}{name}")
+        } else {
+            format!("{LIBRARY_LAUNCH}{}::{name}", qualifier.join("::"))
+        }
+        .into();
+        let span = self.span(func);
+        let mut out = Vec::new();
+        for (k, a) in args.iter().enumerate().skip(1) {
+            let callable = match a.k() {
+                "lambda_expression" | "compound_literal_expression" => true,
+                // A local lambda, or a local of a class type (a functor); not data.
+                "identifier" => match self.local(self.text(*a)) {
+                    Some(Local::Lambda(_)) => true,
+                    Some(Local::Type(t)) => !t.contains(['*', '&', '[']) && !is_builtin_type(t),
+                    _ => false,
+                },
+                _ => false,
+            };
+            if !callable {
+                continue;
+            }
+            if let Some(kernel) = self.kernel_ref(*a, Some(c)) {
+                self.facts.functions[c].launches.push(KernelLaunch {
+                    kernel,
+                    via,
+                    span,
+                });
+                // Visiting a lambda again would make it one of this function's lambdas.
+                if a.k() == "lambda_expression" {
+                    out.push(k);
+                }
+            }
+        }
+        out
     }
 
     pub(super) fn visit_args(&mut self, args: &[Node], cur: Option<usize>) {
@@ -240,4 +371,27 @@ impl Extractor<'_> {
             _ => None,
         }
     }
+}
+
+/// `int`, `unsigned long`, `const double`, `size_t`: no class, so no functor.
+fn is_builtin_type(t: &str) -> bool {
+    t.split_whitespace().all(|w| {
+        matches!(
+            w.trim_start_matches("std::"),
+            "const"
+                | "volatile"
+                | "int"
+                | "float"
+                | "double"
+                | "char"
+                | "short"
+                | "long"
+                | "unsigned"
+                | "signed"
+                | "bool"
+                | "size_t"
+                | "ptrdiff_t"
+                | "auto"
+        )
+    })
 }
