@@ -114,6 +114,11 @@ codes! {
         "The AOT image for that target will not contain the kernel; launching it there throws \
          `errc::kernel_not_supported`. Drop the target, guard the use with `if_architecture_is` or \
          a `__SYCL_ANY_DEVICE_HAS_*__` macro, or stop using the aspect.";
+    LibraryKernelUnsupportedAspect => "library-kernel-unsupported-aspect", Warning,
+        "a oneMKL / oneMath routine called on `double`, `std::complex<double>` or `sycl::half` data runs a precompiled library kernel that needs an aspect (`fp64`, `fp16`) no device of a configured target has (with `function`: the routine, `aspect`, `chain`: the data argument)",
+        "The library's kernel is not compiled with the program, so DPC++ cannot warn; the call \
+         throws at run time on such a device. Use `float` / `std::complex<float>` data there, \
+         check `device.has(aspect)` before the call, or drop the target.";
     TargetUnsupportedSubGroupSize => "target-unsupported-sub-group-size", Warning,
         "`reqd_sub_group_size(N)` with N not among a configured target's sub-group sizes",
         "Use a sub-group size every configured target supports (`sycl-analyzer targets` lists them).";

@@ -1112,3 +1112,81 @@ fn findings_name_the_instance_and_follow_the_optimised_image() {
         .count();
     assert_eq!(narrowed, 0, "x[0] * 0.5 is a float multiply at -O2");
 }
+
+/// A oneMKL call on double data runs the library's fp64 kernel: reported at the call for a
+/// target without fp64, naming the routine and the element type; a half one for a configured
+/// target without fp16; nothing for the implicit spir64.
+#[test]
+fn library_kernel_on_double_data_for_a_target_without_fp64() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("solve.cpp"),
+        "#include <sycl/sycl.hpp>\n\
+         #include <oneapi/mkl.hpp>\n\
+         void solve(sycl::queue &q, std::int64_t n, double *a, sycl::half *h, float *c) {\n\
+         \x20 auto t = oneapi::mkl::transpose::nontrans;\n\
+         \x20 oneapi::mkl::blas::column_major::gemm(q, t, t, n, n, n, 1.0, a, n, a, n, 0.0, a, n);\n\
+         \x20 oneapi::mkl::blas::column_major::gemm(q, t, t, n, n, n, 1.0f, h, n, h, n, 0.0f, c, n);\n\
+         }\n",
+    )
+    .unwrap();
+    let v = check_for(dir.path(), "intel_gpu_dg1", 1);
+    let found = v["diagnostics"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    let d = &found[0];
+    assert_eq!(d["code"], "library-kernel-unsupported-aspect");
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(5), Some(3))
+    );
+    assert_eq!(d["aspect"], "fp64");
+    assert_eq!(d["function"], "oneapi::mkl::blas::column_major::gemm");
+    assert_eq!(d["targets"], serde_json::json!(["intel_gpu_dg1"]));
+    assert_eq!(d["chain"][0]["use"], "double");
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("'oneapi::mkl::blas::column_major::gemm' on 'double' data")
+            && message.contains("aspect 'fp64'")
+            && message.contains("target 'intel_gpu_dg1'"),
+        "{message}"
+    );
+
+    let config = dir.path().join("devices.yaml");
+    std::fs::write(
+        &config,
+        "no_half_gpu:\n  aspects: [gpu, fp64]\n  may_support_other_aspects: false\n",
+    )
+    .unwrap();
+    let v = json_out(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "check",
+            dir.path().to_str().unwrap(),
+            "--targets",
+            "no_half_gpu",
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        1,
+    );
+    let found = v["diagnostics"].as_array().unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["line"], 6);
+    assert_eq!(found[0]["aspect"], "fp16");
+    assert_eq!(found[0]["chain"][0]["use"], "sycl::half");
+
+    let v = json_out(
+        &[
+            "check",
+            dir.path().to_str().unwrap(),
+            "--format",
+            "json",
+            "--no-cache",
+        ],
+        0,
+    );
+    assert_eq!(v["diagnostics"], serde_json::json!([]));
+}

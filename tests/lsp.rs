@@ -166,6 +166,42 @@ fn utf8_positions_when_the_client_offers_them() {
     shutdown(c);
 }
 
+/// A oneMKL call on double data is published as any finding, and an edit of the call's
+/// function body to float data (the graph unchanged) clears it.
+#[test]
+fn library_kernel_findings_are_published_and_follow_edits() {
+    let text = "#include <oneapi/mkl.hpp>\n\
+void scale(sycl::queue &q, std::int64_t n, double *x) {\n\
+  oneapi::mkl::blas::column_major::scal(q, n, 2.0, x, 1);\n\
+}\n";
+    let (_dir, mut c, uri) = opened(text, "intel_gpu_dg1");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": text }] }),
+    );
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 2);
+    let diag = &d["diagnostics"][0];
+    assert_eq!(diag["code"], "library-kernel-unsupported-aspect", "{d}");
+    assert_eq!(diag["severity"], 2);
+    assert_eq!(diag["range"]["start"], json!({ "line": 2, "character": 0 }));
+    assert!(diag["message"]
+        .as_str()
+        .unwrap()
+        .contains("'oneapi::mkl::blas::column_major::scal' on 'double' data"));
+    assert_eq!(
+        diag["relatedInformation"][0]["message"],
+        "'double' data passed here"
+    );
+    let fixed = text.replace("double *x", "float *x");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 3 }, "contentChanges": [{ "text": fixed }] }),
+    );
+    let d = c.diagnostics_for(&uri, |p| p["version"] == 3);
+    assert_eq!(d["diagnostics"], json!([]));
+    shutdown(c);
+}
+
 #[test]
 fn a_closed_files_findings_are_placed_as_an_open_ones() {
     // A closed file's text is not kept: its positions come from the lines its facts keep.

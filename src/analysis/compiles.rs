@@ -515,8 +515,12 @@ fn merge(reports: Vec<Made>, files: usize, units: Option<&UnitMap>) -> Report {
             .flat_map(|(k, m)| m.report.diagnostics.iter().map(move |d| (k, d.clone()))),
     );
     for (mut d, ks) in found {
-        let aot = d.code == Code::TargetUnsupportedAspect
-            || d.code == Code::TargetUnsupportedSubGroupSize;
+        let aot = matches!(
+            d.code,
+            Code::TargetUnsupportedAspect
+                | Code::TargetUnsupportedSubGroupSize
+                | Code::LibraryKernelUnsupportedAspect
+        );
         let (units, targets) = made_in(&reports, &ks, &d.file, units);
         if let Some(units) = units {
             let quoted: Vec<String> = units.iter().map(|u| format!("'{u}'")).collect();
@@ -601,6 +605,9 @@ pub(super) fn same_findings(
         // joined; any other is the same finding when its text is.
         let text = if d.code == Code::TargetUnsupportedAspect {
             String::new()
+        } else if d.code == Code::LibraryKernelUnsupportedAspect {
+            // One per call and aspect; the element type is the chain's use.
+            format!("{:?}", d.chain.last().and_then(|s| s.use_.as_deref()))
         } else {
             d.message.clone()
         };
@@ -648,6 +655,8 @@ pub(super) fn same_findings(
                 d.aspect.as_deref().unwrap_or_default(),
                 &d.targets,
             );
+        } else if d.code == Code::LibraryKernelUnsupportedAspect {
+            d.message = super::library_kernels::reworded(d);
         }
     }
     found

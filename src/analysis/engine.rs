@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::checks::{check_arch, check_mismatch, check_target, unknown_aspects};
 use super::graph::{self, Bodies, Collector, Derived, Graph, NodeId, Skeleton};
+use super::library_kernels::check_library_kernels;
 use super::matrix;
 use super::report::{declared_names, sort_findings, FunctionSummary, Report, Settings, Stats};
 use super::types::TypeIndex;
@@ -363,6 +364,9 @@ impl OneCompile {
                 f
             });
             diagnostics.extend(found.diagnostics.iter().cloned());
+        }
+        if settings.targets.is_some() {
+            check_library_kernels(&graph, &entries, settings, &referenced, &mut diagnostics);
         }
         for base in self.bodies.saturated(|n| graph.is_device(n)) {
             let (file, at) = graph.name_span(base);

@@ -8,6 +8,8 @@
 //! * `graph`: the call graph of one device compile (skeleton, per-node bodies, derived
 //!   kernels and propagated aspects, chains); `graph::relink` after an interface change.
 //! * `checks`: the checks of one device compile and their messages.
+//! * `library_kernels`: oneMKL / oneMath calls whose precompiled kernels need an aspect a
+//!   target lacks.
 //! * `engine`: `OneCompile`, one device compile's analysis kept between edits (`Update`).
 //! * `compiles`: `Engine`, one `OneCompile` per distinct device compile, findings merged.
 //! * `parts`: a large workspace analysed in independent parts, batches in parallel.
@@ -18,6 +20,7 @@ mod checks;
 mod compiles;
 mod engine;
 mod graph;
+mod library_kernels;
 pub mod matrix;
 mod parts;
 mod report;

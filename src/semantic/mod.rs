@@ -103,6 +103,24 @@ pub struct Typed {
     /// whose `auto` or lambda return type it deduced), sorted: when one of them is edited, the
     /// result may differ.
     pub reads: Vec<u32>,
+    /// Calls of oneMKL / oneMath routines that run a library kernel needing an aspect.
+    pub library: Vec<LibraryKernel>,
+}
+
+/// A call of a oneMKL / oneMath routine on data whose element type needs an aspect: the
+/// library runs its own precompiled kernel, which no device compile sees
+/// (`infer::library_kernels`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LibraryKernel {
+    /// As written, without a leading `::`: `oneapi::mkl::blas::column_major::gemm`.
+    pub routine: String,
+    /// `double`, `std::complex<double>`, `sycl::half`.
+    pub element: &'static str,
+    pub aspect: AspectId,
+    /// The routine's name at the call.
+    pub span: Span,
+    /// The argument the element type was read from.
+    pub data: Span,
 }
 
 /// Declarations by name: (file, index in the file's list), sorted.

@@ -24,6 +24,42 @@ pub struct NodeInfo {
     pub(super) arch_checks: bool,
     /// Files whose bodies typing this node read (see `semantic::Typed::reads`).
     pub(super) reads: ThinVec<u32>,
+    /// Calls of oneMKL / oneMath routines whose library kernels need an aspect, with the file
+    /// of the typed body. Host-side: nothing the graph derives depends on them.
+    pub(super) library: ThinVec<(u32, crate::semantic::LibraryKernel)>,
+}
+
+impl NodeInfo {
+    /// Equal in everything the graph derives from (all but `library`).
+    fn same_for_graph(&self, o: &NodeInfo) -> bool {
+        let NodeInfo {
+            declared,
+            launches,
+            functor_props,
+            props,
+            external,
+            arch_checks,
+            reads,
+            library: _,
+        } = self;
+        (
+            declared,
+            launches,
+            functor_props,
+            props,
+            external,
+            arch_checks,
+            reads,
+        ) == (
+            &o.declared,
+            &o.launches,
+            &o.functor_props,
+            &o.props,
+            &o.external,
+            &o.arch_checks,
+            &o.reads,
+        )
+    }
 }
 
 /// What collecting one node's bodies found.
@@ -148,7 +184,7 @@ impl Bodies {
         let calls = |e: &[Edge]| e.iter().map(|e| (e.to, e.mask)).collect::<Vec<_>>();
         let changed = aspects(&uses) != aspects(&self.uses[node])
             || calls(&edges) != calls(&self.edges[node])
-            || info != self.info[node];
+            || !info.same_for_graph(&self.info[node]);
         self.uses[node] = uses;
         self.edges[node] = edges;
         self.info[node] = info;

@@ -241,6 +241,8 @@ impl<'a> Collector<'a> {
                 for u in &t.uses {
                     uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span, u.fate));
                 }
+                info.library
+                    .extend(t.library.iter().map(|k| (fi, k.clone())));
             }
             for m in &func.types {
                 for a in self.types.alias_tags(&m.text).iter() {

@@ -218,6 +218,17 @@ impl<'a> Graph<'a> {
         self.d.used[node][rule.index()]
     }
 
+    /// Every node, instances included.
+    pub fn nodes(&self) -> std::ops::Range<NodeId> {
+        0..self.info.len()
+    }
+
+    /// The oneMKL / oneMath calls of `node` whose library kernels need an aspect, with the
+    /// file of the body they are in.
+    pub fn library_kernels(&self, node: NodeId) -> &'a [(u32, crate::semantic::LibraryKernel)] {
+        &self.info[node].library
+    }
+
     pub fn reqd_sub_group_size(&self, node: NodeId) -> Option<(i64, Span)> {
         self.members_of(node)
             .find_map(|(_, f)| f.reqd_sub_group_size.as_deref().copied())

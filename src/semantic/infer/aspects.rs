@@ -205,6 +205,7 @@ impl Cx<'_, '_> {
             launches,
             implicit,
             reads: Vec::new(),
+            library: self.library.take(),
         }
     }
 

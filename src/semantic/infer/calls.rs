@@ -34,6 +34,7 @@ impl<'i, 'a> Cx<'i, 'a> {
         if !spread {
             self.convert_args(at, args);
         }
+        self.note_library_kernel(at, callee, args, &arg_tys);
         // A closure handed to code outside the workspace (`q.submit(cgf)`, `std::for_each`) is
         // called by it: the call reaches the closure, with the instance's arguments.
         if !self.targets.borrow().contains_key(&at) {

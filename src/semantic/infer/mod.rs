@@ -7,7 +7,8 @@
 //! and expressions. Its other jobs live beside it, each an `impl Cx` block or free functions:
 //! `lookup` (type names), `calls` and `deduce` (calls, overloads, template deduction),
 //! `consts` (constant folding), `library` (library return types), `aspects` (the value rule),
-//! `properties` (kernel property lists as types).
+//! `properties` (kernel property lists as types), `library_kernels` (oneMKL / oneMath calls
+//! whose precompiled kernels need an aspect).
 
 mod aspects;
 mod bounds;
@@ -16,6 +17,7 @@ mod consts;
 mod conversions;
 mod deduce;
 mod library;
+mod library_kernels;
 mod lookup;
 mod narrowing;
 mod operators;
@@ -112,6 +114,8 @@ struct Cx<'i, 'a> {
     arg_bounds: RefCell<Vec<Vec<i64>>>,
     /// Expressions a conversion function converts, and the type it gives (`conversions`).
     converted: RefCell<HashMap<ExprId, Ty>>,
+    /// The oneMKL / oneMath calls typed so far (`library_kernels`).
+    library: RefCell<Vec<super::LibraryKernel>>,
 }
 
 impl<'i, 'a> Cx<'i, 'a> {
@@ -158,6 +162,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             at: std::cell::Cell::new(None),
             arg_bounds: RefCell::new(Vec::new()),
             converted: RefCell::new(HashMap::default()),
+            library: RefCell::new(Vec::new()),
         };
         if let Some(p) = &cx.parent {
             for (k, v) in &p.subst {

@@ -34,6 +34,7 @@ mod aliases;
 mod basics;
 mod classes;
 mod instantiation;
+mod library_kernels;
 mod lookup;
 mod operators;
 mod sycl;
