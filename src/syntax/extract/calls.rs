@@ -12,7 +12,7 @@ use super::{Extractor, Local, GUARDED_CALLS, KERNEL_INVOCATIONS};
 /// Kernel invocations that are free functions of `sycl::ext::oneapi::experimental`.
 const FREE_LAUNCHES: [&str; 3] = ["nd_launch", "launch", "launch_grouped"];
 
-impl Extractor<'_> {
+impl<'a> Extractor<'a> {
     pub(super) fn push_call(
         &mut self,
         cur: usize,
@@ -39,7 +39,7 @@ impl Extractor<'_> {
         });
     }
 
-    pub(super) fn call(&mut self, n: Node, cur: Option<usize>) {
+    pub(super) fn call(&mut self, n: Node<'a>, cur: Option<usize>) {
         let (Some(func), args) = (
             n.child_by_field_id(FIELDS.function.get()),
             n.child_by_field_id(FIELDS.arguments.get()),
@@ -170,14 +170,14 @@ impl Extractor<'_> {
         }
     }
 
-    pub(super) fn visit_args(&mut self, args: &[Node], cur: Option<usize>) {
+    pub(super) fn visit_args(&mut self, args: &[Node<'a>], cur: Option<usize>) {
         for a in args {
             self.visit(*a, cur);
         }
     }
 
     /// Calls in host code: only kernel launches matter, and lambdas that may contain them.
-    pub(super) fn host_call(&mut self, func: Node, args: Option<Node>) {
+    pub(super) fn host_call(&mut self, func: Node<'a>, args: Option<Node<'a>>) {
         let (_, name, _) = callee_parts(self.src, func);
         let arg_nodes = arguments(args);
         if let (Some(name), Some(last)) = (name.as_deref(), arg_nodes.last()) {
@@ -215,7 +215,7 @@ impl Extractor<'_> {
         self.facts.functions.len() - 1
     }
 
-    pub(super) fn kernel_ref(&mut self, arg: Node, cur: Option<usize>) -> Option<KernelRef> {
+    pub(super) fn kernel_ref(&mut self, arg: Node<'a>, cur: Option<usize>) -> Option<KernelRef> {
         match arg.k() {
             "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg))),
             "identifier" => match self.local(self.text(arg)).cloned() {
