@@ -25,6 +25,27 @@ pub fn components(name: &str) -> Vec<&str> {
     parts
 }
 
+/// Where the last of `components(name)` starts (0 when there is one component); without
+/// building the vector `components` does (the typing asks for the last component of every
+/// name it resolves).
+fn last_start(name: &str) -> usize {
+    let b = name.as_bytes();
+    let (mut depth, mut start, mut i) = (0i32, 0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b':' if depth <= 0 && b.get(i + 1) == Some(&b':') => {
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    start
+}
+
 /// A component without its template arguments or a `template` keyword.
 pub fn bare(component: &str) -> &str {
     let c = component.trim();
@@ -34,7 +55,7 @@ pub fn bare(component: &str) -> &str {
 
 /// The last component of a name, bare.
 pub fn last(name: &str) -> &str {
-    components(name).last().map_or(name, |c| bare(c))
+    bare(&name[last_start(name)..])
 }
 
 /// The bare non-empty components, all but the last.
@@ -50,12 +71,8 @@ pub fn qualifier(name: &str) -> Vec<&str> {
 
 /// The qualifier as written, with its template arguments (`C<double>` of `C<double>::go`).
 pub fn qualifier_text(name: &str) -> Option<&str> {
-    let parts = components(name);
-    let n = parts.len();
-    (n > 1).then(|| {
-        let end = name.len() - parts[n - 1].len() - 2;
-        &name[..end]
-    })
+    let start = last_start(name);
+    (start > 0).then(|| &name[..start - 2])
 }
 
 /// Does a declaration in `scope` match a mention qualified by `q` (the scope's trailing

@@ -67,6 +67,8 @@ pub struct Extractor<'a> {
     depth: usize,
     /// For the ancestors of a node: `Node::parent` walks down from the root each time.
     root: Node<'a>,
+    /// Cursors free for `visit_children` (one per level in use).
+    cursors: Vec<tree_sitter::TreeCursor<'a>>,
 }
 
 /// Syntax-tree depth the extractor descends to (real code stays far below: a 1000-term sum is
@@ -93,6 +95,7 @@ impl<'a> Extractor<'a> {
             // An item extracted alone (an edit's) is as deep as in its file.
             depth: usize::from(root.kind() != "translation_unit"),
             root,
+            cursors: Vec::new(),
         };
         ex.visit(root, None);
         ex.attach(prepared);
@@ -113,23 +116,35 @@ impl<'a> Extractor<'a> {
 
     /// Visits the children with a cursor over the tree (it borrows the tree, not `self`), so no
     /// vector is allocated per node: the walk touches every node of every file.
-    fn visit_children(&mut self, n: Node, cur: Option<usize>) {
-        let mut cursor = n.walk();
-        if !cursor.goto_first_child() {
-            return;
-        }
-        loop {
-            let c = cursor.node();
-            self.visit(c, cur);
-            if !cursor.goto_next_sibling() {
-                break;
+    fn visit_children(&mut self, n: Node<'a>, cur: Option<usize>) {
+        let mut cursor = self.cursor(n);
+        if cursor.goto_first_child() {
+            loop {
+                let c = cursor.node();
+                self.visit(c, cur);
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
             }
+        }
+        self.cursors.push(cursor);
+    }
+
+    /// A cursor at `n`, from the pool: a new one allocates its stack, and the walk makes one
+    /// per node with children.
+    fn cursor(&mut self, n: Node<'a>) -> tree_sitter::TreeCursor<'a> {
+        match self.cursors.pop() {
+            Some(mut c) => {
+                c.reset(n);
+                c
+            }
+            None => n.walk(),
         }
     }
 
     /// Bounds the recursion: a pathological nesting (10 000 parentheses) is cut off below this
     /// depth.
-    fn visit(&mut self, n: Node, cur: Option<usize>) {
+    fn visit(&mut self, n: Node<'a>, cur: Option<usize>) {
         if self.depth >= MAX_DEPTH {
             self.facts.syntax_errors += 1;
             return;
@@ -141,7 +156,7 @@ impl<'a> Extractor<'a> {
         self.depth -= 1;
     }
 
-    fn visit_node(&mut self, n: Node, cur: Option<usize>) {
+    fn visit_node(&mut self, n: Node<'a>, cur: Option<usize>) {
         if n.is_error() || n.is_missing() {
             self.facts.syntax_errors += 1;
         }
@@ -252,21 +267,21 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    fn visit_children_except(&mut self, n: Node, cur: Option<usize>, field: FieldId) {
+    fn visit_children_except(&mut self, n: Node<'a>, cur: Option<usize>, field: FieldId) {
         let skip = n.child_by_field_id(field.get()).map(|x| x.id());
-        let mut cursor = n.walk();
-        if !cursor.goto_first_child() {
-            return;
-        }
-        loop {
-            let c = cursor.node();
-            if Some(c.id()) != skip {
-                self.visit(c, cur);
+        let mut cursor = self.cursor(n);
+        if cursor.goto_first_child() {
+            loop {
+                let c = cursor.node();
+                if Some(c.id()) != skip {
+                    self.visit(c, cur);
+                }
+                if !cursor.goto_next_sibling() {
+                    break;
+                }
             }
-            if !cursor.goto_next_sibling() {
-                break;
-            }
         }
+        self.cursors.push(cursor);
     }
 
     fn head_start(&self, n: Node) -> usize {
@@ -287,12 +302,12 @@ impl<'a> Extractor<'a> {
 
     // ---- declarations -------------------------------------------------------------------
 
-    fn class(&mut self, n: Node, cur: Option<usize>) {
+    fn class(&mut self, n: Node<'a>, cur: Option<usize>) {
         self.class_named(n, cur, None);
     }
 
     /// A class; `typedef_name` names an anonymous one (`typedef struct { double re; } cplx;`).
-    fn class_named(&mut self, n: Node, cur: Option<usize>, typedef_name: Option<String>) {
+    fn class_named(&mut self, n: Node<'a>, cur: Option<usize>, typedef_name: Option<String>) {
         let Some(body) = n.child_by_field_id(FIELDS.body.get()) else {
             if let (Some(c), Some(name)) = (cur, n.child_by_field_id(FIELDS.name.get())) {
                 self.mention(c, name);
@@ -356,7 +371,7 @@ impl<'a> Extractor<'a> {
         self.scope.pop();
     }
 
-    fn field(&mut self, class: usize, m: Node, cur: Option<usize>) {
+    fn field(&mut self, class: usize, m: Node<'a>, cur: Option<usize>) {
         let Some(ty) = m.child_by_field_id(FIELDS.r#type.get()) else {
             return;
         };
@@ -376,7 +391,7 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    fn alias(&mut self, n: Node) {
+    fn alias(&mut self, n: Node<'a>) {
         let (Some(name), Some(ty)) = (
             n.child_by_field_id(FIELDS.name.get()),
             n.child_by_field_id(FIELDS.r#type.get()),
@@ -409,7 +424,7 @@ impl<'a> Extractor<'a> {
         ));
     }
 
-    fn typedef(&mut self, n: Node) {
+    fn typedef(&mut self, n: Node<'a>) {
         let Some(ty) = n.child_by_field_id(FIELDS.r#type.get()) else {
             return;
         };
@@ -451,7 +466,7 @@ impl<'a> Extractor<'a> {
     }
 
     /// A declaration: a function prototype, or variables (locals inside a function).
-    fn declaration(&mut self, n: Node, cur: Option<usize>) {
+    fn declaration(&mut self, n: Node<'a>, cur: Option<usize>) {
         if (find_function_declarator(n).is_some() || conversion_declarator(n).is_some())
             && self.function(n)
         {
@@ -553,7 +568,7 @@ impl<'a> Extractor<'a> {
     }
 
     /// A function definition or prototype. Returns false when `n` declares no function.
-    fn function(&mut self, n: Node) -> bool {
+    fn function(&mut self, n: Node<'a>) -> bool {
         let Some((fd, name_node)) = find_function_declarator(n)
             .and_then(|fd| Some((fd, fd.child_by_field_id(FIELDS.declarator.get())?)))
             .or_else(|| conversion_declarator(n).map(|(name, fd)| (fd, name)))
@@ -728,7 +743,7 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    fn lambda(&mut self, n: Node) -> usize {
+    fn lambda(&mut self, n: Node<'a>) -> usize {
         let captures = n.child_by_field_id(FIELDS.captures.get()).unwrap_or(n);
         let fd = n.child_by_field_id(FIELDS.declarator.get());
         let (params, defaulted, variadic, pack) =
@@ -774,7 +789,7 @@ impl<'a> Extractor<'a> {
 
     // ---- expressions --------------------------------------------------------------------
 
-    fn if_statement(&mut self, n: Node, cur: Option<usize>) {
+    fn if_statement(&mut self, n: Node<'a>, cur: Option<usize>) {
         let is_constexpr = has_child_text(n, self.src, "constexpr");
         let cond = n.child_by_field_id(FIELDS.condition.get());
         let always_false = is_constexpr
@@ -851,7 +866,7 @@ impl<'a> Extractor<'a> {
     /// `template class S<double>;` / `template void f<double>(double*);`: a call from host
     /// code of everything it instantiates. (tree-sitter reads the class form with a MISSING
     /// declarator, which is no error of the source.)
-    fn instantiation(&mut self, n: Node) {
+    fn instantiation(&mut self, n: Node<'a>) {
         let ty = n.child_by_field_id(FIELDS.r#type.get());
         let decl = n.child_by_field_id(FIELDS.declarator.get());
         let class_name = ty

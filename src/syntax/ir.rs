@@ -120,23 +120,28 @@ impl Body {
         List::new(start, self.targs.len() - start)
     }
 
-    /// Sub-expressions evaluated with `e`.
-    pub fn children(&self, e: &Expr) -> Vec<ExprId> {
-        match *e {
-            Expr::Member { base, .. } | Expr::MemberTemplate { base, .. } => vec![base],
-            Expr::Index { base, index } => vec![base, index],
-            Expr::Unary { arg, .. } | Expr::Expand(arg) => vec![arg],
-            Expr::Binary { lhs, rhs, .. } | Expr::Assign { lhs, rhs, .. } => vec![lhs, rhs],
-            Expr::Cond { cond, then, els } => vec![cond, then, els],
-            Expr::Call { callee, args } => std::iter::once(callee)
-                .chain(self.list(args).iter().copied())
-                .collect(),
+    /// Sub-expressions evaluated with `e`, in order. An iterator, not a vector: the typing
+    /// and the aspect walk ask for the children of every expression.
+    pub fn children<'b>(&'b self, e: &Expr) -> impl Iterator<Item = ExprId> + 'b {
+        let none: &[ExprId] = &[];
+        let (fixed, n, list): ([ExprId; 3], usize, &[ExprId]) = match *e {
+            Expr::Member { base, .. } | Expr::MemberTemplate { base, .. } => {
+                ([base, 0, 0], 1, none)
+            }
+            Expr::Index { base, index } => ([base, index, 0], 2, none),
+            Expr::Unary { arg, .. } | Expr::Expand(arg) => ([arg, 0, 0], 1, none),
+            Expr::Binary { lhs, rhs, .. } | Expr::Assign { lhs, rhs, .. } => {
+                ([lhs, rhs, 0], 2, none)
+            }
+            Expr::Cond { cond, then, els } => ([cond, then, els], 3, none),
+            Expr::Call { callee, args } => ([callee, 0, 0], 1, self.list(args)),
             Expr::Cast { args, .. }
             | Expr::New { args, .. }
             | Expr::InitList(args)
-            | Expr::Unknown(args) => self.list(args).to_vec(),
-            _ => Vec::new(),
-        }
+            | Expr::Unknown(args) => ([0; 3], 0, self.list(args)),
+            _ => ([0; 3], 0, none),
+        };
+        fixed.into_iter().take(n).chain(list.iter().copied())
     }
 }
 

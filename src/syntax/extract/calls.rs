@@ -83,7 +83,7 @@ const ALGORITHMS: &[&str] = &[
     "upper_bound",
 ];
 
-impl Extractor<'_> {
+impl<'a> Extractor<'a> {
     pub(super) fn push_call(
         &mut self,
         cur: usize,
@@ -110,7 +110,7 @@ impl Extractor<'_> {
         });
     }
 
-    pub(super) fn call(&mut self, n: Node, cur: Option<usize>) {
+    pub(super) fn call(&mut self, n: Node<'a>, cur: Option<usize>) {
         let (Some(func), args) = (
             n.child_by_field_id(FIELDS.function.get()),
             n.child_by_field_id(FIELDS.arguments.get()),
@@ -249,9 +249,9 @@ impl Extractor<'_> {
     fn algorithm_launches(
         &mut self,
         c: usize,
-        func: Node,
+        func: Node<'a>,
         name: &str,
-        args: &[Node],
+        args: &[Node<'a>],
     ) -> Vec<usize> {
         if args.len() < 3 || !ALGORITHMS.contains(&name) || func.k() == "field_expression" {
             return Vec::new();
@@ -301,14 +301,14 @@ impl Extractor<'_> {
         out
     }
 
-    pub(super) fn visit_args(&mut self, args: &[Node], cur: Option<usize>) {
+    pub(super) fn visit_args(&mut self, args: &[Node<'a>], cur: Option<usize>) {
         for a in args {
             self.visit(*a, cur);
         }
     }
 
     /// Calls in host code: only kernel launches matter, and lambdas that may contain them.
-    pub(super) fn host_call(&mut self, func: Node, args: Option<Node>) {
+    pub(super) fn host_call(&mut self, func: Node<'a>, args: Option<Node<'a>>) {
         let (_, name, _) = callee_parts(self.src, func);
         let arg_nodes = arguments(args);
         if let (Some(name), Some(last)) = (name.as_deref(), arg_nodes.last()) {
@@ -346,7 +346,7 @@ impl Extractor<'_> {
         self.facts.functions.len() - 1
     }
 
-    pub(super) fn kernel_ref(&mut self, arg: Node, cur: Option<usize>) -> Option<KernelRef> {
+    pub(super) fn kernel_ref(&mut self, arg: Node<'a>, cur: Option<usize>) -> Option<KernelRef> {
         match arg.k() {
             "lambda_expression" => Some(KernelRef::Lambda(self.lambda(arg))),
             "identifier" => match self.local(self.text(arg)).cloned() {

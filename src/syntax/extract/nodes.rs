@@ -470,7 +470,18 @@ pub fn declarator_name(d: Node, through_bindings: bool) -> Option<Node> {
 
 /// Collapses whitespace, drops `const`/`volatile`/`typename`/`struct`/`class` keywords.
 pub fn normalize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+    thread_local! {
+        /// Built here, then copied out at its final length: one allocation per call.
+        static OUT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    OUT.with_borrow_mut(|out| {
+        out.clear();
+        normalize_into(text, out);
+        out.trim_start_matches("::").to_string()
+    })
+}
+
+fn normalize_into(text: &str, out: &mut String) {
     for word in text.split_whitespace() {
         if matches!(
             word,
@@ -488,7 +499,6 @@ pub fn normalize(text: &str) -> String {
         }
         out.push_str(word);
     }
-    out.trim_start_matches("::").to_string()
 }
 
 pub(super) fn last_component(text: &str) -> String {

@@ -20,13 +20,18 @@ pub struct PTok {
     pub painted: bool,
 }
 
+thread_local! {
+    /// The empty hide set every token starts with, shared: `Rc::default()` allocates.
+    static NO_HIDE: Rc<Vec<Arc<str>>> = Rc::default();
+}
+
 impl PTok {
     pub fn new(kind: Kind, text: &str, space: bool) -> Self {
         PTok {
             kind,
             text: Arc::from(text),
             space,
-            hide: Rc::default(),
+            hide: NO_HIDE.with(Rc::clone),
             painted: false,
         }
     }
@@ -47,16 +52,32 @@ const MAX_TOKENS: usize = 100_000;
 /// Where the machine reads: tokens it pushed back first, then the text after the use.
 pub struct Input<'r> {
     queue: VecDeque<PTok>,
-    rest: &'r [PTok],
+    rest: Rest<'r>,
     /// How many of `rest` were taken.
     pub taken: usize,
+}
+
+/// The text after the use: tokens made already, or lexed ones made into tokens as they are
+/// read (most of a line after a macro use is never read by its expansion).
+enum Rest<'r> {
+    Made(&'r [PTok]),
+    Lexed(&'r [Tok], &'r str),
 }
 
 impl<'r> Input<'r> {
     pub fn new(queue: VecDeque<PTok>, rest: &'r [PTok]) -> Self {
         Input {
             queue,
-            rest,
+            rest: Rest::Made(rest),
+            taken: 0,
+        }
+    }
+
+    /// As `new`, with the rest as lexed from `src`.
+    pub fn lexed(queue: VecDeque<PTok>, rest: &'r [Tok], src: &'r str) -> Self {
+        Input {
+            queue,
+            rest: Rest::Lexed(rest, src),
             taken: 0,
         }
     }
@@ -65,13 +86,25 @@ impl<'r> Input<'r> {
         if let Some(t) = self.queue.pop_front() {
             return Some(t);
         }
-        let t = self.rest.get(self.taken)?.clone();
+        let t = match self.rest {
+            Rest::Made(r) => r.get(self.taken)?.clone(),
+            Rest::Lexed(r, src) => PTok::of(r.get(self.taken)?, src),
+        };
         self.taken += 1;
         Some(t)
     }
 
-    fn peek(&self) -> Option<&PTok> {
-        self.queue.front().or_else(|| self.rest.get(self.taken))
+    /// The next token is the punctuator `p`.
+    fn peek_is(&self, p: &str) -> bool {
+        if let Some(t) = self.queue.front() {
+            return t.is(p);
+        }
+        match self.rest {
+            Rest::Made(r) => r.get(self.taken).is_some_and(|t| t.is(p)),
+            Rest::Lexed(r, src) => r
+                .get(self.taken)
+                .is_some_and(|t| t.kind == Kind::Punct && t.text(src) == p),
+        }
     }
 }
 
@@ -122,7 +155,7 @@ impl<'m> Expander<'m> {
             if self.directive && &*t.text == "defined" {
                 // `defined X` / `defined ( X )`: the operand is not expanded.
                 out.push(t);
-                let open = input.peek().is_some_and(|p| p.is("("));
+                let open = input.peek_is("(");
                 let n = if open { 3 } else { 1 };
                 for _ in 0..n {
                     match input.next() {
@@ -152,7 +185,7 @@ impl<'m> Expander<'m> {
                     self.substitute(m, &[], false, &hide, t.space)
                 }
                 Some(_) => {
-                    if !input.peek().is_some_and(|p| p.is("(")) {
+                    if !input.peek_is("(") {
                         out.push(t);
                         continue;
                     }

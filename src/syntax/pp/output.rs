@@ -301,7 +301,6 @@ impl Pp<'_> {
             return None;
         };
         let toks: Vec<Tok> = lex::lex(text, first, to);
-        let ptoks: Vec<PTok> = toks.iter().map(|t| PTok::of(t, text)).collect();
         let mut copied = from;
         let mut k = 0;
         while k < toks.len() {
@@ -332,7 +331,7 @@ impl Pp<'_> {
                     return Some(p);
                 }
             }
-            let mut input = Input::new([ptoks[k].clone()].into(), &ptoks[k + 1..]);
+            let mut input = Input::lexed([PTok::of(t, text)].into(), &toks[k + 1..], text);
             let mut ex = Expander::new(&self.macros, false, line, path);
             let expanded = ex.run(&mut input, false);
             if ex.starved && to < text.len() {
