@@ -138,7 +138,7 @@ impl Finder {
 
     /// gtest's class name for `TEST(Suite, Name)` and its kin, else `NAME_LINE`; made unique.
     fn unique(&mut self, name: &str, args: &[(String, TextRange)], line: usize) -> String {
-        let ident = |s: &str| !s.is_empty() && s.bytes().all(|b| super::is_ident(b));
+        let ident = |s: &str| !s.is_empty() && s.bytes().all(super::is_ident);
         let base = match args {
             [(suite, _), (test, _)]
                 if (name.ends_with("TEST")
