@@ -11,13 +11,14 @@ use tree_sitter::Node;
 use super::tree::NodeExt;
 
 mod calls;
+mod instances;
 mod nodes;
 use super::literal::is_double_literal;
 use nodes::*;
 pub use nodes::{aspect_ref, conversion_declarator, conversion_type, declarator_name, normalize};
 
 use super::facts::*;
-use super::prepare::{properties_in, AttrKind, Prepared};
+use super::prepare::{properties_in, AttrKind, Prepared, TestCase};
 use super::tree::{Positions, Starts};
 use crate::text::{Span, TextRange};
 
@@ -69,6 +70,7 @@ pub struct Extractor<'a> {
     root: Node<'a>,
     /// Cursors free for `visit_children` (one per level in use).
     cursors: Vec<tree_sitter::TreeCursor<'a>>,
+    tests: &'a [TestCase],
 }
 
 /// Syntax-tree depth the extractor descends to (real code stays far below: a 1000-term sum is
@@ -96,6 +98,7 @@ impl<'a> Extractor<'a> {
             depth: usize::from(root.kind() != "translation_unit"),
             root,
             cursors: Vec::new(),
+            tests: &prepared.test_cases,
         };
         ex.visit(root, None);
         ex.attach(prepared);
@@ -576,6 +579,8 @@ impl<'a> Extractor<'a> {
             return false;
         };
         let (qualifier, name) = split_name(self.src, name_node);
+        let test = self.tests.iter().find(|t| t.at == n.start_byte());
+        let name = test.map_or(name, |t| t.name.clone());
         if name.is_empty() {
             return false;
         }
@@ -673,9 +678,12 @@ impl<'a> Extractor<'a> {
             self.locals.pop();
             return true;
         }
+        let typed = test.map_or(0, |t| self.test_case(idx, t));
+        self.template_depth += typed;
         if let Some(b) = body {
             self.visit(b, Some(idx));
         }
+        self.template_depth -= typed;
         self.locals.pop();
         true
     }
@@ -863,41 +871,6 @@ impl<'a> Extractor<'a> {
     }
 
     /// The types among the arguments of the template `of`.
-    /// `template class S<double>;` / `template void f<double>(double*);`: a call from host
-    /// code of everything it instantiates. (tree-sitter reads the class form with a MISSING
-    /// declarator, which is no error of the source.)
-    fn instantiation(&mut self, n: Node<'a>) {
-        let ty = n.child_by_field_id(FIELDS.r#type.get());
-        let decl = n.child_by_field_id(FIELDS.declarator.get());
-        let class_name = ty
-            .filter(|t| {
-                matches!(
-                    t.k(),
-                    "class_specifier" | "struct_specifier" | "union_specifier"
-                )
-            })
-            .and_then(|t| t.child_by_field_id(FIELDS.name.get()));
-        let target = if let Some(name) = class_name {
-            CallTarget::Instantiate {
-                what: normalize(self.text(name)).into(),
-                params: None,
-            }
-        } else if let Some(fd) = decl.filter(|d| d.k() == "function_declarator") {
-            let Some(name) = fd.child_by_field_id(FIELDS.declarator.get()) else {
-                return;
-            };
-            let (params, _, _, _) = self.params(fd);
-            CallTarget::Instantiate {
-                what: normalize(self.text(name)).into(),
-                params: Some(params.iter().map(|p| Name::from(p.as_str())).collect()),
-            }
-        } else {
-            return;
-        };
-        let host = self.host_function();
-        self.push_call(host, target, 0, n, Vec::new(), Vec::new());
-    }
-
     fn mention_template_args(&mut self, cur: usize, args: Node, of: String) {
         let saved = self.template_of.replace(of);
         let mut cursor = args.walk();

@@ -93,6 +93,10 @@ pub enum CallTarget {
         what: Name,
         params: Option<Box<[Name]>>,
     },
+    /// A typed test case's body (`TEMPLATE_LIST_TEST_CASE`, gtest's `TYPED_TEST`) instantiated
+    /// once per template argument of the class `list` names (`std::tuple<int, double>`,
+    /// `::testing::Types<...>`, an alias of one): `what<E>()` for each `E`.
+    InstantiateEach { what: Name, list: Name },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,6 +7,9 @@
 
 use crate::text::TextRange;
 
+mod frameworks;
+pub use frameworks::{Instances, TestCase};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttrKind {
     /// `[[sycl::device_has(...)]]`, `[[sycl::requires(...)]]`, `[[sycl::requires(has(...))]]`.
@@ -37,6 +40,9 @@ pub struct Prepared {
     /// Offsets of `unsigned`, `signed`, `long`, `short` used as a functional cast
     /// (`(unsigned(x))`): see [`keyword_cast`].
     pub keyword_casts: Vec<usize>,
+    /// Test cases of frameworks whose macros are unknown, their heads rewritten into
+    /// `NAME() {`: see [`frameworks`].
+    pub test_cases: Vec<TestCase>,
 }
 
 impl Prepared {
@@ -127,9 +133,28 @@ pub fn prepare(src: &str) -> Prepared {
     let mut attrs = Vec::new();
     let mut sycl_external = Vec::new();
     let mut keyword_casts = Vec::new();
+    let mut tests = frameworks::Finder::default();
+    // Per open brace, whether it opens a namespace (or `extern "C"`) body; and the last
+    // significant byte, to know where a declaration may start.
+    let mut braces: Vec<bool> = Vec::new();
+    let mut last = b';';
     let mut i = 0;
     while i < bytes.len() {
-        match bytes[i] {
+        let c = bytes[i];
+        let declaration_start = matches!(last, b';' | b'{' | b'}');
+        // Comments and directives are skipped below; blanked text is no token.
+        if !c.is_ascii_whitespace() && out[i] != b' ' && !matches!(c, b'/' | b'#') {
+            last = c;
+        }
+        match c {
+            b'{' => {
+                braces.push(opens_namespace(bytes, i));
+                i += 1;
+            }
+            b'}' => {
+                braces.pop();
+                i += 1;
+            }
             b'/' if bytes.get(i + 1) == Some(&b'/') => i = line_end(bytes, i),
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
                 i = find(bytes, i + 2, b"*/").map_or(bytes.len(), |e| e + 2)
@@ -154,6 +179,12 @@ pub fn prepare(src: &str) -> Prepared {
             }
             c if is_ident_start(c) && (i == 0 || !is_ident(bytes[i - 1])) => {
                 let end = ident_end(bytes, i);
+                if declaration_start && braces.iter().all(|&ns| ns) {
+                    if let Some(body) = tests.at(src, &mut out, i, end) {
+                        i = body;
+                        continue;
+                    }
+                }
                 let word = &src[i..end];
                 if keyword_cast(bytes, i, end) {
                     keyword_casts.push(i);
@@ -196,7 +227,26 @@ pub fn prepare(src: &str) -> Prepared {
         attrs,
         sycl_external,
         keyword_casts,
+        test_cases: tests.cases,
     }
+}
+
+/// Whether the `{` at `at` opens a namespace body (`namespace a::b {`, `namespace {`) or a
+/// linkage specification's (`extern "C" {`): what is declared inside is at namespace scope.
+fn opens_namespace(bytes: &[u8], at: usize) -> bool {
+    let head = bytes[..at].trim_ascii_end();
+    if head.ends_with(b"\"C\"") || head.ends_with(b"\"C++\"") {
+        return true;
+    }
+    let mut k = head.len();
+    while k > 0
+        && (is_ident(head[k - 1]) || head[k - 1] == b':' || head[k - 1].is_ascii_whitespace())
+    {
+        k -= 1;
+    }
+    head[k..]
+        .split(|b| b.is_ascii_whitespace())
+        .any(|w| w == b"namespace")
 }
 
 /// Whether the attribute `bytes[at..end]` stands between a function's name and its parameter

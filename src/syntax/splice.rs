@@ -188,6 +188,7 @@ pub fn splice(
                     attrs: Vec::new(),
                     sycl_external: Vec::new(),
                     keyword_casts: Vec::new(),
+                    test_cases: Vec::new(),
                 };
                 let (old_one, _) = extract_one(&old_prepared, &old_pos, old_d);
                 // Variables carry no place: the item's must stay as they were for the file's

@@ -396,7 +396,7 @@ impl<'a> Collector<'a> {
 
     fn resolve(&self, file: u32, caller: &Function, call: &Call) -> Vec<NodeId> {
         match &call.target {
-            CallTarget::Instantiate { .. } => Vec::new(),
+            CallTarget::Instantiate { .. } | CallTarget::InstantiateEach { .. } => Vec::new(),
             CallTarget::Lambda(idx) => self.sk.node_at(file, *idx).into_iter().collect(),
             CallTarget::Construct { type_name } => {
                 self.constructors(file, type_name, call.args as usize)

@@ -27,8 +27,14 @@ impl Cx<'_, '_> {
     pub(super) fn run(&self) -> Typed {
         let reg = registry();
         for c in &self.func.calls {
-            if let CallTarget::Instantiate { what, params } = &c.target {
-                self.instantiate(c.span.range().start, what, params.as_deref());
+            match &c.target {
+                CallTarget::Instantiate { what, params } => {
+                    self.instantiate(c.span.range().start, what, params.as_deref());
+                }
+                CallTarget::InstantiateEach { what, list } => {
+                    self.instantiate_each(c.span.range().start, what, list);
+                }
+                _ => {}
             }
         }
         // Per aspect and fate, the first use in source order, the innermost expression among

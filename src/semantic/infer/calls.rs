@@ -541,6 +541,16 @@ impl<'i, 'a> Cx<'i, 'a> {
         self.named_call(at, name.trim(), &explicit, &args);
     }
 
+    /// `what<E>()` for each template argument `E` of the class `list` names (a type list:
+    /// `std::tuple<int, double>`, `::testing::Types<...>`, an alias of one).
+    pub(super) fn instantiate_each(&self, at: usize, what: &str, list: &str) {
+        if let Ty::Class(c) = self.resolve(list) {
+            for e in c.args.iter() {
+                self.named_call(at, what, std::slice::from_ref(e), &[]);
+            }
+        }
+    }
+
     /// The type of the first live `return` (an `auto` or `decltype` return type, a lambda's).
     pub(super) fn deduced_return(&self, inst: &Instance) -> Ty {
         if self.depth + 1 >= MAX_DEPTH {

@@ -335,12 +335,19 @@ impl<'a> Extractor<'a> {
     /// A function standing for "host code of this file", owner of launches found outside any
     /// function (global initializers). Created on first use.
     pub(super) fn host_function(&mut self) -> usize {
-        if let Some(i) = self.facts.functions.iter().position(|f| f.name == "<host>") {
+        self.host_in(&[])
+    }
+
+    /// The host code of this file in namespace `scope` (what it names is looked up there).
+    pub(super) fn host_in(&mut self, scope: &[String]) -> usize {
+        let host = |f: &Function| f.name == "<host>" && *f.scope == *scope;
+        if let Some(i) = self.facts.functions.iter().position(host) {
             return i;
         }
         self.starts.functions.push(usize::MAX);
         self.facts.functions.push(Function {
             name: "<host>".into(),
+            scope: scope.iter().cloned().collect(),
             ..Function::default()
         });
         self.facts.functions.len() - 1

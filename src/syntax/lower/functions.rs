@@ -27,6 +27,16 @@ impl<'a> Lowerer<'a, '_> {
         let Some(fi) = self.fns.get(&n.start_byte()).copied() else {
             return;
         };
+        // A typed test case's parameters (`TestType`), the only ones the extractor gives: in
+        // scope for its body and the lambdas in it.
+        let own = self.facts.functions[fi].tparams.to_vec();
+        let outer = self.tparams.len();
+        self.tparams.extend(own);
+        self.lower_function(fi, n, fd);
+        self.tparams.truncate(outer);
+    }
+
+    fn lower_function(&mut self, fi: usize, n: Node, fd: Node) {
         self.signature(fi, n, fd);
         let Some(body) = field(n, "body") else {
             return;
