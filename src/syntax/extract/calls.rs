@@ -287,11 +287,9 @@ impl<'a> Extractor<'a> {
                 continue;
             }
             if let Some(kernel) = self.kernel_ref(*a, Some(c)) {
-                self.facts.functions[c].launches.push(KernelLaunch {
-                    kernel,
-                    via,
-                    span,
-                });
+                self.facts.functions[c]
+                    .launches
+                    .push(KernelLaunch { kernel, via, span });
                 // Visiting a lambda again would make it one of this function's lambdas.
                 if a.k() == "lambda_expression" {
                     out.push(k);
