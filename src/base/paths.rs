@@ -5,7 +5,8 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Component, Path, PathBuf};
 
-fn normalize(p: &Path) -> PathBuf {
+/// `p` without `.`, and `..` applied lexically.
+pub fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -58,6 +59,18 @@ impl PathIndex {
         }
     }
 
+    /// Also finds each relative path by its absolute form under `base` (the directory relative
+    /// paths are relative to): compile commands name include directories absolutely.
+    pub fn with_base(mut self, base: &Path) -> Self {
+        for (i, p) in self.paths.iter().enumerate() {
+            if p.is_relative() {
+                let abs = normalize(&base.join(p));
+                self.by_path.entry(abs).or_insert(i as u32);
+            }
+        }
+        self
+    }
+
     pub fn get(&self, path: &Path) -> Option<u32> {
         self.by_path.get(&normalize(path)).copied()
     }
@@ -75,12 +88,26 @@ impl PathIndex {
         }
     }
 
+    /// The file an `#include` of `inc` (`<inc>` if `angled`) names from file `from`, searched
+    /// as the driver searches (see [`Search`]), else as [`PathIndex::resolve`] guesses.
+    pub fn resolve_in(&self, from: u32, inc: &str, angled: bool, search: Search) -> Option<u32> {
+        match self.candidates_in(from, inc, angled, search)[..] {
+            [j] => Some(j),
+            _ => None,
+        }
+    }
+
     /// The files `resolve` chooses among: the one found relative to `from` or `dirs`, else
     /// the workspace files ending with `inc` that are nearest to `from`.
     pub fn candidates(&self, from: u32, inc: &str, dirs: &[PathBuf]) -> Vec<u32> {
+        let search = Search { quote: &[], dirs };
+        self.candidates_in(from, inc, false, search)
+    }
+
+    fn candidates_in(&self, from: u32, inc: &str, angled: bool, search: Search) -> Vec<u32> {
         let from = &self.paths[from as usize];
         let dir = from.parent().unwrap_or(Path::new(""));
-        for d in std::iter::once(dir).chain(dirs.iter().map(PathBuf::as_path)) {
+        for d in search.order(dir, angled) {
             if let Some(&j) = self.by_path.get(&normalize(&d.join(inc))) {
                 return vec![j];
             }
@@ -104,6 +131,27 @@ impl PathIndex {
             .into_iter()
             .filter(|&j| common_prefix(from, &self.paths[j as usize]) == best)
             .collect()
+    }
+}
+
+/// The directories an `#include` is looked for in, as the DPC++ (clang) driver searches them:
+/// `"name"` in the includer's directory, then `quote` (`-iquote`), then `dirs` (`-I`,
+/// `-isystem`, `-idirafter`, in that order); `<name>` in `dirs` only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Search<'a> {
+    pub quote: &'a [PathBuf],
+    pub dirs: &'a [PathBuf],
+}
+
+impl<'a> Search<'a> {
+    /// The directories, in order, for an include from a file in `includer_dir`.
+    pub fn order(self, includer_dir: &'a Path, angled: bool) -> impl Iterator<Item = &'a Path> {
+        let quoted = (!angled).then_some(includer_dir);
+        let quote = if angled { &[][..] } else { self.quote };
+        quoted
+            .into_iter()
+            .chain(quote.iter().map(PathBuf::as_path))
+            .chain(self.dirs.iter().map(PathBuf::as_path))
     }
 }
 

@@ -66,6 +66,7 @@ struct Options {
     targets: Option<String>,
     device_config: Vec<PathBuf>,
     compile_commands: Option<PathBuf>,
+    include_dirs: Vec<PathBuf>,
 }
 
 impl Options {
@@ -104,6 +105,10 @@ impl Options {
             compile_commands: match strings("compileCommands") {
                 Some(c) => c.first().map(|p| abs(p)),
                 None => self.compile_commands.clone(),
+            },
+            include_dirs: match strings("includeDirs") {
+                Some(c) => c.into_iter().map(abs).collect(),
+                None => self.include_dirs.clone(),
             },
         }
     }
@@ -183,6 +188,7 @@ impl State {
             compile_commands: self.options.compile_commands.clone(),
             targets: self.options.targets.clone(),
             device_configs: self.options.device_config.clone(),
+            include_dirs: self.options.include_dirs.clone(),
         };
         match Project::discover(&config) {
             Ok(project) => {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::base::{is_header, PathIndex, UnionFind};
+use crate::base::{is_header, PathIndex, Search, UnionFind};
 use crate::devices::predefined::{DeviceCompiles, Predefined};
 use crate::syntax::pp::{self, MacroAt, MacroDef, MacroTable, Macros, Origin, Source};
 use crate::syntax::{self, FileFacts};
@@ -21,7 +21,11 @@ use crate::text::TextRange;
 pub struct FileFlags {
     /// `-D NAME[=value]` (`Some`) and `-U NAME` (`None`), in order.
     pub macros: Vec<(String, Option<String>)>,
+    /// Searched for both `#include "..."` and `<...>`: `-I`, `-isystem`, `-idirafter` (in the
+    /// driver's order), then `--include-dir`.
     pub include_dirs: Vec<PathBuf>,
+    /// `-iquote`: searched for `#include "..."` only, after the includer's directory.
+    pub quote_dirs: Vec<PathBuf>,
     /// `-include FILE`: read before the file's first line.
     pub forced_includes: Vec<PathBuf>,
 }
@@ -35,6 +39,8 @@ pub struct CompileEnv {
     /// reads none of them is the same in every compile, and is preprocessed once.
     varying: Arc<FxHashSet<Arc<str>>>,
     files: FxHashMap<PathBuf, FileFlags>,
+    /// `--include-dir`: searched by every file, after its own directories.
+    extra_dirs: Vec<PathBuf>,
     /// Macro tables by compile and flags, built once: most files of a build share their flags.
     bases: Mutex<FxHashMap<u64, Arc<MacroTable>>>,
     key: u64,
@@ -117,10 +123,69 @@ impl CompileEnv {
             compiles,
             varying: Arc::new(varying),
             files,
+            extra_dirs: Vec::new(),
             bases: Mutex::default(),
             key,
             memo: Default::default(),
         }
+    }
+
+    /// Every file also searches `dirs` (`--include-dir`, the `includeDirs` setting) for its
+    /// includes, after the directories its compile command names.
+    pub fn with_include_dirs(mut self, dirs: &[PathBuf]) -> Self {
+        let mut extra: Vec<PathBuf> = Vec::new();
+        for d in dirs.iter().map(|d| absolute(d)) {
+            if !extra.contains(&d) {
+                extra.push(d);
+            }
+        }
+        if extra.is_empty() {
+            return self;
+        }
+        for f in self.files.values_mut() {
+            for d in &extra {
+                if !f.include_dirs.contains(d) {
+                    f.include_dirs.push(d.clone());
+                }
+            }
+        }
+        self.key = hash_of(&(self.key, &extra));
+        self.extra_dirs = extra;
+        self
+    }
+
+    /// Where the includes of a file compiled as `path` (a translation unit) are looked for.
+    pub fn search(&self, path: &Path) -> Search<'_> {
+        match self.flags(path) {
+            Some(f) => Search {
+                quote: &f.quote_dirs,
+                dirs: &f.include_dirs,
+            },
+            None => Search {
+                quote: &[],
+                dirs: &self.extra_dirs,
+            },
+        }
+    }
+
+    /// Every directory some file searches (`-iquote` ones, then the others), each once in
+    /// the order first named: where a header compiled in an unknown unit may find its
+    /// includes.
+    pub fn all_dirs(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let mut sorted: Vec<(&PathBuf, &FileFlags)> = self.files.iter().collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        let (mut quote, mut dirs): (Vec<PathBuf>, Vec<PathBuf>) = Default::default();
+        let add = |list: &mut Vec<PathBuf>, d: &PathBuf| {
+            if !list.contains(d) {
+                list.push(d.clone());
+            }
+        };
+        for (_, f) in sorted {
+            f.quote_dirs.iter().for_each(|d| add(&mut quote, d));
+            f.include_dirs.iter().for_each(|d| add(&mut dirs, d));
+        }
+        self.extra_dirs.iter().for_each(|d| add(&mut dirs, d));
+        (quote, dirs)
     }
 
     /// Only the file's own macros: for tests and for text with no workspace.
@@ -256,7 +321,12 @@ impl<'e> Sources<'e> {
         texts: Vec<Option<Arc<str>>>,
         hashes: Option<Vec<u64>>,
     ) -> Self {
-        let index = PathIndex::new(paths.iter().map(|p| &**p));
+        let mut index = PathIndex::new(paths.iter().map(|p| &**p));
+        // Compile commands name include directories absolutely; workspace paths may be
+        // relative to here.
+        if let Ok(here) = std::env::current_dir() {
+            index = index.with_base(&here);
+        }
         let n = paths.len();
         let sources = (0..n).map(|_| Slot::new(None)).collect();
         let hashes = match hashes {
@@ -341,10 +411,9 @@ impl<'e> Sources<'e> {
         sets.groups()
     }
 
-    fn dirs(&self, unit: usize) -> &[PathBuf] {
-        self.env
-            .flags(Path::new(&*self.paths[unit]))
-            .map_or(&[][..], |f| &f.include_dirs)
+    /// Where the includes of a file compiled in `unit` are looked for.
+    fn dirs(&self, unit: usize) -> Search<'_> {
+        self.env.search(Path::new(&*self.paths[unit]))
     }
 
     /// The files that include file `j`, and where. Only texts that spell its file name can,
@@ -437,7 +506,10 @@ impl<'e> Sources<'e> {
                 let arg = src.text[d.args.start..d.args.end].trim();
                 let inner = arg.get(1..)?;
                 let spelled = &inner[..inner.find(['"', '>'])?];
-                let j = self.index.resolve(i as u32, spelled, self.dirs(i))?;
+                let angled = arg.starts_with('<');
+                let j = self
+                    .index
+                    .resolve_in(i as u32, spelled, angled, self.dirs(i))?;
                 Some((j, d.range.start))
             })
             .collect()
@@ -768,7 +840,7 @@ type Meaning = (u64, Vec<String>, Option<FileFacts>);
 struct FirstReading<'s> {
     /// The names it looked up in the macros it started from, with their values.
     reads: Vec<(Arc<str>, pp::memo::Value)>,
-    dirs: &'s [PathBuf],
+    dirs: Search<'s>,
     /// Its includers' text up to the include looked up a per-target macro.
     entry_dependent: bool,
     /// It looked up a per-target macro (its own text or its includers').
@@ -782,14 +854,14 @@ struct FirstReading<'s> {
 /// Includes as seen from one translation unit (its `-I` list).
 struct FileIncludes<'s, 'e> {
     sources: &'s Sources<'e>,
-    dirs: &'s [PathBuf],
+    dirs: Search<'s>,
 }
 
 impl pp::Includes for FileIncludes<'_, '_> {
-    fn resolve(&self, from: &str, spelled: &str, _angled: bool) -> Option<Arc<Source>> {
+    fn resolve(&self, from: &str, spelled: &str, angled: bool) -> Option<Arc<Source>> {
         let s = self.sources;
         let f = s.index.get(Path::new(from))?;
-        let j = s.index.resolve(f, spelled, self.dirs)?;
+        let j = s.index.resolve_in(f, spelled, angled, self.dirs)?;
         s.source(j as usize)
     }
 
