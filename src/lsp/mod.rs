@@ -151,6 +151,9 @@ struct State {
     /// Files sources include that are not sources themselves (`kernel.sycl`), as read at
     /// indexing.
     fragments: Vec<(Arc<str>, Arc<str>)>,
+    /// Headers outside the workspace its sources include, as found at indexing: analysed as
+    /// sources, and watched.
+    external: Arc<Vec<PathBuf>>,
     /// Texts of sources edited since the last accepted analysis, not yet parsed.
     dirty: HashMap<String, Arc<str>>,
     /// Sources skipped (too large, binary, over the parse budget): a note each, published.
@@ -454,6 +457,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 last: Arc::new(Report::default()),
                 watcher: None,
                 fragments: Vec::new(),
+                external: Arc::default(),
                 dirty: HashMap::new(),
                 notices: HashMap::new(),
                 shared: shared.clone(),
@@ -480,8 +484,15 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 .notification::<notification::DidCloseTextDocument>(documents::did_close)
                 .notification::<notification::DidSaveTextDocument>(|_, _| ControlFlow::Continue(()))
                 .notification::<notification::DidChangeConfiguration>(|st, p| {
+                    let before = st.options.include_dirs.clone();
                     st.options = st.options.updated(&p.settings, st.root.as_deref());
                     st.reload_snapshot();
+                    if st.options.include_dirs != before {
+                        // Other headers outside the workspace: found by indexing again
+                        // (files known already are kept as they are).
+                        start_indexing(st);
+                        return ControlFlow::Continue(());
+                    }
                     start_watching(st);
                     st.schedule();
                     ControlFlow::Continue(())
