@@ -162,3 +162,40 @@ pub fn is_header(path: &str) -> bool {
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inl" | "ipp" | "tpp"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn includes_are_searched_in_the_drivers_order() {
+        let index = PathIndex::new([
+            "/w/src/a.cpp",
+            "/w/src/util.hpp",
+            "/q/util.hpp",
+            "/i/util.hpp",
+            "/i/only.hpp",
+        ]);
+        let (quote, dirs) = ([PathBuf::from("/q")], [PathBuf::from("/i")]);
+        let search = Search {
+            quote: &quote,
+            dirs: &dirs,
+        };
+        // "..." from the includer's directory first; <...> skips it and -iquote.
+        assert_eq!(index.resolve_in(0, "util.hpp", false, search), Some(1));
+        assert_eq!(index.resolve_in(0, "util.hpp", true, search), Some(3));
+        let no_quote = Search {
+            quote: &[],
+            ..search
+        };
+        assert_eq!(index.resolve_in(0, "only.hpp", true, no_quote), Some(4));
+        // Relative workspace paths are found by the absolute directories of a command.
+        let rel = PathIndex::new(["src/a.cpp", "inc/x.h"]).with_base(Path::new("/w"));
+        let inc = [PathBuf::from("/w/inc")];
+        let s = Search {
+            quote: &[],
+            dirs: &inc,
+        };
+        assert_eq!(rel.candidates_in(0, "x.h", true, s), [1]);
+    }
+}
