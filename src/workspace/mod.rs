@@ -258,7 +258,10 @@ pub fn load_selected(
                 (n.clone(), incs)
             })
             .collect();
-        external::find(&listed, env, &roots, read_source)
+        let t = std::time::Instant::now();
+        let found = external::find(&listed, env, &roots, read_source);
+        tracing::debug!(found = found.len(), elapsed = ?t.elapsed(), "external headers");
+        found
     };
     let external_names: Vec<Arc<str>> = external.iter().map(|(p, _)| p.clone()).collect();
     for (name, text) in external {
