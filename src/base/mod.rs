@@ -8,6 +8,6 @@ mod paths;
 mod source;
 mod union_find;
 
-pub use paths::{is_header, PathIndex};
+pub use paths::{is_header, normalize, PathIndex, Search};
 pub use source::SourceFile;
 pub(crate) use union_find::UnionFind;

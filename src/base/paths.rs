@@ -5,7 +5,8 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::path::{Component, Path, PathBuf};
 
-fn normalize(p: &Path) -> PathBuf {
+/// `p` without `.`, and `..` applied lexically.
+pub fn normalize(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in p.components() {
         match c {
@@ -58,6 +59,18 @@ impl PathIndex {
         }
     }
 
+    /// Also finds each relative path by its absolute form under `base` (the directory relative
+    /// paths are relative to): compile commands name include directories absolutely.
+    pub fn with_base(mut self, base: &Path) -> Self {
+        for (i, p) in self.paths.iter().enumerate() {
+            if p.is_relative() {
+                let abs = normalize(&base.join(p));
+                self.by_path.entry(abs).or_insert(i as u32);
+            }
+        }
+        self
+    }
+
     pub fn get(&self, path: &Path) -> Option<u32> {
         self.by_path.get(&normalize(path)).copied()
     }
@@ -75,12 +88,26 @@ impl PathIndex {
         }
     }
 
+    /// The file an `#include` of `inc` (`<inc>` if `angled`) names from file `from`, searched
+    /// as the driver searches (see [`Search`]), else as [`PathIndex::resolve`] guesses.
+    pub fn resolve_in(&self, from: u32, inc: &str, angled: bool, search: Search) -> Option<u32> {
+        match self.candidates_in(from, inc, angled, search)[..] {
+            [j] => Some(j),
+            _ => None,
+        }
+    }
+
     /// The files `resolve` chooses among: the one found relative to `from` or `dirs`, else
     /// the workspace files ending with `inc` that are nearest to `from`.
     pub fn candidates(&self, from: u32, inc: &str, dirs: &[PathBuf]) -> Vec<u32> {
+        let search = Search { quote: &[], dirs };
+        self.candidates_in(from, inc, false, search)
+    }
+
+    fn candidates_in(&self, from: u32, inc: &str, angled: bool, search: Search) -> Vec<u32> {
         let from = &self.paths[from as usize];
         let dir = from.parent().unwrap_or(Path::new(""));
-        for d in std::iter::once(dir).chain(dirs.iter().map(PathBuf::as_path)) {
+        for d in search.order(dir, angled) {
             if let Some(&j) = self.by_path.get(&normalize(&d.join(inc))) {
                 return vec![j];
             }
@@ -107,10 +134,68 @@ impl PathIndex {
     }
 }
 
+/// The directories an `#include` is looked for in, as the DPC++ (clang) driver searches them:
+/// `"name"` in the includer's directory, then `quote` (`-iquote`), then `dirs` (`-I`,
+/// `-isystem`, `-idirafter`, in that order); `<name>` in `dirs` only.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Search<'a> {
+    pub quote: &'a [PathBuf],
+    pub dirs: &'a [PathBuf],
+}
+
+impl<'a> Search<'a> {
+    /// The directories, in order, for an include from a file in `includer_dir`.
+    pub fn order(self, includer_dir: &'a Path, angled: bool) -> impl Iterator<Item = &'a Path> {
+        let quoted = (!angled).then_some(includer_dir);
+        let quote = if angled { &[][..] } else { self.quote };
+        quoted
+            .into_iter()
+            .chain(quote.iter().map(PathBuf::as_path))
+            .chain(self.dirs.iter().map(PathBuf::as_path))
+    }
+}
+
 /// Headers by extension: compiled only as part of a translation unit.
 pub fn is_header(path: &str) -> bool {
     Path::new(path)
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e, "h" | "hh" | "hpp" | "hxx" | "inl" | "ipp" | "tpp"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn includes_are_searched_in_the_drivers_order() {
+        let index = PathIndex::new([
+            "/w/src/a.cpp",
+            "/w/src/util.hpp",
+            "/q/util.hpp",
+            "/i/util.hpp",
+            "/i/only.hpp",
+        ]);
+        let (quote, dirs) = ([PathBuf::from("/q")], [PathBuf::from("/i")]);
+        let search = Search {
+            quote: &quote,
+            dirs: &dirs,
+        };
+        // "..." from the includer's directory first; <...> skips it and -iquote.
+        assert_eq!(index.resolve_in(0, "util.hpp", false, search), Some(1));
+        assert_eq!(index.resolve_in(0, "util.hpp", true, search), Some(3));
+        let no_quote = Search {
+            quote: &[],
+            ..search
+        };
+        assert_eq!(index.resolve_in(0, "only.hpp", true, no_quote), Some(4));
+        // Relative workspace paths are found by the absolute directories of a command.
+        let rel = PathIndex::new(["src/a.cpp", "inc/x.h"]).with_base(Path::new("/w"));
+        let inc = [PathBuf::from("/w/inc")];
+        let s = Search {
+            quote: &[],
+            dirs: &inc,
+        };
+        assert_eq!(rel.candidates_in(0, "x.h", true, s), [1]);
+    }
 }

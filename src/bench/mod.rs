@@ -99,7 +99,11 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
             .findings()
     };
     let load = |index: &cache::Index| {
-        workspace::load_selected(&paths, index, false, true, &env, || {}, |_| true)
+        let mode = workspace::LoadMode {
+            pack: true,
+            ..Default::default()
+        };
+        workspace::load_selected(&paths, index, mode, &env, || {}, |_| true)
     };
     let mut loaded = load(&cache::Index::default());
     let loading = t.elapsed();

@@ -26,6 +26,8 @@ pub struct CheckArgs {
     pub paths: Vec<PathBuf>,
     pub targets: Option<String>,
     pub compile_commands: Option<PathBuf>,
+    /// `--include-dir`: searched by every file for its includes.
+    pub include_dirs: Vec<PathBuf>,
     pub format: CheckFormat,
     /// Neither read nor write the persisted index.
     pub no_cache: bool,
@@ -78,6 +80,7 @@ pub(crate) fn load(
         compile_commands: args.compile_commands.clone(),
         targets: args.targets.clone(),
         device_configs: Vec::new(),
+        include_dirs: args.include_dirs.clone(),
     })?;
     let mut table = table.clone();
     if !configs_given && !project.config_paths.is_empty() {

@@ -146,6 +146,11 @@ enum Command {
         /// checked directory or in its build/).
         #[arg(long, value_name = "FILE")]
         compile_commands: Option<PathBuf>,
+        /// A directory to look for included headers in, for every file, after the ones its
+        /// compile command names (repeatable); headers found outside the checked paths are
+        /// analysed too.
+        #[arg(long = "include-dir", value_name = "DIR")]
+        include_dirs: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = check::CheckFormat::Text)]
         format: check::CheckFormat,
         /// Do not use the persisted index of parsed files (in the user cache directory).
@@ -175,6 +180,9 @@ enum Command {
         /// A compile_commands.json to read the targets and flags from.
         #[arg(long, value_name = "FILE")]
         compile_commands: Option<PathBuf>,
+        /// A directory to look for included headers in (repeatable), as for `check`.
+        #[arg(long = "include-dir", value_name = "DIR")]
+        include_dirs: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = report::ReportFormat::Markdown)]
         format: report::ReportFormat,
         /// Do not use the persisted index of parsed files.
@@ -569,6 +577,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             paths,
             targets,
             compile_commands,
+            include_dirs,
             format,
             no_cache,
         } => report::run(
@@ -576,6 +585,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 paths,
                 targets,
                 compile_commands,
+                include_dirs,
                 format: match format {
                     report::ReportFormat::Json => check::CheckFormat::Json,
                     _ => check::CheckFormat::Text,
@@ -594,6 +604,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             paths,
             targets,
             compile_commands,
+            include_dirs,
             format,
             no_cache,
             shard,
@@ -604,6 +615,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 paths,
                 targets,
                 compile_commands,
+                include_dirs,
                 format,
                 no_cache,
                 shard,

@@ -1,6 +1,7 @@
 //! A compile command read as the DPC++ driver reads it: the SYCL targets it compiles device code
 //! for (`-fsycl-targets=`, `--offload-arch=`, `-Xsycl-target-backend` options) and the
-//! preprocessor options (`-D`, `-U`, `-I`, `-isystem`, `-include`, `-std=`). Pure: arguments in,
+//! preprocessor options (`-D`, `-U`, `-I`, `-iquote`, `-isystem`, `-idirafter`, `-include`,
+//! `-std=`). Pure: arguments in,
 //! flags and the driver's errors out; response files are read through the caller's function.
 //!
 //! Facts: `../shared/reference/targets.md` §1 and §1d (intel/llvm `clang/lib/Basic/SYCL.cpp`,
@@ -21,8 +22,13 @@ pub struct CompileFlags {
     /// `-D` and `-U` in order: `(name, Some(value))` defines (`-DX` is `X=1`), `(name, None)`
     /// undefines.
     pub macros: Vec<(String, Option<String>)>,
+    /// `-I` and `--include-directory`, in order.
     pub include_dirs: Vec<PathBuf>,
+    /// `-iquote`: searched for `#include "..."` only, before `-I`.
+    pub quote_dirs: Vec<PathBuf>,
     pub system_include_dirs: Vec<PathBuf>,
+    /// `-idirafter` (`--include-directory-after`): searched after the system directories.
+    pub after_dirs: Vec<PathBuf>,
     pub forced_includes: Vec<PathBuf>,
     /// `-std=` as given (`c++17`).
     pub std: Option<String>,
@@ -273,6 +279,22 @@ pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
             }
         } else if let Some(v) = a.strip_prefix("-std=") {
             f.std = Some(v.to_string());
+        } else if a.starts_with("-iquote") {
+            if let Some(v) = value(a, "-iquote", &mut it) {
+                f.quote_dirs.push(dir.join(v));
+            }
+        } else if a.starts_with("-idirafter") {
+            if let Some(v) = value(a, "-idirafter", &mut it) {
+                f.after_dirs.push(dir.join(v));
+            }
+        } else if a.starts_with("--include-directory-after") {
+            if let Some(v) = value(a, "--include-directory-after", &mut it) {
+                f.after_dirs.push(dir.join(v));
+            }
+        } else if a.starts_with("--include-directory") {
+            if let Some(v) = value(a, "--include-directory", &mut it) {
+                f.include_dirs.push(dir.join(v));
+            }
         } else if a.starts_with("-isystem") {
             if let Some(v) = value(a, "-isystem", &mut it) {
                 f.system_include_dirs.push(dir.join(v));
@@ -536,7 +558,7 @@ mod tests {
     #[test]
     fn preprocessor_options_in_every_spelling() {
         let f = flags(
-            r#"clang++ -DUSE_DOUBLE -D VALUE_TYPE=double '-DNAME="a b"' -UNDEBUG -Iinc -I /abs -isystem sys -include pre.h -std=c++17 -c a.cpp"#,
+            r#"clang++ -DUSE_DOUBLE -D VALUE_TYPE=double '-DNAME="a b"' -UNDEBUG -Iinc -I /abs -isystem sys -iquote q -idirafter late --include-directory=more --include-directory again -include pre.h -std=c++17 -c a.cpp"#,
         );
         assert_eq!(
             f.macros,
@@ -549,9 +571,11 @@ mod tests {
         );
         assert_eq!(
             f.include_dirs,
-            [PathBuf::from("/b/inc"), PathBuf::from("/abs")]
+            ["/b/inc", "/abs", "/b/more", "/b/again"].map(PathBuf::from)
         );
         assert_eq!(f.system_include_dirs, [PathBuf::from("/b/sys")]);
+        assert_eq!(f.quote_dirs, [PathBuf::from("/b/q")]);
+        assert_eq!(f.after_dirs, [PathBuf::from("/b/late")]);
         assert_eq!(f.forced_includes, [PathBuf::from("/b/pre.h")]);
         assert_eq!(f.std.as_deref(), Some("c++17"));
     }

@@ -2,7 +2,7 @@
 //! persisted index when unchanged), then taken into the state.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_lsp::lsp_types::{
@@ -21,6 +21,7 @@ pub(super) struct Indexed {
     texts: Vec<String>,
     notices: Vec<crate::diagnostics::Diagnostic>,
     fragments: Vec<(Arc<str>, Arc<str>)>,
+    external: Vec<Arc<str>>,
 }
 
 pub(super) fn start_indexing(st: &mut State) {
@@ -75,12 +76,23 @@ pub(super) fn start_indexing(st: &mut State) {
             texts: loaded.texts,
             notices: loaded.notices,
             fragments: loaded.fragments,
+            external: loaded.external,
         });
     });
 }
 
 pub(super) fn on_indexed(st: &mut State, indexed: Indexed) {
     st.fragments = indexed.fragments;
+    let external: Vec<PathBuf> = indexed
+        .external
+        .iter()
+        .map(|p| PathBuf::from(&**p))
+        .collect();
+    if external != *st.external {
+        // Their directories are watched too, for those files only.
+        st.external = Arc::new(external);
+        start_watching(st);
+    }
     let open: HashSet<String> = st.docs.keys().filter_map(State::path_of).collect();
     for n in indexed.notices {
         if !open.contains(&*n.file) {

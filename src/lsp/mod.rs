@@ -66,6 +66,7 @@ struct Options {
     targets: Option<String>,
     device_config: Vec<PathBuf>,
     compile_commands: Option<PathBuf>,
+    include_dirs: Vec<PathBuf>,
 }
 
 impl Options {
@@ -104,6 +105,10 @@ impl Options {
             compile_commands: match strings("compileCommands") {
                 Some(c) => c.first().map(|p| abs(p)),
                 None => self.compile_commands.clone(),
+            },
+            include_dirs: match strings("includeDirs") {
+                Some(c) => c.into_iter().map(abs).collect(),
+                None => self.include_dirs.clone(),
             },
         }
     }
@@ -146,6 +151,9 @@ struct State {
     /// Files sources include that are not sources themselves (`kernel.sycl`), as read at
     /// indexing.
     fragments: Vec<(Arc<str>, Arc<str>)>,
+    /// Headers outside the workspace its sources include, as found at indexing: analysed as
+    /// sources, and watched.
+    external: Arc<Vec<PathBuf>>,
     /// Texts of sources edited since the last accepted analysis, not yet parsed.
     dirty: HashMap<String, Arc<str>>,
     /// Sources skipped (too large, binary, over the parse budget): a note each, published.
@@ -183,6 +191,7 @@ impl State {
             compile_commands: self.options.compile_commands.clone(),
             targets: self.options.targets.clone(),
             device_configs: self.options.device_config.clone(),
+            include_dirs: self.options.include_dirs.clone(),
         };
         match Project::discover(&config) {
             Ok(project) => {
@@ -448,6 +457,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 last: Arc::new(Report::default()),
                 watcher: None,
                 fragments: Vec::new(),
+                external: Arc::default(),
                 dirty: HashMap::new(),
                 notices: HashMap::new(),
                 shared: shared.clone(),
@@ -474,8 +484,15 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 .notification::<notification::DidCloseTextDocument>(documents::did_close)
                 .notification::<notification::DidSaveTextDocument>(|_, _| ControlFlow::Continue(()))
                 .notification::<notification::DidChangeConfiguration>(|st, p| {
+                    let before = st.options.include_dirs.clone();
                     st.options = st.options.updated(&p.settings, st.root.as_deref());
                     st.reload_snapshot();
+                    if st.options.include_dirs != before {
+                        // Other headers outside the workspace: found by indexing again
+                        // (files known already are kept as they are).
+                        start_indexing(st);
+                        return ControlFlow::Continue(());
+                    }
                     start_watching(st);
                     st.schedule();
                     ControlFlow::Continue(())

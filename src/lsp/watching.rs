@@ -33,7 +33,10 @@ pub(super) fn start_watching(st: &mut State) {
     let client = st.client.clone();
     let watched = configs.clone();
     let rescan_roots = trees.clone();
-    let result = crate::watch::watch(&configs, &trees, move |change| {
+    let external = st.external.clone();
+    // Files watched through their directories: the config files and the external headers.
+    let files: Vec<PathBuf> = configs.iter().chain(external.iter()).cloned().collect();
+    let result = crate::watch::watch(&files, &trees, move |change| {
         use rayon::prelude::*;
         let config = watched.iter().any(|c| change.touches(c));
         let (paths, rescan) = match change {
@@ -41,12 +44,17 @@ pub(super) fn start_watching(st: &mut State) {
             // Events were lost: every source on disk is read again (the persisted index is not
             // consulted, as the files are the ones suspected of changing).
             crate::watch::Change::Unknown => {
-                (workspace::discover(&rescan_roots).unwrap_or_default(), true)
+                let mut all = workspace::discover(&rescan_roots).unwrap_or_default();
+                all.extend(external.iter().filter(|p| p.exists()).cloned());
+                (all, true)
             }
         };
+        // A directory watched for a file outside the workspace reports its other files too.
+        let source =
+            |p: &PathBuf| rescan_roots.iter().any(|r| p.starts_with(r)) || external.contains(p);
         let sources = paths
             .par_iter()
-            .filter(|p| workspace::is_cpp(p))
+            .filter(|p| workspace::is_cpp(p) && source(p))
             .map(|p| {
                 let source = if p.exists() {
                     workspace::read_source(p).map_err(Some)

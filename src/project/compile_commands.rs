@@ -75,12 +75,15 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
                 dir.join(file),
                 FileFlags {
                     macros: f.macros.clone(),
+                    // The driver's order: `-I`, then `-isystem`, then `-idirafter`.
                     include_dirs: f
                         .include_dirs
                         .iter()
                         .chain(&f.system_include_dirs)
+                        .chain(&f.after_dirs)
                         .cloned()
                         .collect(),
+                    quote_dirs: f.quote_dirs.clone(),
                     forced_includes: f.forced_includes.clone(),
                 },
             ));

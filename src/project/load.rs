@@ -76,15 +76,15 @@ pub fn load(
     let mine = options
         .shard
         .map(|(k, n)| workspace::shard_of(&files, k, n));
-    let loaded = workspace::load_selected(
-        &files,
-        &index,
-        options.keep_texts,
-        options.pack,
-        &config.env,
-        options.progress,
-        |i| mine.as_ref().is_none_or(|m| m[i]),
-    );
+    let mode = workspace::LoadMode {
+        keep_texts: options.keep_texts,
+        pack: options.pack,
+        roots: &project.roots,
+    };
+    let loaded =
+        workspace::load_selected(&files, &index, mode, &config.env, options.progress, |i| {
+            mine.as_ref().is_none_or(|m| m[i])
+        });
     // A shard's files alone would replace the whole workspace's index; facts merged from
     // shards are not in the index on disk yet.
     let unchanged = options.facts.is_empty() && loaded.same_as(&index);

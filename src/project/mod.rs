@@ -33,6 +33,9 @@ pub struct ProjectConfig {
     /// `--config` / the `deviceConfig` setting, over the database's
     /// `-fsycl-device-config-file`.
     pub device_configs: Vec<PathBuf>,
+    /// `--include-dir` / the `includeDirs` setting: searched by every file after the
+    /// directories its compile command names.
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// The project as found: the configuration with the database's options filled in.
@@ -47,6 +50,8 @@ pub struct Project {
     pub target_list: Option<String>,
     /// The list was configured, so the database's driver errors do not apply to it.
     pub targets_configured: bool,
+    /// Include directories configured for every file (`ProjectConfig::include_dirs`).
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// Why the targets of a project cannot be analysed.
@@ -86,6 +91,7 @@ impl Project {
             config_paths,
             target_list,
             targets_configured: config.targets.is_some(),
+            include_dirs: config.include_dirs.clone(),
             flags,
         }
     }
@@ -161,7 +167,7 @@ impl Project {
         targets: Option<&[ResolvedTarget]>,
         table: &DeviceTable,
     ) -> CompileEnv {
-        compile_env(targets, table, &self.flags)
+        compile_env(targets, table, &self.flags).with_include_dirs(&self.include_dirs)
     }
 }
 

@@ -301,6 +301,7 @@ fn load_roots(snapshot: &Snapshot, params: &Value) -> Result<crate::project::Wor
         compile_commands: None,
         targets,
         device_configs: snapshot.config_paths.clone(),
+        include_dirs: Vec::new(),
     })
     .map_err(|e| RpcError::new(codes::INVALID_INPUT, e))?;
     let table = if project.configs_from_database() {

@@ -4,13 +4,14 @@
 //! the caller's `Sources::fetching`.
 
 mod meanings;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::base::{is_header, PathIndex, UnionFind};
+use crate::base::{is_header, PathIndex, Search, UnionFind};
 use crate::devices::predefined::{DeviceCompiles, Predefined};
 use crate::syntax::pp::{self, MacroAt, MacroDef, MacroTable, Macros, Origin, Source};
 use crate::syntax::{self, FileFacts};
@@ -21,7 +22,11 @@ use crate::text::TextRange;
 pub struct FileFlags {
     /// `-D NAME[=value]` (`Some`) and `-U NAME` (`None`), in order.
     pub macros: Vec<(String, Option<String>)>,
+    /// Searched for both `#include "..."` and `<...>`: `-I`, `-isystem`, `-idirafter` (in the
+    /// driver's order), then `--include-dir`.
     pub include_dirs: Vec<PathBuf>,
+    /// `-iquote`: searched for `#include "..."` only, after the includer's directory.
+    pub quote_dirs: Vec<PathBuf>,
     /// `-include FILE`: read before the file's first line.
     pub forced_includes: Vec<PathBuf>,
 }
@@ -35,6 +40,8 @@ pub struct CompileEnv {
     /// reads none of them is the same in every compile, and is preprocessed once.
     varying: Arc<FxHashSet<Arc<str>>>,
     files: FxHashMap<PathBuf, FileFlags>,
+    /// `--include-dir`: searched by every file, after its own directories.
+    extra_dirs: Vec<PathBuf>,
     /// Macro tables by compile and flags, built once: most files of a build share their flags.
     bases: Mutex<FxHashMap<u64, Arc<MacroTable>>>,
     key: u64,
@@ -117,6 +124,7 @@ impl CompileEnv {
             compiles,
             varying: Arc::new(varying),
             files,
+            extra_dirs: Vec::new(),
             bases: Mutex::default(),
             key,
             memo: Default::default(),
@@ -256,7 +264,12 @@ impl<'e> Sources<'e> {
         texts: Vec<Option<Arc<str>>>,
         hashes: Option<Vec<u64>>,
     ) -> Self {
-        let index = PathIndex::new(paths.iter().map(|p| &**p));
+        let mut index = PathIndex::new(paths.iter().map(|p| &**p));
+        // Compile commands name include directories absolutely; workspace paths may be
+        // relative to here.
+        if let Ok(here) = std::env::current_dir() {
+            index = index.with_base(&here);
+        }
         let n = paths.len();
         let sources = (0..n).map(|_| Slot::new(None)).collect();
         let hashes = match hashes {
@@ -341,10 +354,9 @@ impl<'e> Sources<'e> {
         sets.groups()
     }
 
-    fn dirs(&self, unit: usize) -> &[PathBuf] {
-        self.env
-            .flags(Path::new(&*self.paths[unit]))
-            .map_or(&[][..], |f| &f.include_dirs)
+    /// Where the includes of a file compiled in `unit` are looked for.
+    fn dirs(&self, unit: usize) -> Search<'_> {
+        self.env.search(Path::new(&*self.paths[unit]))
     }
 
     /// The files that include file `j`, and where. Only texts that spell its file name can,
@@ -437,7 +449,10 @@ impl<'e> Sources<'e> {
                 let arg = src.text[d.args.start..d.args.end].trim();
                 let inner = arg.get(1..)?;
                 let spelled = &inner[..inner.find(['"', '>'])?];
-                let j = self.index.resolve(i as u32, spelled, self.dirs(i))?;
+                let angled = arg.starts_with('<');
+                let j = self
+                    .index
+                    .resolve_in(i as u32, spelled, angled, self.dirs(i))?;
                 Some((j, d.range.start))
             })
             .collect()
@@ -768,7 +783,7 @@ type Meaning = (u64, Vec<String>, Option<FileFacts>);
 struct FirstReading<'s> {
     /// The names it looked up in the macros it started from, with their values.
     reads: Vec<(Arc<str>, pp::memo::Value)>,
-    dirs: &'s [PathBuf],
+    dirs: Search<'s>,
     /// Its includers' text up to the include looked up a per-target macro.
     entry_dependent: bool,
     /// It looked up a per-target macro (its own text or its includers').
@@ -782,14 +797,14 @@ struct FirstReading<'s> {
 /// Includes as seen from one translation unit (its `-I` list).
 struct FileIncludes<'s, 'e> {
     sources: &'s Sources<'e>,
-    dirs: &'s [PathBuf],
+    dirs: Search<'s>,
 }
 
 impl pp::Includes for FileIncludes<'_, '_> {
-    fn resolve(&self, from: &str, spelled: &str, _angled: bool) -> Option<Arc<Source>> {
+    fn resolve(&self, from: &str, spelled: &str, angled: bool) -> Option<Arc<Source>> {
         let s = self.sources;
         let f = s.index.get(Path::new(from))?;
-        let j = s.index.resolve(f, spelled, self.dirs)?;
+        let j = s.index.resolve_in(f, spelled, angled, self.dirs)?;
         s.source(j as usize)
     }
 

@@ -3,6 +3,7 @@
 //! the servers; everything past this point is pure.
 
 mod compile;
+pub mod external;
 
 pub use compile::{absolute, CompileEnv, FileFlags, Sources};
 
@@ -71,6 +72,21 @@ pub struct Loaded {
     pub packed: Vec<PackedFacts>,
     /// `files` hold outlines: without `packed`, there are no facts to save.
     pub outlined: bool,
+    /// The headers outside the workspace its files include (`external`), readable or not:
+    /// those read are among `files` (or `notices`), and a server watches them all.
+    pub external: Vec<Arc<str>>,
+}
+
+/// How [`load_selected`] loads.
+#[derive(Clone, Copy, Default)]
+pub struct LoadMode<'a> {
+    /// Keep the texts (`Loaded::texts`).
+    pub keep_texts: bool,
+    /// Pack each file's facts as they are made (see [`Loaded::packed`]).
+    pub pack: bool,
+    /// The workspace's roots: a header the include search finds outside them is an external
+    /// header (read and analysed). Empty: the directories of the paths.
+    pub roots: &'a [PathBuf],
 }
 
 /// The files the texts include by a quoted name, relative to the includer, that exist on disk
@@ -161,7 +177,11 @@ pub fn load_indexed(
     env: &CompileEnv,
     progress: impl Fn() + Sync,
 ) -> Loaded {
-    load_selected(paths, index, keep_texts, false, env, progress, |_| true)
+    let mode = LoadMode {
+        keep_texts,
+        ..LoadMode::default()
+    };
+    load_selected(paths, index, mode, env, progress, |_| true)
 }
 
 /// The files of shard `k` (1-based) of `n`: every shard computes the same split of `paths`,
@@ -191,14 +211,16 @@ pub fn shard_of(paths: &[PathBuf], k: usize, n: usize) -> Vec<bool> {
 pub fn load_selected(
     paths: &[PathBuf],
     index: &crate::cache::Index,
-    keep_texts: bool,
-    pack: bool,
+    mode: LoadMode,
     env: &CompileEnv,
     progress: impl Fn() + Sync,
     select: impl Fn(usize) -> bool + Sync,
 ) -> Loaded {
+    let LoadMode {
+        keep_texts, pack, ..
+    } = mode;
     let budget = syntax::parse_budget();
-    let names: Vec<Arc<str>> = paths
+    let mut names: Vec<Arc<str>> = paths
         .iter()
         .map(|p| Arc::from(p.display().to_string()))
         .collect();
@@ -206,26 +228,61 @@ pub fn load_selected(
     // are kept, a file whose facts the index has is only hashed and scanned for quoted
     // includes (fragments): its text is read again if a file parsed after all needs it (on a
     // warm `check`, every text held was the peak of memory).
-    type Read = Result<(Option<Arc<str>>, u64, Vec<String>), String>;
-    let read: Vec<Read> = paths
+    type Read = Result<(Option<Arc<str>>, u64, Vec<external::Include>), String>;
+    let take = |name: &str, text: String| {
+        let hash = crate::cache::content_hash(&text);
+        let includes = external::includes(&text);
+        let cached = !keep_texts && index.get_packed(name, hash).is_some();
+        ((!cached).then(|| Arc::from(text)), hash, includes)
+    };
+    let mut read: Vec<Read> = paths
         .par_iter()
         .zip(&names)
-        .map(|(p, name)| {
-            read_source(p).map(|text| {
-                let hash = crate::cache::content_hash(&text);
-                let quoted = quoted_includes(&text);
-                let cached = !keep_texts && index.get_packed(name, hash).is_some();
-                ((!cached).then(|| Arc::from(text)), hash, quoted)
-            })
-        })
+        .map(|(p, name)| read_source(p).map(|text| take(name, text)))
         .collect();
+    // Headers outside the workspace that its files include: files like the others from here.
+    let workspace_files = names.len();
+    let external = {
+        let roots: Vec<PathBuf> = match mode.roots {
+            [] => paths
+                .iter()
+                .map(|p| p.parent().unwrap_or(Path::new(".")).to_path_buf())
+                .collect(),
+            roots => roots.to_vec(),
+        };
+        let listed: Vec<(Arc<str>, Vec<external::Include>)> = names
+            .iter()
+            .zip(&read)
+            .map(|(n, r)| {
+                let incs = r.as_ref().map_or_else(|_| Vec::new(), |(.., i)| i.clone());
+                (n.clone(), incs)
+            })
+            .collect();
+        let t = std::time::Instant::now();
+        let found = external::find(&listed, env, &roots, read_source);
+        tracing::debug!(found = found.len(), elapsed = ?t.elapsed(), "external headers");
+        found
+    };
+    let external_names: Vec<Arc<str>> = external.iter().map(|(p, _)| p.clone()).collect();
+    for (name, text) in external {
+        read.push(text.map(|t| take(&name, t)));
+        names.push(name);
+    }
     let mut texts: Vec<Option<Arc<str>>> = read
         .iter()
         .map(|r| r.as_ref().ok().and_then(|(t, ..)| t.clone()))
         .collect();
     let quoted: Vec<Vec<String>> = read
         .iter()
-        .map(|r| r.as_ref().map_or_else(|_| Vec::new(), |(.., q)| q.clone()))
+        .map(|r| {
+            r.as_ref().map_or_else(
+                |_| Vec::new(),
+                |(.., incs)| {
+                    let quoted = incs.iter().filter(|(_, angled)| !angled);
+                    quoted.map(|(n, _)| n.clone()).collect()
+                },
+            )
+        })
         .collect();
     let mut hashes: Vec<u64> = read
         .iter()
@@ -250,7 +307,8 @@ pub fn load_selected(
     // released once its files are extracted (rayon hands each thread a run of the order, so
     // groups finish one after another). A few (a warm start) are not worth scanning every
     // file's includes for.
-    let selected = |i: usize| select(i) && i < names.len();
+    // External headers are every shard's: each one's facts are the same.
+    let selected = |i: usize| i < names.len() && (i >= workspace_files || select(i));
     let fresh = (0..names.len())
         .filter(|&i| selected(i))
         .filter(|&i| {
@@ -356,6 +414,7 @@ pub fn load_selected(
         reused: reused.into_inner(),
         packed: Vec::new(),
         outlined: pack,
+        external: external_names,
     };
     for r in results {
         match r {
