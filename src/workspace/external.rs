@@ -168,11 +168,21 @@ impl Finder<'_> {
     }
 }
 
-/// Names the analysis models and never reads: the standard library's headers and the SYCL
-/// headers.
+/// Names the analysis models and never reads: the standard library's headers, the SYCL
+/// headers, and the oneAPI libraries whose launches and kernels it models by name (oneDPL's
+/// algorithms, oneMKL / oneMath routines; parsing them would replace the model with thousands
+/// of lines of dispatch templates), with oneTBB that oneDPL pulls in.
 fn never_read(name: &str) -> bool {
-    name.starts_with("sycl/")
-        || name.starts_with("CL/")
+    const MODELLED: [&str; 7] = [
+        "sycl/",
+        "CL/",
+        "oneapi/dpl/",
+        "oneapi/mkl",
+        "oneapi/math",
+        "oneapi/tbb",
+        "tbb/",
+    ];
+    MODELLED.iter().any(|m| name.starts_with(m))
         || name == "sycl.hpp"
         || STANDARD_HEADERS.contains(&name)
 }
@@ -385,6 +395,9 @@ mod tests {
         assert!(!is_system_dir(&lib));
         assert!(never_read("sycl/ext/oneapi/bfloat16.hpp"));
         assert!(never_read("CL/sycl.hpp"));
+        assert!(never_read("oneapi/dpl/algorithm"));
+        assert!(never_read("oneapi/mkl.hpp"));
+        assert!(!never_read("oneapi/mylib.hpp"));
         assert!(never_read("cmath") && never_read("math.h"));
         assert!(!never_read("util.hpp"));
     }
