@@ -162,8 +162,11 @@ impl<'i, 'a> Cx<'i, 'a> {
                     | "greater_equal"
                     | "equal_to"
             );
+        let dpl_iterator = matches!(l, "counting_iterator")
+            && matches!(qualifier(name).as_slice(), ["oneapi", "dpl"] | ["dpl"]);
         let known = std_class
             || function_object
+            || dpl_iterator
             || ix.visible(ix.classes, self.file, l).next().is_some()
             || f.is_atomic_template(name)
             || f.is_element_template(l)
