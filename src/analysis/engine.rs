@@ -370,6 +370,12 @@ impl OneCompile {
         }
         for base in self.bodies.saturated(|n| graph.is_device(n)) {
             let (file, at) = graph.name_span(base);
+            // The note is a finding; the log says it to whoever reads the server's log.
+            tracing::warn!(
+                template = %graph.display_name(base),
+                limit = super::graph::MAX_INSTANCES_PER_TEMPLATE,
+                "instance limit reached: further instances are analysed as the generic pattern"
+            );
             diagnostics.push(Diagnostic::new(
                 graph.path(file).clone(),
                 at.range,
