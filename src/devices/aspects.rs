@@ -37,6 +37,8 @@ pub struct AspectSet(u128);
 
 impl AspectSet {
     pub const EMPTY: AspectSet = AspectSet(0);
+    /// Every aspect: the mask of a link through which none flows.
+    pub const ALL: AspectSet = AspectSet(u128::MAX);
 
     /// The set as bits over the registry's indices (to persist it: only the build that wrote
     /// them may read them back, its registry being the same).

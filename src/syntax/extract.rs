@@ -521,6 +521,10 @@ impl<'a> Extractor<'a> {
                     Some(l) => {
                         let idx = self.lambda(l);
                         self.bind(v, Local::Lambda(idx));
+                        // In a template the lambda's instance, and the kernels it launches,
+                        // exist once the enclosing instance does, called or not.
+                        let (to, none) = (CallTarget::Lambda(idx), Vec::new());
+                        self.push_call(c, to, DEFINITION_ONLY as usize, l, none, Vec::new());
                         continue;
                     }
                     None => {

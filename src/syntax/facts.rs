@@ -102,6 +102,8 @@ pub enum CallTarget {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Call {
     pub target: CallTarget,
+    /// The number of arguments; [`DEFINITION_ONLY`] for a lambda bound to a local, which the
+    /// enclosing function instantiates (its launches are compiled) without calling it.
     pub args: u32,
     /// Where the call starts in the preprocessed text, counted from its function's start:
     /// calls that share a position (a macro's expansion, a header spliced into a body) are
@@ -130,6 +132,9 @@ pub struct KernelLaunch {
     pub via: Name,
     pub span: Span,
 }
+
+/// `Call::args` of a lambda's definition: an instance, no call (no aspect flows back).
+pub const DEFINITION_ONLY: u32 = u32::MAX;
 
 /// The prefix of a library algorithm's launch (`KernelLaunch::via`).
 pub const LIBRARY_LAUNCH: &str = "dpl:";

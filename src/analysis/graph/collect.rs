@@ -295,7 +295,11 @@ impl<'a> Collector<'a> {
                         uses.push(Use::new(a, format!("{name}()"), fi, call.span, Fate::KEPT));
                     }
                 }
-                let mask = known_aspects(&call.guarded);
+                let mask = if call.args == crate::syntax::DEFINITION_ONLY {
+                    crate::devices::AspectSet::ALL
+                } else {
+                    known_aspects(&call.guarded)
+                };
                 let typed_targets = typed.as_ref().and_then(|t| t.calls[ci].as_ref());
                 let targets: Vec<NodeId> = match (&call.target, typed_targets) {
                     // The call is in a discarded `if constexpr` branch.
