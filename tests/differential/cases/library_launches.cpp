@@ -43,4 +43,9 @@ void run(sycl::queue &q, size_t n, float *pf, double *pd, int *pi, long *pl) {
   q.parallel_for(sycl::nd_range<1>{sycl::range<1>{n}, sycl::range<1>{64}}, [=](sycl::nd_item<1> it) { // expect-oracle: fp64
     pf[it.get_global_id(0)] = sycl::joint_reduce(it.get_group(), pd, pd + 4, sycl::plus<>());
   });
+  // SYCL 2020's inclusive scan takes its init last: a double result
+  q.parallel_for(sycl::nd_range<1>{sycl::range<1>{n}, sycl::range<1>{64}}, [=](sycl::nd_item<1> it) { // expect-oracle: fp64
+    auto r = sycl::inclusive_scan_over_group(it.get_group(), pf[0], sycl::plus<>(), 0.5);
+    pf[1] = r;
+  });
 }
