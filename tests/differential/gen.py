@@ -58,8 +58,16 @@ from local arrays, inside a class template, from members, rows, references and a
 sycl::half arrays), user-defined operators (whose body or result alone uses double) on a class
 holding a double, conversion functions (to float computing in float, to double, computing in
 double), and an atomic_ref<double> / atomic_ref<sycl::half> that only stores a constant. None is
-left out as a known analyzer gap now (KNOWN_ANALYZER_GAPS is empty). A program in which none is
-written is the one the generator wrote before them.
+left out as a known analyzer gap now. A program in which none is written is the one the
+generator wrote before them.
+
+The forms of issue 35 (LIB_FORMS, GROUP_FORMS, the l_* methods and group_form) come from a third
+stream (Gen.ry): in about 35 % of the programs one or two launches after run()'s kernels, a
+parallel algorithm with a oneDPL device policy (its callables are kernels, generic ones
+instantiated with the first iterator's element type) or a host policy (no kernel), or a
+parallel_for with sycl::reduction arguments (the kernel combines into each `auto &acc`); and a
+group algorithm or sub-group shuffle statement in about half of the nd_range kernel bodies.
+KNOWN_ANALYZER_GAPS lists one of them, "group-inclusive-scan-init".
 
 Things it deliberately never writes (their meaning under the rule is ambiguous, or libclang
 cannot show them): captures or functor fields of an aspect type that the kernel does not use in
@@ -374,6 +382,19 @@ EXTRA_FORMS = {
     "conversion-operator": 2,  # CvD (operator double) in float arithmetic, CvW (operator float computing in double)
     "atomic-const-store": 2,  # atomic_ref<double> / atomic_ref<sycl::half> that only stores (adds) a constant
 }
+# Forms of issue 35 (device code that libraries launch), drawn from a random stream of their own
+# (Gen.ry): parallel algorithms with a oneDPL device policy (kernels) or a host policy (none),
+# parallel_for with sycl::reduction arguments, and group algorithms in nd_range kernels.
+LIB_FORMS = {
+    "dpl-algorithm": 6,  # std::/oneapi::dpl::/dpl:: algorithm, device policy: its callables are kernels
+    "dpl-host-policy": 2,  # the same with a host policy (or none): no kernel
+    "reduction": 5,  # parallel_for(range, sycl::reduction(...)..., [](id, auto &acc...) {...})
+}
+LIB_RATE = 0.35  # the share of programs that get one or two such launches
+GROUP_FORMS = ("group-algorithm",)  # a group algorithm / shuffle statement in an nd_range kernel
+GROUP_RATE = 0.5  # the share of nd_range kernel bodies that get one
+# element kind -> the run() pointer of that element
+ELEM_PTR = {"float": "pf", "double": "pd", "int": "pi", "long": "pl", "half": "ph"}
 EXTRA_RATE = 0.3  # the share of kernel bodies that get one EXTRA_FORMS statement (when one fits)
 MACRO_TEXT = "#define EPT (8)\n#define SQR(x) ((x) * (x))\n#define MADD(a, b, c) ((a) * (b) + (c))\n#define TO_F(x) static_cast<float>(x)\n#define KD 0.25"
 CONST_TEXT = "constexpr double kScale = 0.25;\nconst double kEps = 1e-3;\nconstexpr float kF = 0.5;\nconst float kG = 1.0 / 3.0;\nconstexpr int kN = 4;"
@@ -490,6 +511,9 @@ class Gen:
         # the generator wrote before they existed
         self.rx = random.Random("%d:%d:x41" % (seed, attempt))
         self.xcounter = 0
+        # the forms of issue 35 (LIB_FORMS, GROUP_FORMS): a stream of their own too
+        self.ry = random.Random("%d:%d:x35" % (seed, attempt))
+        self.host_extra = []  # run() lines before the kernels (vectors of the algorithms)
 
     # small utilities
     def fresh(self, base):
@@ -1736,6 +1760,362 @@ class Gen:
             use = "%s%s += %s;" % (ind, name, lit)
         return [decl, use]
 
+    # ----- LIB_FORMS, GROUP_FORMS (issue 35) ----------------------------------------------------
+    def with_ry(self, fn, *args):
+        saved = self.r
+        self.r = self.ry
+        try:
+            return fn(*args)
+        finally:
+            self.r = saved
+
+    def library_launches(self, body):
+        """Zero, one or two launches of LIB_FORMS at the end of run()'s kernels, drawn from
+        self.ry (self.r is left alone: without them the program is the one before them)."""
+        ry = self.ry
+        if ry.random() >= LIB_RATE:
+            return
+        names = [n for n in LIB_FORMS if LIB_FORMS[n] and form_enabled(n)]
+        if not names:
+            return
+        for _ in range(ry.choice([1, 1, 1, 2])):
+            name = ry.choices(names, weights=[LIB_FORMS[n] for n in names], k=1)[0]
+            self.with_ry(getattr(self, "l_" + name.replace("-", "_")), body, "  ")
+
+    def policy(self, out, ind, device):
+        if not device:
+            return self.pick(["std::execution::par", "std::execution::seq", "std::execution::par_unseq", "std::execution::unseq",
+                              "oneapi::dpl::execution::par_unseq", "oneapi::dpl::execution::seq", "oneapi::dpl::execution::par"])
+        f = self.pick(["inline", "local", "named", "default", "typed"], [4, 4, 2, 2, 1])
+        if f == "inline":
+            return "oneapi::dpl::execution::make_device_policy(q)"
+        if f == "named":
+            return "oneapi::dpl::execution::make_device_policy<class %s>(q)" % self.fresh("Pol")
+        if f == "default":
+            return "oneapi::dpl::execution::dpcpp_default"
+        name = self.fresh("pol")
+        if f == "local":
+            out.append(("%sauto %s = oneapi::dpl::execution::make_device_policy(q);" % (ind, name), None))
+        else:
+            out.append(("%soneapi::dpl::execution::device_policy<> %s{q};" % (ind, name), None))
+        return name
+
+    # algorithm -> (arity of the callable, what it returns: "void" (stores to its element),
+    # "bool", "elem"; the call's shape)
+    ALGOS = {
+        "for_each": (1, "void", "{b}, {e}, {f}"),
+        "for_each_n": (1, "void", "{b}, n, {f}"),
+        "transform": (1, "elem", "{b}, {e}, {o}, {f}"),
+        "sort": (2, "bool", "{b}, {e}, {f}"),
+        "stable_sort": (2, "bool", "{b}, {e}, {f}"),
+        "min_element": (2, "bool", "{b}, {e}, {f}"),
+        "count_if": (1, "bool", "{b}, {e}, {f}"),
+        "any_of": (1, "bool", "{b}, {e}, {f}"),
+        "none_of": (1, "bool", "{b}, {e}, {f}"),
+        "find_if": (1, "bool", "{b}, {e}, {f}"),
+        "copy_if": (1, "bool", "{b}, {e}, {o}, {f}"),
+        "reduce": (2, "elem", "{b}, {e}, {i}, {f}"),
+        "inclusive_scan": (2, "elem", "{b}, {e}, {o}, {f}"),
+        "generate": (0, "elem", "{b}, {e}, {f}"),
+        "transform_reduce": (2, "elem", "{b}, {e}, {i}, {f}, {f2}"),
+    }
+
+    def l_dpl_host_policy(self, out, ind):
+        self.l_dpl_algorithm(out, ind, device=False)
+
+    def l_dpl_algorithm(self, out, ind, device=True):
+        """A parallel algorithm whose callables (a lambda, a local lambda, a functor object or a
+        local functor) are kernels with a device policy, instantiated with the element type of
+        the first iterator (a USM pointer, a std::vector's begin(), oneapi::dpl::begin(buffer),
+        a counting_iterator); with a host policy (or none, std::for_each) they are no kernel."""
+        target = self.choose_target()
+        allowed = self.allowed_for(target)
+        algo = self.pick(list(self.ALGOS))
+        arity, ret, shape = self.ALGOS[algo]
+        src = self.pick(["usm", "vector", "buffer", "counting"], [5, 3, 2, 2 if algo == "for_each_n" else 0])
+        if src == "counting":
+            elem = self.pick(["int", "long"])
+            cname = "oneapi::dpl::counting_iterator<%s>" % self.spell(elem)
+            b = "%s(0)" % cname
+            e = "%s(0) + n" % cname
+        else:
+            elem = self.pick([k for k in ("float", "int", "long", "double", "half") if k in allowed], None)
+            sp = self.spell(elem)
+            if src == "usm":
+                p = ELEM_PTR[elem]
+                self.host_used.add(p)
+                b, e = p, "%s + n" % p
+            elif src == "vector":
+                vn = self.fresh("vec")
+                self.host_extra.append("std::vector<%s> %s(n);" % (sp, vn))
+                b, e = "%s.begin()" % vn, "%s.end()" % vn
+            else:
+                bn = self.buffer_for(elem)
+                b, e = "oneapi::dpl::begin(%s)" % bn, "oneapi::dpl::end(%s)" % bn
+        ns = self.pick(["std::", "oneapi::dpl::", "dpl::"], [4, 3, 1])
+        no_policy = not device and algo == "for_each" and self.chance(0.3)
+        if no_policy:
+            ns = "std::"  # the sequential algorithm
+        pol = None if no_policy else self.policy(out, ind, device)
+        # the callables: the main one, and transform_reduce's transform
+        calls = [(arity, ret)] + ([(1, "elem")] if algo == "transform_reduce" else [])
+        cform = self.pick(["lambda", "local", "functor", "local-functor"], [6, 2, 2, 1]) if len(calls) == 1 else "lambda"
+        texts = []
+        for ar, rt in calls:
+            texts.append(self.algo_callable(out, ind, device, target, elem, src, ar, rt, cform))
+        o = ELEM_PTR[elem] if elem in ELEM_PTR else "pf"
+        if "{o}" in shape:
+            self.host_used.add(o)
+        init = self.pick(LITS[elem])
+        args = shape.format(b=b, e=e, o=o, i=init, f="@F0@", f2="@F1@")
+        head = "%s%s(" % (ns, algo) + ("%s, " % pol if pol else "")
+        lead = "%s%s" % (ind, "(void)" if ret != "void" and algo not in ("generate", "sort", "stable_sort") and self.chance(0.5) else "")
+        # the call: callables written inline take lines of their own
+        pieces = args.split("@")
+        first = True
+        cur = lead + head
+        for piece in pieces:
+            if piece in ("F0", "F1"):
+                kind, lines, aid = texts[int(piece[1])]
+                if kind == "inline":
+                    out.append((cur + lines[0], aid))
+                    out.extend((l, None) for l in lines[1:-1])
+                    cur = lines[-1]
+                else:
+                    cur += lines
+            else:
+                cur += piece
+        out.append((cur + ");", None))
+
+    def algo_callable(self, out, ind, device, target, elem, src, arity, ret, cform):
+        """One callable of an algorithm: ("inline", lines, anchor) of a lambda written in the call,
+        or ("name", text, None) of one defined before it (its anchor on its own line)."""
+        aid = self.new_anchor()
+        if not device:
+            self.no_kernel.add(aid)
+        sp = self.spell(elem) if src != "counting" else self.spell(elem)
+        names = ["x", "a", "b"][:max(arity, 0)] if arity != 1 else [self.pick(["x", "v", "e"])]
+        if arity == 2:
+            names = ["a", "b"]
+        generic = self.chance(0.6)
+        if ret == "void":
+            pdecl = ("auto &%s" if generic else sp + " &%s")
+        else:
+            pdecl = self.pick(["auto %s", "const auto &%s"]) if generic else self.pick([sp + " %s", "const " + sp + " &%s"])
+        if src == "counting":
+            pdecl = "auto %s" if generic else sp + " %s"
+        params = ", ".join(pdecl % nm for nm in names)
+        pvars = [Var(nm, "scalar", elem, "local") for nm in names]
+        index = {"obj": ["0", "1"], "safe": ["0"], "size": ["0", "1"]}
+        if src == "counting":
+            index = {"obj": [names[0]], "safe": ["0"], "size": [names[0]]}
+        functor = cform in ("functor", "local-functor")
+        if functor:
+            fields = [Var(p, "ptr", k, "member") for p, k in self.r.sample(sorted(POINTERS.items()), 3)]
+            body, ctx = self.kernel_body(target, fields + pvars, index, "    ", lambda_kernel=False)
+        else:
+            body, ctx = self.kernel_body(target, self.host_vars_for_lambda(target) + pvars, index, ind + "  ", lambda_kernel=True, host_ok=True)
+        ctx.mark(ASP.get(elem, set()) if arity else set())  # the parameters' type
+        bi = "    " if functor else ind + "  "
+        if ret == "void":
+            if self.chance(0.6):
+                ctx.use(elem)
+                body.append("%s%s = %s;" % (bi, names[0], self.expr(ctx, elem)))
+        elif ret == "bool":
+            k = elem if self.chance(0.7) or arity == 0 else self.pick(arith_kinds(ctx.allowed))
+            if arity == 2 and self.chance(0.6):
+                body.append("%sreturn %s < %s;" % (bi, names[0], names[1]))
+            else:
+                a, c = self.expr(ctx, k), self.expr(ctx, k)
+                body.append("%sreturn %s %s %s;" % (bi, a, self.pick(["<", ">", "!="]), c))
+        else:
+            r = self.expr(ctx, elem)
+            if arity == 2 and self.chance(0.5) and elem != "half":
+                body.append("%sreturn %s + %s;" % (bi, names[0], names[1]))
+            else:
+                body.append("%sreturn %s;" % (bi, r))
+            ctx.use(elem)
+        ctx.forms.add("dpl-algorithm" if device else "dpl-host-policy")
+        self.finish_kernel(aid, ctx)
+        rtype = {"void": "void", "bool": "bool", "elem": sp}[ret]
+        if functor:
+            name = self.fresh("Op")
+            used_fields = []
+            for f in ctx.vars:
+                if f.origin == "member" and f.name in ctx.refs and f.name not in [u.name for u in used_fields]:
+                    used_fields.append(f)
+            tmpl = generic and arity > 0
+            if tmpl:
+                tparams = "template <class T> "
+                ps = ", ".join((pdecl.replace("auto", "T")) % nm for nm in names)
+                head = "  %s%s operator()(%s) const {" % (tparams, "auto" if ret == "elem" else rtype, ps)
+            else:
+                head = "  %s operator()(%s) const {" % (rtype, params)
+            top = [("struct %s {" % name, None)]
+            top += [("  %s *%s;" % (self.spell(f.elem), f.name), None) for f in used_fields]
+            top += [(head, aid)] + [(l, None) for l in body] + [("  }", None), ("};", None)]
+            self.top.append(top)
+            inits = []
+            for f in used_fields:
+                inits.append(f.name)
+                self.host_used.add(f.name)
+            obj = "%s{%s}" % (name, ", ".join(inits))
+            if cform == "local-functor":
+                on = self.fresh("op")
+                out.append(("%s%s %s{%s};" % (ind, name, on, ", ".join(inits)), None))
+                return ("name", on, None)
+            return ("name", obj, None)
+        cap = self.capture_list(ctx, [])
+        if cform == "local":
+            fn = self.fresh("fn")
+            out.append(("%sauto %s = %s(%s) {" % (ind, fn, cap, params), aid))
+            out.extend((l, None) for l in body)
+            out.append(("%s};" % ind, None))
+            return ("name", fn, None)
+        lines = ["%s(%s) {" % (cap, params)] + body + ["%s}" % ind]
+        return ("inline", lines, aid)
+
+    REDUCTION_OPS = ["sycl::plus<>()", "sycl::plus<{t}>()", "sycl::maximum<>()", "sycl::minimum<{t}>()", "sycl::multiplies<>()", "sycl::plus<{t}>{{}}"]
+
+    def l_reduction(self, out, ind):
+        """parallel_for(range, reduction..., kernel): the kernel's reducer parameters (`auto &acc`)
+        hold the reduction's type; `acc += x` and `acc.combine(x)` compute in it. A reduction of
+        a pointer (with or without an identity) or, in a command group, of a buffer; stored in a
+        variable first or written in the call; over int or long (no aspect) or float, double,
+        sycl::half."""
+        target = self.choose_target()
+        allowed = self.allowed_for(target)
+        in_cg = self.chance(0.45)
+        nd = self.chance(0.2)
+        nred = 1 if nd else self.pick([1, 1, 1, 2])
+        kinds = [k for k in ("int", "long", "float", "double", "half") if k in allowed]
+        rk = [self.pick(kinds, [3 if k in ("int", "long") else 2 for k in kinds]) for _ in range(nred)]
+        cur = ind
+        if in_cg:
+            out.append(("%sq.submit([&](sycl::handler &h) {" % ind, None))
+            cur = ind + "  "
+        reds = []
+        for k in rk:
+            sp = self.spell(k)
+            op = self.pick(self.REDUCTION_OPS).format(t=sp)
+            if in_cg and self.chance(0.5):
+                var = "%s, h" % self.buffer_for(k)
+            else:
+                var = ELEM_PTR[k]
+                self.host_used.add(var)
+            if self.chance(0.3):
+                var += ", " + self.pick(LITS[k])
+            r = "sycl::reduction(%s, %s)" % (var, op)
+            if self.chance(0.3):
+                rn = self.fresh("red")
+                out.append(("%sauto %s = %s;" % (cur, rn, r), None))
+                r = rn
+            reds.append(r)
+        aid = self.new_anchor()
+        form = "nd" if nd else self.pick(["id", "item", "auto"])
+        param, index = self.index_for(form)
+        accs = ["acc"] if nred == 1 else ["acc", "acc2"]
+        body, ctx = self.kernel_body(target, self.host_vars_for_lambda(target), index, cur + "  ", lambda_kernel=True, host_ok=True)
+        for a, k in zip(accs, rk):
+            ctx.mark(ASP.get(k, set()))  # reducer<T, Op>& parameter
+            ek = k if k == "half" or self.chance(0.6) else self.pick([x for x in arith_kinds(ctx.allowed) if x != "half"])
+            x = self.expr(ctx, ek)
+            ctx.use(ek)
+            if self.chance(0.5):
+                body.append("%s  %s += %s;" % (cur, a, x))
+            else:
+                body.append("%s  %s.combine(%s);" % (cur, a, x))
+        ctx.forms.add("reduction")
+        self.finish_kernel(aid, ctx)
+        cap = self.capture_list(ctx, [])
+        rng = "sycl::nd_range<1>{sycl::range<1>{n}, sycl::range<1>{16}}" if nd else "sycl::range<1>{n}"
+        launcher = "h.parallel_for(" if in_cg else "q.parallel_for("
+        params = ", ".join([param] + ["auto &%s" % a for a in accs])
+        out.append(("%s%s%s, %s, %s(%s) {" % (cur, launcher, rng, ", ".join(reds), cap, params), aid))
+        out.extend((b, None) for b in body)
+        out.append(("%s});" % cur, None))
+        if in_cg:
+            out.append(("%s});" % ind, None))
+
+    def group_form(self, ctx, ind):
+        """In an nd_range kernel (nd_item index), maybe one group algorithm or sub-group shuffle
+        statement, drawn from self.ry: its result has the value's type, or the init value's."""
+        obj = ctx.index.get("obj", [""])[0]
+        if not obj.endswith(".get_global_id()") or not form_enabled("group-algorithm"):
+            return []
+        if self.ry.random() >= GROUP_RATE:
+            return []
+        return self.with_ry(self.group_stmt, ctx, ind, obj.split(".")[0])
+
+    def group_stmt(self, ctx, ind, it):
+        out = []
+        kinds = [k for k in ("float", "int", "long", "double", "half") if k in ctx.allowed]
+        k = self.pick(kinds)
+        f = self.pick(["reduce", "reduce-init", "scan", "scan-init", "joint", "joint-init", "broadcast", "shuffle"])
+        if f in ("shuffle",):
+            g = "%s.get_sub_group()" % it
+        else:
+            g = "%s.get_group()" % it
+        if self.chance(0.4):
+            gn = self.xfresh("g")
+            out.append("%sauto %s = %s;" % (ind, gn, g))
+            g = gn
+        op = self.pick(["sycl::plus<>()", "sycl::maximum<>()", "sycl::minimum<%s>()" % self.spell(k)])
+        rk = k
+        if f == "reduce":
+            call = "sycl::reduce_over_group(%s, %s, %s)" % (g, self.expr(ctx, k), op)
+        elif f in ("reduce-init", "scan-init"):
+            rk = self.pick([x for x in kinds if x != "half"] or [k])
+            if op.startswith("sycl::minimum"):
+                op = "sycl::plus<>()"
+            v = self.expr(ctx, k)
+            init = self.pick(LITS[rk])
+            ctx.use_const(rk)
+            if f == "reduce-init":
+                call = "sycl::reduce_over_group(%s, %s, %s, %s)" % (g, v, init, op)
+            elif self.chance(0.5):
+                call = "sycl::exclusive_scan_over_group(%s, %s, %s, %s)" % (g, v, init, op)
+            else:
+                if not form_enabled("group-inclusive-scan-init"):
+                    call = "sycl::exclusive_scan_over_group(%s, %s, %s, %s)" % (g, v, init, op)
+                else:
+                    call = "sycl::inclusive_scan_over_group(%s, %s, %s, %s)" % (g, v, op, init)
+        elif f == "scan":
+            call = "sycl::%s_scan_over_group(%s, %s, %s)" % (self.pick(["exclusive", "inclusive"]), g, self.expr(ctx, k), op)
+        elif f in ("joint", "joint-init"):
+            srcs = [v for v in ctx.vars if v.cat == "ptr" and v.elem == k]
+            if not srcs:
+                return []
+            p = self.pick(srcs)
+            ctx.ref(p)
+            if f == "joint-init":
+                # an init of the element's type, or double over float / int elements
+                rk = self.pick([k] + (["double"] if "double" in kinds and k in ("float", "int") else []))
+                if op.startswith("sycl::minimum"):
+                    op = "sycl::plus<>()"
+                ctx.use_const(rk)
+                call = "sycl::joint_reduce(%s, %s, %s + %d, %s, %s)" % (g, p.name, p.name, self.r.randint(2, 8), self.pick(LITS[rk]), op)
+            else:
+                call = "sycl::joint_reduce(%s, %s, %s + %d, %s)" % (g, p.name, p.name, self.r.randint(2, 8), op)
+        elif f == "broadcast":
+            extra = self.pick(["", ", 0", ", 1"])
+            call = "sycl::group_broadcast(%s, %s%s)" % (g, self.expr(ctx, k), extra)
+        else:
+            fn = self.pick(["select_from_group", "permute_group_by_xor", "shift_group_left", "shift_group_right"])
+            extra = self.pick(["", ", 1", ", 2"]) if fn.startswith("shift") else self.pick([", 1", ", 3"])
+            call = "sycl::%s(%s, %s%s)" % (fn, g, self.expr(ctx, k), extra)
+        ctx.use(rk)  # the call's result: not a constant
+        ctx.forms.add("group-algorithm")
+        name = self.xfresh("gr")
+        out.append("%s%s %s = %s;" % (ind, self.pick(["auto", self.spell(rk)]), name, call))
+        ctx.vars.append(Var(name, "scalar", rk))
+        fts = [v for v in self.store_targets(ctx) if v.elem == rk]
+        if fts and self.chance(0.7):
+            t = self.pick(fts)
+            ctx.ref(t)
+            out.append("%s%s = %s;" % (ind, self.subscript(ctx, t), name))
+        return out
+
     # forced uses: one real use of each aspect of the kernel's target set
     def positive(self, ctx, aspect, ind):
         if aspect == "atomic64":
@@ -1820,6 +2200,7 @@ class Gen:
             ctx.index = index
         lines += self.stmts(ctx, self.r.randint(min_stmts, max_stmts), ind)
         lines += self.extra_form(ctx, ind)
+        lines += self.group_form(ctx, ind)
         for a in sorted(target):
             # a use that only a constant expression makes is not enough: the oracle counts it,
             # a compiler folds it; a real use makes the kernel's answer the same under both
@@ -2376,6 +2757,7 @@ class Gen:
                 start = len(body)
                 form = self.emit_kernel(body, "  ")
                 blocks.append((start, len(body), form))
+        self.library_launches(body)
         if self.chance(0.2):
             self.helpers_used.add(self.pick(["decoy0", "decoy1", "decoy2"]))
         if self.chance(0.15):
@@ -2463,6 +2845,8 @@ class Gen:
             if hv in self.host_used:
                 out.append(("  %s %s = %s;" % (s, hv, STRUCTS[s][2]), None))
                 self.host_decl[hv] = (s + " ", False, True)
+        for line in self.host_extra:
+            out.append(("  " + line, None))
         for k, (bname, decl) in self.buffers.items():
             out.append(("  " + decl, None))
             # a dependent buffer type would need `buf.template get_access<...>`: never a template parameter
@@ -2698,7 +3082,11 @@ HOIST_FORMS = {"pf", "pf_n", "single", "submit", "nd", "props", "wrapper", "gene
 # "body-include" (a kernel lambda's body in a .inc file included inside it), "header-prototype"
 # (scalar helpers declared in the dev header, defined in the .cpp). Kernel forms of EXTRA_FORMS:
 # "array-ref-alias", "array-ref-member", "user-operator", "conversion-operator", "atomic-const-store".
-KNOWN_ANALYZER_GAPS = ()
+# Forms of issue 35: "group-inclusive-scan-init", `inclusive_scan_over_group(g, x, op, init)`
+# (SYCL 2020 puts the init last; the analyzer takes the third argument, the operator, for the
+# init, so a double init over a float value is no double result); when it is not written, an
+# exclusive_scan_over_group(g, x, init, op) takes its place.
+KNOWN_ANALYZER_GAPS = ("group-inclusive-scan-init",)
 ENABLED_GAPS = {n.strip() for n in os.environ.get("SYCL_DIFF_GAP_FORMS", "").split(",") if n.strip()}
 
 

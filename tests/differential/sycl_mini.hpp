@@ -95,6 +95,24 @@ template <class T, size_t N> struct array {
   static constexpr size_t size() noexcept { return N; }
 };
 
+// std::vector: its iterators are pointers here (as the analyzer models them).
+template <class T> class vector {
+  T *b_, *e_;
+
+public:
+  vector();
+  explicit vector(size_t n);
+  vector(size_t n, const T &v);
+  T *begin();
+  T *end();
+  const T *begin() const;
+  const T *end() const;
+  T *data();
+  size_t size() const;
+  T &operator[](size_t i);
+  const T &operator[](size_t i) const;
+};
+
 template <class T> class complex {
   T re_, im_;
 
@@ -262,6 +280,14 @@ public:
   size_t operator[](int d) const;
 };
 
+class sub_group {
+public:
+  id<1> get_local_id() const;
+  size_t get_local_linear_id() const;
+  range<1> get_local_range() const;
+  size_t get_group_linear_id() const;
+};
+
 template <int Dims = 1> class nd_range {
   range<Dims> g_, l_;
 
@@ -284,6 +310,7 @@ public:
   size_t get_local_linear_id() const;
   group<Dims> get_group() const;
   size_t get_group(int d) const;
+  sub_group get_sub_group() const;
   range<Dims> get_global_range() const;
   range<Dims> get_local_range() const;
   void barrier() const;
@@ -544,6 +571,74 @@ template <int Dims> nd_item<Dims> make_nd_item();
 template <int Dims> group<Dims> make_group();
 } // namespace detail
 
+// SYCL 2020 function objects (4.17.2).
+#define SYCL_MINI_FUNCTOR(NAME, EXPR)                                                               \
+  template <typename T = void> struct NAME {                                                        \
+    T operator()(const T &a, const T &b) const;                                                     \
+  };                                                                                                \
+  template <> struct NAME<void> {                                                                   \
+    template <typename A, typename B> auto operator()(const A &a, const B &b) const -> decltype(EXPR); \
+  };
+SYCL_MINI_FUNCTOR(plus, a + b)
+SYCL_MINI_FUNCTOR(multiplies, a * b)
+SYCL_MINI_FUNCTOR(maximum, a < b ? b : a)
+SYCL_MINI_FUNCTOR(minimum, a < b ? a : b)
+#undef SYCL_MINI_FUNCTOR
+
+// Reductions (4.9.2): a reducer holds a T by value, so combining into it is a T operation.
+template <typename T, typename BinaryOperation> class reducer {
+  T value_;
+
+public:
+  void combine(const T &partial);
+  reducer &operator+=(const T &partial);
+  reducer &operator*=(const T &partial);
+  reducer &operator++();
+};
+
+namespace detail {
+template <typename T> struct nodeduce { using type = T; };
+template <typename T> using nodeduce_t = typename nodeduce<T>::type;
+template <typename T, typename BinaryOperation> struct reduction_impl {
+  T *var_;
+};
+template <typename T> T &lvalue();
+// The range an algorithm of a oneDPL device policy launches its callables over: Arity elements
+// of type T per call (see oneapi::dpl below).
+template <int Arity, typename T> struct algorithm_range {};
+} // namespace detail
+
+template <typename T, typename BinaryOperation>
+detail::reduction_impl<T, BinaryOperation> reduction(T *var, BinaryOperation combiner);
+template <typename T, typename BinaryOperation>
+detail::reduction_impl<T, BinaryOperation> reduction(T *var, const detail::nodeduce_t<T> &identity, BinaryOperation combiner);
+template <typename T, typename BinaryOperation>
+detail::reduction_impl<T, BinaryOperation> reduction(buffer<T, 1> &var, handler &h, BinaryOperation combiner);
+template <typename T, typename BinaryOperation>
+detail::reduction_impl<T, BinaryOperation> reduction(buffer<T, 1> &var, handler &h, const detail::nodeduce_t<T> &identity,
+                                                     BinaryOperation combiner);
+
+// Group algorithms (4.17.4) and sub-group shuffles (4.17.3): the value's (init's) type.
+template <typename Group, typename T, typename BinaryOperation> T reduce_over_group(Group g, T x, BinaryOperation op);
+template <typename Group, typename V, typename T, typename BinaryOperation>
+T reduce_over_group(Group g, V x, T init, BinaryOperation op);
+template <typename Group, typename T, typename BinaryOperation> T exclusive_scan_over_group(Group g, T x, BinaryOperation op);
+template <typename Group, typename V, typename T, typename BinaryOperation>
+T exclusive_scan_over_group(Group g, V x, T init, BinaryOperation op);
+template <typename Group, typename T, typename BinaryOperation> T inclusive_scan_over_group(Group g, T x, BinaryOperation op);
+template <typename Group, typename V, typename T, typename BinaryOperation>
+T inclusive_scan_over_group(Group g, V x, BinaryOperation op, T init);
+template <typename Group, typename Ptr, typename BinaryOperation>
+auto joint_reduce(Group g, Ptr first, Ptr last, BinaryOperation op) -> std::remove_cvref_t<decltype(*first)>;
+template <typename Group, typename Ptr, typename T, typename BinaryOperation>
+T joint_reduce(Group g, Ptr first, Ptr last, T init, BinaryOperation op);
+template <typename Group, typename T> T group_broadcast(Group g, T x);
+template <typename Group, typename T> T group_broadcast(Group g, T x, size_t local_linear_id);
+template <typename Group, typename T> T select_from_group(Group g, T x, size_t remote_local_id);
+template <typename Group, typename T> T permute_group_by_xor(Group g, T x, size_t mask);
+template <typename Group, typename T> T shift_group_left(Group g, T x, size_t delta = 1);
+template <typename Group, typename T> T shift_group_right(Group g, T x, size_t delta = 1);
+
 // The kernel launchers: each calls the kernel, which makes clang instantiate it.
 class handler {
 public:
@@ -570,6 +665,21 @@ public:
   template <typename KernelName = void, int Dims, typename K>
   void parallel_for_work_group(range<Dims> groups, range<Dims> local, const K &k) {
     k(detail::make_group<Dims>());
+  }
+
+
+  // parallel_for(range, reductions..., kernel): the kernel gets a reducer per reduction.
+  template <typename KernelName = void, int Dims, typename T1, typename O1, typename K>
+  void parallel_for(range<Dims> r, detail::reduction_impl<T1, O1> r1, const K &k) {
+    k(detail::make_item<Dims>(), detail::lvalue<reducer<T1, O1>>());
+  }
+  template <typename KernelName = void, int Dims, typename T1, typename O1, typename T2, typename O2, typename K>
+  void parallel_for(range<Dims> r, detail::reduction_impl<T1, O1> r1, detail::reduction_impl<T2, O2> r2, const K &k) {
+    k(detail::make_item<Dims>(), detail::lvalue<reducer<T1, O1>>(), detail::lvalue<reducer<T2, O2>>());
+  }
+  template <typename KernelName = void, int Dims, typename T1, typename O1, typename K>
+  void parallel_for(nd_range<Dims> r, detail::reduction_impl<T1, O1> r1, const K &k) {
+    k(detail::make_nd_item<Dims>(), detail::lvalue<reducer<T1, O1>>());
   }
 
   template <typename T> void fill(T *dst, const T &v, size_t n);
@@ -626,6 +736,36 @@ public:
     k(detail::make_nd_item<Dims>());
     return event();
   }
+
+  // parallel_for(range, reductions..., kernel): the kernel gets a reducer per reduction.
+  template <typename KernelName = void, int Dims, typename T1, typename O1, typename K>
+  event parallel_for(range<Dims> r, detail::reduction_impl<T1, O1> r1, const K &k) {
+    k(detail::make_item<Dims>(), detail::lvalue<reducer<T1, O1>>());
+    return event();
+  }
+  template <typename KernelName = void, int Dims, typename T1, typename O1, typename T2, typename O2, typename K>
+  event parallel_for(range<Dims> r, detail::reduction_impl<T1, O1> r1, detail::reduction_impl<T2, O2> r2, const K &k) {
+    k(detail::make_item<Dims>(), detail::lvalue<reducer<T1, O1>>(), detail::lvalue<reducer<T2, O2>>());
+    return event();
+  }
+  template <typename KernelName = void, int Dims, typename T1, typename O1, typename K>
+  event parallel_for(nd_range<Dims> r, detail::reduction_impl<T1, O1> r1, const K &k) {
+    k(detail::make_nd_item<Dims>(), detail::lvalue<reducer<T1, O1>>());
+    return event();
+  }
+
+  // What a oneDPL algorithm of a device policy launches (not SYCL: see oneapi::dpl below): the
+  // callable, called with Arity elements of type T (an lvalue each).
+  template <typename KernelName = void, int Arity, typename T, typename K>
+  event parallel_for(detail::algorithm_range<Arity, T> r, const K &k) {
+    if constexpr (Arity == 0)
+      k();
+    else if constexpr (Arity == 1)
+      k(detail::lvalue<T>());
+    else
+      k(detail::lvalue<T>(), detail::lvalue<T>());
+    return event();
+  }
 };
 
 struct default_selector_t {};
@@ -677,3 +817,182 @@ float exp(float x);
 } // namespace native
 } // inline namespace _V1
 } // namespace sycl
+
+// oneDPL (and the standard parallel algorithms it extends). An algorithm whose policy is a
+// device_policy runs its callables as kernels: its body launches each one through
+// queue::parallel_for(detail::algorithm_range<Arity, T>, f), which calls it with Arity lvalues of
+// the element type T of the first iterator (a pointer's pointee, an iterator's value_type), so
+// clang instantiates generic callables with T and the oracle sees a parallel_for launch. A host
+// policy's overload (std::execution::seq/par/par_unseq/unseq, oneapi::dpl::execution::seq/...)
+// and the sequential algorithm without a policy never call their callables: no kernel.
+namespace std {
+namespace execution {
+class sequenced_policy {};
+class parallel_policy {};
+class parallel_unsequenced_policy {};
+class unsequenced_policy {};
+inline constexpr sequenced_policy seq{};
+inline constexpr parallel_policy par{};
+inline constexpr parallel_unsequenced_policy par_unseq{};
+inline constexpr unsequenced_policy unseq{};
+} // namespace execution
+} // namespace std
+
+namespace oneapi {
+namespace dpl {
+namespace execution {
+using std::execution::seq;
+using std::execution::par;
+using std::execution::par_unseq;
+using std::execution::unseq;
+struct DefaultKernelName;
+template <typename KernelName = DefaultKernelName> class device_policy {
+  sycl::queue q_;
+
+public:
+  device_policy();
+  explicit device_policy(sycl::queue q);
+  sycl::queue queue() const;
+  operator sycl::queue() const;
+};
+inline device_policy<> dpcpp_default;
+template <typename KernelName = DefaultKernelName> device_policy<KernelName> make_device_policy(sycl::queue q);
+template <typename KernelName = DefaultKernelName> device_policy<KernelName> make_device_policy(const sycl::device &d);
+} // namespace execution
+
+template <typename T> class counting_iterator {
+  T v_;
+
+public:
+  using value_type = T;
+  counting_iterator();
+  explicit counting_iterator(T init);
+  T operator*() const;
+  counting_iterator operator+(std::ptrdiff_t d) const;
+  counting_iterator &operator++();
+};
+namespace detail_ {
+template <typename T> class buffer_iterator {
+  T *p_;
+
+public:
+  using value_type = T;
+  buffer_iterator operator+(std::ptrdiff_t d) const;
+};
+} // namespace detail_
+template <typename T> detail_::buffer_iterator<T> begin(sycl::buffer<T, 1> &buf);
+template <typename T> detail_::buffer_iterator<T> end(sycl::buffer<T, 1> &buf);
+
+namespace detail_ {
+template <class P> struct is_device : std::false_type {};
+template <class K> struct is_device<execution::device_policy<K>> : std::true_type {};
+template <class P> struct is_host : std::false_type {};
+template <> struct is_host<std::execution::sequenced_policy> : std::true_type {};
+template <> struct is_host<std::execution::parallel_policy> : std::true_type {};
+template <> struct is_host<std::execution::parallel_unsequenced_policy> : std::true_type {};
+template <> struct is_host<std::execution::unsequenced_policy> : std::true_type {};
+template <class P> using if_device = std::enable_if_t<is_device<std::decay_t<P>>::value, int>;
+template <class P> using if_host = std::enable_if_t<is_host<std::decay_t<P>>::value, int>;
+template <class It> struct value_of { using type = typename It::value_type; };
+template <class T> struct value_of<T *> { using type = T; };
+template <class It> using value_t = typename value_of<std::decay_t<It>>::type;
+// each callable of a device policy's algorithm is a kernel
+template <int Arity, class It, class P, class F> void run(P &pol, const F &f) {
+  pol.queue().parallel_for(sycl::detail::algorithm_range<Arity, value_t<It>>{}, f);
+}
+} // namespace detail_
+
+// (policy, first, ..., callable...) -> the arity of each callable
+#define SYCL_MINI_ALGO1(NAME, ARITY, RET, ...)                                                      \
+  template <class P, class It, class F, detail_::if_device<P> = 0>                                  \
+  RET NAME(P &&pol, It first, __VA_ARGS__, F f) {                                                   \
+    detail_::run<ARITY, It>(pol, f);                                                                \
+    return RET();                                                                                   \
+  }                                                                                                 \
+  template <class P, class It, class F, detail_::if_host<P> = 0> RET NAME(P &&pol, It first, __VA_ARGS__, F f) {  \
+    return RET();                                                                                   \
+  }
+SYCL_MINI_ALGO1(for_each, 1, void, It last)
+SYCL_MINI_ALGO1(for_each_n, 1, void, std::size_t n)
+SYCL_MINI_ALGO1(sort, 2, void, It last)
+SYCL_MINI_ALGO1(stable_sort, 2, void, It last)
+SYCL_MINI_ALGO1(count_if, 1, std::ptrdiff_t, It last)
+SYCL_MINI_ALGO1(all_of, 1, bool, It last)
+SYCL_MINI_ALGO1(any_of, 1, bool, It last)
+SYCL_MINI_ALGO1(none_of, 1, bool, It last)
+SYCL_MINI_ALGO1(find_if, 1, It, It last)
+SYCL_MINI_ALGO1(min_element, 2, It, It last)
+SYCL_MINI_ALGO1(max_element, 2, It, It last)
+SYCL_MINI_ALGO1(generate, 0, void, It last)
+#undef SYCL_MINI_ALGO1
+// transform (unary and binary), copy_if, inclusive_scan: an output iterator
+template <class P, class It, class Out, class F, detail_::if_device<P> = 0>
+Out transform(P &&pol, It first, It last, Out out, F f) {
+  detail_::run<1, It>(pol, f);
+  return out;
+}
+template <class P, class It, class Out, class F, detail_::if_host<P> = 0>
+Out transform(P &&pol, It first, It last, Out out, F f) { return out; }
+template <class P, class It, class It2, class Out, class F, detail_::if_device<P> = 0>
+Out transform(P &&pol, It first, It last, It2 first2, Out out, F f) {
+  detail_::run<2, It>(pol, f);
+  return out;
+}
+template <class P, class It, class It2, class Out, class F, detail_::if_host<P> = 0>
+Out transform(P &&pol, It first, It last, It2 first2, Out out, F f) { return out; }
+template <class P, class It, class Out, class F, detail_::if_device<P> = 0>
+Out copy_if(P &&pol, It first, It last, Out out, F f) {
+  detail_::run<1, It>(pol, f);
+  return out;
+}
+template <class P, class It, class Out, class F, detail_::if_host<P> = 0>
+Out copy_if(P &&pol, It first, It last, Out out, F f) { return out; }
+template <class P, class It, class Out, class F, detail_::if_device<P> = 0>
+Out inclusive_scan(P &&pol, It first, It last, Out out, F f) {
+  detail_::run<2, It>(pol, f);
+  return out;
+}
+template <class P, class It, class Out, class F, detail_::if_host<P> = 0>
+Out inclusive_scan(P &&pol, It first, It last, Out out, F f) { return out; }
+// reduce / transform_reduce: the init value's type
+template <class P, class It, class T, class F, detail_::if_device<P> = 0>
+T reduce(P &&pol, It first, It last, T init, F f) {
+  detail_::run<2, It>(pol, f);
+  return init;
+}
+template <class P, class It, class T, class F, detail_::if_host<P> = 0>
+T reduce(P &&pol, It first, It last, T init, F f) { return init; }
+template <class P, class It, class T, class R, class F, detail_::if_device<P> = 0>
+T transform_reduce(P &&pol, It first, It last, T init, R r, F f) {
+  detail_::run<2, It>(pol, r);
+  detail_::run<1, It>(pol, f);
+  return init;
+}
+template <class P, class It, class T, class R, class F, detail_::if_host<P> = 0>
+T transform_reduce(P &&pol, It first, It last, T init, R r, F f) { return init; }
+} // namespace dpl
+} // namespace oneapi
+
+namespace dpl = oneapi::dpl;
+
+namespace std {
+using oneapi::dpl::all_of;
+using oneapi::dpl::any_of;
+using oneapi::dpl::copy_if;
+using oneapi::dpl::count_if;
+using oneapi::dpl::find_if;
+using oneapi::dpl::for_each;
+using oneapi::dpl::for_each_n;
+using oneapi::dpl::generate;
+using oneapi::dpl::inclusive_scan;
+using oneapi::dpl::max_element;
+using oneapi::dpl::min_element;
+using oneapi::dpl::none_of;
+using oneapi::dpl::reduce;
+using oneapi::dpl::sort;
+using oneapi::dpl::stable_sort;
+using oneapi::dpl::transform;
+using oneapi::dpl::transform_reduce;
+// the sequential algorithm (no policy): host code
+template <class It, class F> F for_each(It first, It last, F f) { return f; }
+} // namespace std
