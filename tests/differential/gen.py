@@ -67,7 +67,8 @@ parallel algorithm with a oneDPL device policy (its callables are kernels, gener
 instantiated with the first iterator's element type) or a host policy (no kernel), or a
 parallel_for with sycl::reduction arguments (the kernel combines into each `auto &acc`); and a
 group algorithm or sub-group shuffle statement in about half of the nd_range kernel bodies.
-KNOWN_ANALYZER_GAPS lists one of them, "group-inclusive-scan-init".
+All of them are written by default ("group-inclusive-scan-init" was a known gap until the
+analyzer read the inclusive scan's init from the last argument).
 
 Things it deliberately never writes (their meaning under the rule is ambiguous, or libclang
 cannot show them): captures or functor fields of an aspect type that the kernel does not use in
@@ -3083,10 +3084,10 @@ HOIST_FORMS = {"pf", "pf_n", "single", "submit", "nd", "props", "wrapper", "gene
 # (scalar helpers declared in the dev header, defined in the .cpp). Kernel forms of EXTRA_FORMS:
 # "array-ref-alias", "array-ref-member", "user-operator", "conversion-operator", "atomic-const-store".
 # Forms of issue 35: "group-inclusive-scan-init", `inclusive_scan_over_group(g, x, op, init)`
-# (SYCL 2020 puts the init last; the analyzer takes the third argument, the operator, for the
-# init, so a double init over a float value is no double result); when it is not written, an
-# exclusive_scan_over_group(g, x, init, op) takes its place.
-KNOWN_ANALYZER_GAPS = ("group-inclusive-scan-init",)
+# (SYCL 2020 puts the init last; the analyzer once took the third argument, the operator, for
+# the init); written by default since the fix, else an exclusive_scan_over_group(g, x, init, op)
+# takes its place.
+KNOWN_ANALYZER_GAPS = ()
 ENABLED_GAPS = {n.strip() for n in os.environ.get("SYCL_DIFF_GAP_FORMS", "").split(",") if n.strip()}
 
 

@@ -191,6 +191,31 @@ impl<'a> Graph<'a> {
         seen
     }
 
+    /// Per node: whether a function of a source file (not a header) is it or calls it,
+    /// directly or through others. A header's function nobody reaches that way (a helper
+    /// library's type-dispatch wrapper the program never calls) may be compiled, but never runs.
+    pub fn reached_from_sources(&self) -> Vec<bool> {
+        let mut seen = vec![false; self.edges.len()];
+        let mut stack: Vec<NodeId> = (0..self.edges.len())
+            .filter(|&n| {
+                self.members_of(n)
+                    .any(|(fi, _)| !crate::base::is_header(&self.files[fi as usize].path))
+            })
+            .collect();
+        for &n in &stack {
+            seen[n] = true;
+        }
+        while let Some(n) = stack.pop() {
+            for t in self.edges[n].iter().map(|e| e.to) {
+                if !seen[t] {
+                    seen[t] = true;
+                    stack.push(t);
+                }
+            }
+        }
+        seen
+    }
+
     /// Reached from a kernel or `SYCL_EXTERNAL` function: compiled for the device.
     pub fn is_device(&self, node: NodeId) -> bool {
         self.d.device.get(node).copied().unwrap_or(false)

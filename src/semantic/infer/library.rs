@@ -133,14 +133,12 @@ fn parallel_library_call(l: &str, explicit: &[Ty], args: &[Ty]) -> Option<Ty> {
                 None => Ty::class("sycl::reduction", vec![value]),
             }
         }
-        // (group, x[, init], op) and (group, x, id): the result is the value's (init's) type.
-        "reduce_over_group" | "exclusive_scan_over_group" | "inclusive_scan_over_group" => {
-            if args.len() == 4 {
-                arg(2)?
-            } else {
-                arg(1)?
-            }
+        // (group, x[, init], op): the result is the value's (init's) type; SYCL 2020 puts
+        // the inclusive scan's init last, (group, x, op, init).
+        "reduce_over_group" | "exclusive_scan_over_group" => {
+            arg(if args.len() == 4 { 2 } else { 1 })?
         }
+        "inclusive_scan_over_group" => arg(if args.len() == 4 { 3 } else { 1 })?,
         "group_broadcast"
         | "select_from_group"
         | "permute_group_by_xor"
