@@ -18,7 +18,14 @@ pub struct PTok {
     pub hide: Rc<Vec<Arc<str>>>,
     /// Seen inside its own expansion: it stays an identifier for good.
     pub painted: bool,
+    /// Where its text is written in the file read ([`NOWHERE`] for text a macro's body, a
+    /// paste or a stringizing made): a token out of a macro argument keeps its own place, as
+    /// clang's spelling location.
+    pub at: u32,
 }
+
+/// The `at` of a token whose text the file does not hold.
+pub const NOWHERE: u32 = u32::MAX;
 
 thread_local! {
     /// The empty hide set every token starts with, shared: `Rc::default()` allocates.
@@ -33,11 +40,15 @@ impl PTok {
             space,
             hide: NO_HIDE.with(Rc::clone),
             painted: false,
+            at: NOWHERE,
         }
     }
 
     pub fn of(t: &Tok, src: &str) -> Self {
-        PTok::new(t.kind, t.text(src), t.space_before)
+        PTok {
+            at: u32::try_from(t.start).unwrap_or(NOWHERE),
+            ..PTok::new(t.kind, t.text(src), t.space_before)
+        }
     }
 
     pub fn is(&self, p: &str) -> bool {
@@ -349,6 +360,7 @@ impl<'m> Expander<'m> {
                 space: t.space,
                 hide: hide.clone(),
                 painted: false,
+                at: NOWHERE,
             };
             self.push(&mut out, x, &mut paste);
             i += 1;
@@ -380,6 +392,7 @@ impl<'m> Expander<'m> {
                 };
                 last.text = Arc::from(text.as_str());
                 last.hide = union(&last.hide, &t.hide);
+                last.at = NOWHERE;
                 return;
             }
         }
@@ -506,7 +519,12 @@ pub fn render(toks: &[PTok], out: &mut String) {
     }
 }
 
-fn joins(a: &PTok, b: &PTok) -> bool {
+pub(super) fn joins(a: &PTok, b: &PTok) -> bool {
     let word = |k: Kind| matches!(k, Kind::Ident | Kind::Number | Kind::Literal);
-    (word(a.kind) && word(b.kind)) || (a.kind == Kind::Punct && b.kind == Kind::Punct)
+    // Brackets, parentheses, braces, `;` and `,` join no neighbour into one punctuator: kept
+    // apart, `[[` of an attribute out of a macro's body would read `[ [`, which is no attribute
+    // to `prepare`.
+    let lone = |t: &PTok| matches!(&*t.text, "[" | "]" | "(" | ")" | "{" | "}" | ";" | ",");
+    (word(a.kind) && word(b.kind))
+        || (a.kind == Kind::Punct && b.kind == Kind::Punct && !lone(a) && !lone(b))
 }

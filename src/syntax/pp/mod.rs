@@ -1,7 +1,8 @@
 //! A C preprocessor for device code: conditionals evaluated, object- and function-like macros
 //! expanded, workspace headers read for their macros. The parser then reads the text the
 //! compiler would compile, and every range it reports maps back to the file through
-//! [`SourceMap`] (a range inside a macro expansion maps to the macro's use).
+//! [`SourceMap`] (text of a macro's body maps to the macro's use, text of its arguments to
+//! itself).
 //!
 //! What it does not read it tolerates: system and SYCL headers are not in the workspace, so
 //! their macros are only the predefined ones the caller passes in; an include it cannot find is

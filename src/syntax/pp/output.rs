@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crate::text::TextRange;
 
 use super::directives::{find, skip_literal, DirKind, Directive};
-use super::expand::{self, Expander, Input, PTok};
+use super::expand::{self, Expander, Input, PTok, NOWHERE};
 use super::lex::{self, Kind, Tok};
 use super::run::{Frame, Pp};
 use super::scope;
@@ -14,8 +14,18 @@ use super::scope;
 /// Maps ranges of the preprocessed text back to the file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceMap {
-    /// Expansions in order: (range in the output, range of the use in the file).
-    spans: Vec<(TextRange, TextRange)>,
+    /// The expansions' pieces in order. Each expansion ends with a piece mapped to its use
+    /// (empty if need be), so text after it moves by that piece's ends.
+    spans: Vec<Piece>,
+}
+
+/// A piece of an expansion: text of the macro (mapped to the whole use), or text of an
+/// argument, copied as written (`own`: mapped byte for byte to `src`, its spelling).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Piece {
+    out: TextRange,
+    src: TextRange,
+    own: bool,
 }
 
 impl SourceMap {
@@ -23,21 +33,20 @@ impl SourceMap {
         self.spans.is_empty()
     }
 
-    fn start(&self, at: usize) -> usize {
-        let k = self.spans.partition_point(|(o, _)| o.start <= at);
-        match k.checked_sub(1).map(|k| self.spans[k]) {
-            None => at,
-            Some((o, s)) if at < o.end => s.start,
-            Some((o, s)) => at - o.end + s.end,
-        }
-    }
-
-    fn end(&self, at: usize) -> usize {
-        let k = self.spans.partition_point(|(o, _)| o.start < at);
-        match k.checked_sub(1).map(|k| self.spans[k]) {
-            None => at,
-            Some((o, s)) if at <= o.end => s.end,
-            Some((o, s)) => at - o.end + s.end,
+    /// Where the output offset `at` is in the file, as a range's start (`end`: as its end),
+    /// and the use it maps to when it is text of a macro's body.
+    fn place(&self, at: usize, end: bool) -> (usize, Option<TextRange>) {
+        let k = self
+            .spans
+            .partition_point(|p| p.out.start < at || (!end && p.out.start == at));
+        let Some(p) = k.checked_sub(1).map(|k| self.spans[k]) else {
+            return (at, None);
+        };
+        let inside = at < p.out.end || (end && at == p.out.end);
+        match (inside, p.own) {
+            (true, true) => (p.src.start + (at - p.out.start), None),
+            (true, false) => (if end { p.src.end } else { p.src.start }, Some(p.src)),
+            (false, _) => (at - p.out.end + p.src.end, None),
         }
     }
 
@@ -47,8 +56,8 @@ impl SourceMap {
     /// edit's length or not at all.
     pub fn same_outside(&self, new: &SourceMap, from: usize, old_to: usize, new_to: usize) -> bool {
         let delta = new_to as i64 - old_to as i64;
-        let before = |m: &SourceMap| m.spans.partition_point(|(o, _)| o.end <= from);
-        let after = |m: &SourceMap, to: usize| m.spans.partition_point(|(o, _)| o.start < to);
+        let before = |m: &SourceMap| m.spans.partition_point(|p| p.out.end <= from);
+        let after = |m: &SourceMap, to: usize| m.spans.partition_point(|p| p.out.start < to);
         let (b_old, b_new) = (before(self), before(new));
         let (a_old, a_new) = (after(self, old_to), after(new, new_to));
         let moved = |r: TextRange| {
@@ -64,16 +73,25 @@ impl SourceMap {
             && self.spans[a_old..]
                 .iter()
                 .zip(&new.spans[a_new..])
-                .all(|(&(o, s), &(no, ns))| moved(o) == no && moved(s) == ns)
+                .all(|(p, n)| moved(p.out) == n.out && moved(p.src) == n.src && p.own == n.own)
     }
 
-    /// The file range an output range comes from.
+    /// The file range an output range comes from. A range from an argument's text into the
+    /// macro's (or back) is the whole use, as clang makes a file range of it.
     pub fn to_source(&self, r: TextRange) -> TextRange {
         if self.spans.is_empty() {
             return r;
         }
-        let start = self.start(r.start);
-        TextRange::new(start, self.end(r.end).max(start))
+        let (mut start, in_start) = self.place(r.start, false);
+        let (mut end, in_end) = self.place(r.end, true);
+        if let Some(u) = in_end.filter(|u| in_start.is_none() && u.start <= start && start < u.end)
+        {
+            start = u.start;
+        }
+        if let Some(u) = in_start.filter(|u| in_end.is_none() && u.start < end && end <= u.end) {
+            end = u.end;
+        }
+        TextRange::new(start, end.max(start))
     }
 }
 
@@ -153,7 +171,11 @@ impl Pp<'_> {
                     if let Some(spliced) = self.splice(d, text, path, line) {
                         let o = out.text.len();
                         out.text.push_str(&spliced.1);
-                        out.spans.push((TextRange::new(o, out.text.len()), d.range));
+                        out.spans.push(Piece {
+                            out: TextRange::new(o, out.text.len()),
+                            src: d.range,
+                            own: false,
+                        });
                         out.expansions.push(Expansion {
                             range: d.range,
                             name: Arc::from(format!("#include {}", spliced.0)),
@@ -249,7 +271,7 @@ impl Pp<'_> {
         }
         // The expansion may take more of the file than the use (a deferred macro's arguments
         // written after it), even past the next directive.
-        let Some(end) = self.expand_use(&p, path, out, to < text.len()) else {
+        let Some(end) = self.expand_use(&p, text, path, out, to < text.len()) else {
             return Some(p);
         };
         self.code(text, path, end.max(from), to, out, lines)
@@ -261,6 +283,7 @@ impl Pp<'_> {
     fn expand_use(
         &mut self,
         p: &Pending,
+        text: &str,
         path: &str,
         out: &mut Output,
         more: bool,
@@ -272,12 +295,7 @@ impl Pp<'_> {
             return None;
         }
         let end = p.ends[input.taken];
-        let o = out.text.len();
-        expand::render(&expanded, &mut out.text);
-        out.spans.push((
-            TextRange::new(o, out.text.len()),
-            TextRange::new(p.start, end),
-        ));
+        out.expansion(&expanded, text, TextRange::new(p.start, end));
         out.expansions.push(Expansion {
             range: TextRange::new(p.start, end),
             name: Arc::from(&*p.toks[0].text),
@@ -361,12 +379,7 @@ impl Pp<'_> {
             }
             let end = toks[k + used - 1].end;
             out.text.push_str(&text[copied..t.start]);
-            let o = out.text.len();
-            expand::render(&expanded, &mut out.text);
-            out.spans.push((
-                TextRange::new(o, out.text.len()),
-                TextRange::new(t.start, end),
-            ));
+            out.expansion(&expanded, text, TextRange::new(t.start, end));
             out.expansions.push(Expansion {
                 range: TextRange::new(t.start, end),
                 name: Arc::from(t.text(text)),
@@ -484,10 +497,75 @@ fn track_inactive(
 
 struct Output {
     text: String,
-    spans: Vec<(TextRange, TextRange)>,
+    spans: Vec<Piece>,
     expansions: Vec<Expansion>,
     /// Past this size no more macros are expanded: a guard against macro bombs.
     budget: usize,
+}
+
+impl Output {
+    /// Writes the expansion `toks` of the use `at` in `file`, and its pieces. A run of tokens
+    /// out of an argument that follow each other in the file, whitespace apart, is copied as
+    /// written and mapped to itself: what is written in an argument is found at its own place
+    /// (a kernel's lambda in `TWICE(a, b)`), and keeps its spelling (`[[` of an attribute).
+    /// The rest is rendered as [`expand::render`] does and mapped to the use.
+    fn expansion(&mut self, toks: &[PTok], file: &str, at: TextRange) {
+        let piece = |from: usize, to: usize, own: Option<usize>| match own {
+            Some(s) => Piece {
+                out: TextRange::new(from, to),
+                src: TextRange::new(s, s + (to - from)),
+                own: true,
+            },
+            None => Piece {
+                out: TextRange::new(from, to),
+                src: at,
+                own: false,
+            },
+        };
+        // The piece being written: where it starts in the output, and in the file if own.
+        let (mut from, mut own) = (self.text.len(), None::<usize>);
+        let mut prev: Option<&PTok> = None;
+        for t in toks {
+            let here = (t.at != NOWHERE).then_some(t.at as usize);
+            let follows = match (prev, here) {
+                (Some(p), Some(h)) if own.is_some() => {
+                    let e = p.at as usize + p.text.len();
+                    e <= h && file.as_bytes()[e..h].iter().all(u8::is_ascii_whitespace)
+                }
+                _ => false,
+            };
+            if follows {
+                let e = prev.map_or(0, |p| p.at as usize + p.text.len());
+                self.text.push_str(&file[e..t.at as usize]);
+            } else {
+                let space = prev.is_some_and(|p| t.space || expand::joins(p, t));
+                if own.is_some() {
+                    // The space, if any, goes with a macro piece, never an argument's.
+                    self.spans.push(piece(from, self.text.len(), own));
+                    from = self.text.len();
+                }
+                if space {
+                    self.text.push(' ');
+                }
+                if here.is_some() {
+                    if self.text.len() > from && own.is_none() {
+                        self.spans.push(piece(from, self.text.len(), None));
+                    }
+                    from = self.text.len();
+                } else if own.is_some() {
+                    from = self.text.len() - usize::from(space);
+                }
+                own = here;
+            }
+            self.text.push_str(&t.text);
+            prev = Some(t);
+        }
+        if own.is_some() {
+            self.spans.push(piece(from, self.text.len(), own));
+            from = self.text.len();
+        }
+        self.spans.push(piece(from, self.text.len(), None));
+    }
 }
 
 /// The start of the line after the one ending at `end`.

@@ -336,10 +336,15 @@ fn directives_inside_macro_arguments_are_applied_and_the_use_expanded() {
     let src = "#define ON 1\n#define LIST(a, b) a; b;\nLIST(int x,\n#if ON\n  float y\n#else\n  double y\n#endif\n) int z;\n";
     let p = pp(src, &[]);
     assert_eq!(squeezed(&p), "int x; float y; int z;");
-    // The whole expansion maps to the use, from its name to its closing parenthesis.
+    // Text of an argument maps to itself; the body's (`;`) to the use, from its name to its
+    // closing parenthesis.
     let y = p.text.find("float").unwrap();
-    let r = p.map.to_source(TextRange::new(y, y + 5));
+    let r = p.map.to_source(TextRange::new(y, y + 7));
+    assert_eq!(&src[r.start..r.end], "float y");
+    let semi = p.text.find(';').unwrap();
+    let r = p.map.to_source(TextRange::new(semi, semi + 1));
     assert_eq!(r.start, src.find("LIST(int").unwrap());
+    assert_eq!(r.end, src.find(" int z").unwrap());
     let z = p.text.find("int z").unwrap();
     let r = p.map.to_source(TextRange::new(z, z + 5));
     assert_eq!(&src[r.start..r.end], "int z");
@@ -349,10 +354,35 @@ fn directives_inside_macro_arguments_are_applied_and_the_use_expanded() {
     // A variadic body with a directive first, as in `RUN(name, #if ... #endif code)`.
     let src = "#define RUN(N, ...) void N() { __VA_ARGS__ }\nRUN(f,\n#ifdef NOPE\n  int a;\n#endif\n  double b = 2.0;\n)\nint after;\n";
     let p = pp(src, &[]);
-    assert_eq!(squeezed(&p), "void f( ) { double b = 2.0; } int after;");
+    assert_eq!(squeezed(&p), "void f() { double b = 2.0; } int after;");
     // Never closed: the text stays as written, the directives blanked.
     let src = "#define F(a) a\nF(1,\n#if 1\n2\n#endif\n";
     let p = pp(src, &[]);
     assert_eq!(squeezed(&p), "F(1, 2");
     assert_eq!(p.text.len(), src.len());
+}
+
+#[test]
+fn argument_text_maps_to_itself_and_body_text_to_the_use() {
+    let src = "#define TWICE(a, b) a; b\n#define ATTR [[nodiscard]]\nTWICE(f([=] { x * 2; }),\n      g(y));\nATTR int h();\n";
+    let p = pp(src, &[]);
+    // Arguments are copied as written; the body's `[[` stays one attribute opener.
+    assert!(p.text.contains("f([=] { x * 2; })"), "{}", p.text);
+    assert!(p.text.contains("[[nodiscard]]"), "{}", p.text);
+    let map = |needle: &str| {
+        let at = p.text.find(needle).unwrap();
+        p.map.to_source(TextRange::new(at, at + needle.len()))
+    };
+    for own in ["[=]", "x * 2", "g(y)"] {
+        let r = map(own);
+        assert_eq!(&src[r.start..r.end], own);
+    }
+    // The body's `;` maps to the use; a range from an argument into the body is the use.
+    let used = TextRange::new(src.find("TWICE(f").unwrap(), src.find(";\nATTR").unwrap());
+    let semi = p.text.find("; g").unwrap();
+    assert_eq!(p.map.to_source(TextRange::new(semi, semi + 1)), used);
+    assert_eq!(map("f([=] { x * 2; });"), used);
+    // Text after the expansion keeps its place.
+    let r = map("int h");
+    assert_eq!(&src[r.start..r.end], "int h");
 }
