@@ -672,3 +672,99 @@ fn check_file_reads_compile_commands_as_check_does() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The daemon keeps one live analysis: a source saved on disk changes the next answer (read
+/// again for the request that names it, or by the watcher), a header change reaches the
+/// sources that include it, and a new file joins the project.
+#[test]
+fn check_file_answers_from_a_live_analysis_that_follows_the_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    std::fs::create_dir_all(&root).unwrap();
+    let kernel = root.join("k.cpp");
+    let header = root.join("helpers.hpp");
+    std::fs::write(
+        &header,
+        "inline float helper(float x) { return x * 2.0f; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &kernel,
+        "#include <sycl/sycl.hpp>\n#include \"helpers.hpp\"\n\
+         void run(sycl::queue &q, float *out) {\n\
+         \x20 q.single_task([=] { out[0] = helper(out[1]); });\n}\n",
+    )
+    .unwrap();
+    let socket = dir.path().join("run/d.sock");
+    let child = Command::new(bin())
+        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
+        .arg(&root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed however the test ends.
+    let _daemon = Daemon {
+        child,
+        socket: socket.clone(),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    wait_for(&socket);
+    let mut c = Conn::open(&socket);
+    let check = |c: &mut Conn, id: i64, path: &Path| -> Vec<String> {
+        let r = c.call(
+            id,
+            "sycl/checkFile",
+            json!({ "path": path, "targets": "intel_gpu_dg1" }),
+        );
+        r["result"]["diagnostics"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(check(&mut c, 1, &kernel), Vec::<String>::new());
+    // The header changes: asked at once, before any watcher event could arrive.
+    std::fs::write(
+        &header,
+        "inline float helper(float x) { return x * 0.1; }\n",
+    )
+    .unwrap();
+    let found = check(&mut c, 2, &kernel);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("fp64"), "{found:?}");
+    // Back again, then a new file that includes the header in fp64 form, found by the watcher.
+    std::fs::write(
+        &header,
+        "inline float helper(float x) { return x * 2.0f; }\n",
+    )
+    .unwrap();
+    assert_eq!(check(&mut c, 3, &kernel), Vec::<String>::new());
+    let other = root.join("other.cpp");
+    std::fs::write(
+        &other,
+        "#include <sycl/sycl.hpp>\nvoid go(sycl::queue &q, double *p) {\n\
+         \x20 q.single_task([=] { p[0] = p[1] * 0.1; });\n}\n",
+    )
+    .unwrap();
+    let start = Instant::now();
+    let matrix = loop {
+        let r = c.call(
+            4,
+            "sycl/kernelMatrix",
+            json!({ "targets": "intel_gpu_dg1" }),
+        );
+        if r["result"].to_string().contains("other.cpp")
+            || start.elapsed() > Duration::from_secs(10)
+        {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        matrix["result"].to_string().contains("other.cpp"),
+        "{matrix}"
+    );
+    assert_eq!(check(&mut c, 5, &other).len(), 1);
+}

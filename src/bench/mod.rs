@@ -1,6 +1,7 @@
 //! `sycl-analyzer bench`: figures against tree-sitter's own parse speed, measured in the same
 //! run. Not a test: it reports, it never fails on a number.
 
+pub mod daemon;
 pub mod load;
 pub mod synth;
 

@@ -93,18 +93,24 @@ pub(crate) fn load(
         reporter.report(&diagnostics);
         table = DeviceTable::with_overlays(&configs);
     }
-    let json = args.format != CheckFormat::Text;
     let targets = match project.targets(&table) {
         Ok(t) => t,
         // What the driver would refuse in the build's own commands (an unknown
         // `--offload-arch`): the build fails there, so the analysis would answer for targets
         // nobody compiles for.
         Err(TargetProblem::Driver(errors)) => {
-            super::report_driver_errors("compile_commands.json", &errors, reporter, json);
+            let source = project
+                .flags
+                .database
+                .as_ref()
+                .map_or("compile_commands.json".into(), |d| d.display().to_string());
+            let diagnostics = super::driver_error_diagnostics(&source, &errors, reporter);
+            refuse(args.format, &diagnostics, reporter);
             return Ok(Err(EXIT_INVALID));
         }
         Err(TargetProblem::Invalid { list, parsed }) => {
-            super::report_invalid_targets(&list, &parsed, reporter, json);
+            let diagnostics = invalid_targets(&project, &list, &parsed, reporter);
+            refuse(args.format, &diagnostics, reporter);
             return Ok(Err(EXIT_INVALID));
         }
     };
@@ -139,6 +145,57 @@ pub(crate) fn load(
     Ok(Ok(ws))
 }
 
+/// Why the targets are refused, located where they were given: the `--targets` value, or
+/// the `-fsycl-targets=` of the compilation database that named them.
+fn invalid_targets(
+    project: &Project,
+    list: &str,
+    parsed: &crate::devices::TargetList,
+    reporter: &mut Reporter,
+) -> Vec<Diagnostic> {
+    let database = (!project.targets_configured)
+        .then_some(project.flags.database.as_ref())
+        .flatten()
+        .and_then(|db| Some((db, std::fs::read_to_string(db).ok()?)));
+    if let Some((db, text)) = database {
+        let file: std::sync::Arc<str> = std::sync::Arc::from(db.display().to_string());
+        reporter.add_source(&file, &text);
+        let mut sink = crate::diagnostics::DiagnosticSink::new(file.clone(), &text);
+        // Each name where the database's first `-fsycl-targets` naming it spells it.
+        let search_from = text.find("-fsycl-targets").unwrap_or(0);
+        for d in parsed.invalid_diagnostics(file, list) {
+            let name = list.get(d.range.start..d.range.end).unwrap_or("");
+            let at = (!name.is_empty())
+                .then(|| text[search_from..].find(name))
+                .flatten()
+                .map(|i| search_from + i);
+            let range = match at {
+                Some(i) => crate::text::TextRange::new(i, i + name.len()),
+                None => crate::text::TextRange::new(search_from, search_from),
+            };
+            sink.push(range, d.severity, d.code, d.message, d.suggestions);
+        }
+        return sink.finish();
+    }
+    let file: std::sync::Arc<str> = std::sync::Arc::from("--targets");
+    reporter.add_source(&file, list);
+    parsed.invalid_diagnostics(file, list)
+}
+
+/// Reports why nothing was analysed, in the format asked for (SARIF stays SARIF, so a code
+/// scanning upload gets a valid file with the error in it).
+fn refuse(format: CheckFormat, diagnostics: &[Diagnostic], reporter: &mut Reporter) {
+    match format {
+        CheckFormat::Text => {}
+        CheckFormat::Json => output::print_json(&crate::proto::diagnostics_json(diagnostics)),
+        CheckFormat::Sarif => output::print_json(&sarif(&Report {
+            diagnostics: diagnostics.to_vec(),
+            ..Report::default()
+        })),
+    }
+    reporter.report(diagnostics);
+}
+
 pub fn run(
     args: CheckArgs,
     configs_given: bool,
@@ -149,6 +206,19 @@ pub fn run(
         Ok(ws) => ws,
         Err(code) => return Ok(code),
     };
+    // A CI job given a wrong path would otherwise pass on nothing checked.
+    let nothing = ws.loaded.files.is_empty() && ws.loaded.notices.is_empty();
+    if nothing && args.facts.is_empty() && args.shard.is_none() {
+        let paths: Vec<String> = args
+            .paths
+            .iter()
+            .map(|p| format!("'{}'", p.display()))
+            .collect();
+        return Err(format!(
+            "no C++ source file in {} (looked for .cpp, .cc, .cxx, .hpp, .h and the like)",
+            paths.join(", ")
+        ));
+    }
     if let Some(shard) = args.shard {
         let out = args
             .facts_out
@@ -335,8 +405,17 @@ fn sarif(report: &Report) -> Value {
                 "ruleIndex": rules.iter().position(|c| *c == d.code),
                 "level": level,
                 "message": { "text": d.message },
-                "locations": [sarif_location(&d.file, p.line, p.column, p.end_line, p.end_column)],
             });
+            // An option's value (`--targets`) is no file to point at.
+            if !d.file.starts_with("--") {
+                r["locations"] = json!([sarif_location(
+                    &d.file,
+                    p.line,
+                    p.column,
+                    p.end_line,
+                    p.end_column
+                )]);
+            }
             if !d.chain.is_empty() {
                 let located: Vec<Value> = d
                     .chain

@@ -106,6 +106,14 @@ enum Command {
         /// in all, every answer checked, the daemon's memory sampled.
         #[arg(long, value_name = "QUERIES")]
         load: Option<usize>,
+        /// Instead: the daemon's live analysis on the workspace (a directory is required):
+        /// the first `sycl/checkFile`, this many more on its sources, and a tenth as many
+        /// saves each followed by that file's request (every file restored after).
+        #[arg(long, value_name = "REQUESTS", requires = "dir")]
+        daemon: Option<usize>,
+        /// The targets of `--daemon`'s requests.
+        #[arg(long, default_value = "intel_gpu_dg1")]
+        daemon_targets: String,
         #[arg(long)]
         json: bool,
     },
@@ -132,6 +140,10 @@ enum Command {
         /// Seconds after which a connection that completes no message is closed.
         #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
         idle_timeout: u64,
+        /// Print the socket path the daemon would listen on (and clients use by default),
+        /// then exit without serving.
+        #[arg(long)]
+        print_socket: bool,
     },
     /// Analyse SYCL sources: device_has mismatches with their call chains, AOT-target checks.
     Check {
@@ -371,11 +383,16 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         roots,
         max_connections,
         idle_timeout,
+        print_socket,
     } = &cli.command
     {
         let socket = socket
             .clone()
             .unwrap_or_else(server::daemon::default_socket);
+        if *print_socket {
+            println!("{}", socket.display());
+            return Ok(EXIT_OK);
+        }
         let roots = if roots.is_empty() {
             vec![PathBuf::from(".")]
         } else {
@@ -444,8 +461,14 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             queries,
             quick,
             load,
+            daemon,
+            daemon_targets,
             json,
         } => {
+            if let (Some(n), Some(dir)) = (daemon, &dir) {
+                output::print_json(&crate::bench::daemon::run(dir, n, &daemon_targets, seed)?);
+                return Ok(EXIT_OK);
+            }
             if let Some(total) = load {
                 let figures = crate::bench::load::run(total)?;
                 output::print_json(&figures);
@@ -661,6 +684,19 @@ fn report_driver_errors(
     reporter: &mut Reporter,
     json: bool,
 ) {
+    let diagnostics = driver_error_diagnostics(source, errors, reporter);
+    if json {
+        output::print_json(&proto::diagnostics_json(&diagnostics));
+    }
+    reporter.report(&diagnostics);
+}
+
+/// The driver's refusals as diagnostics on `source` (their messages are its text).
+fn driver_error_diagnostics(
+    source: &str,
+    errors: &[devices::driver::DriverError],
+    reporter: &mut Reporter,
+) -> Vec<Diagnostic> {
     let file: Arc<str> = Arc::from(source);
     let text: String = errors.iter().map(|e| format!("{}\n", e.message)).collect();
     reporter.add_source(&file, &text);
@@ -676,11 +712,7 @@ fn report_driver_errors(
         );
         offset += e.message.len() + 1;
     }
-    let diagnostics = sink.finish();
-    if json {
-        output::print_json(&proto::diagnostics_json(&diagnostics));
-    }
-    reporter.report(&diagnostics);
+    sink.finish()
 }
 
 /// What the analysis reads in a weaker way than the driver (an ocloc `-device` that names no

@@ -99,11 +99,11 @@ fn answer(st: &State, params: lsp::HoverParams) -> Answer {
         .map(|&i| i as u32)
         .chain((st.files.len()..paths.len()).map(|i| i as u32))
         .collect();
-    let may_include = super::inputs::may_include(st.files.clone(), newer);
+    let may_include = crate::project::inputs::may_include(st.files.clone(), newer);
     Answer::Later(Box::new(move || {
         let sources = analysis
             .sources(paths, texts)
-            .fetching(super::inputs::read_closed)
+            .fetching(crate::project::inputs::read_closed)
             .knowing_includers(may_include);
         let h = analysis.macro_value(pending, &sources, &path, offset)?;
         Some(reply(&text, h))

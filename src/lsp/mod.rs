@@ -16,7 +16,7 @@ mod inactive_regions;
 mod indexing;
 mod initialize;
 mod inlay_hints;
-mod inputs;
+use crate::project::inputs;
 pub mod log;
 mod run;
 mod semantic_tokens;
@@ -280,6 +280,7 @@ impl State {
             config_paths: self.config_paths.clone(),
             configs,
             table,
+            projects: None,
         });
         if let Some(shared) = &self.shared {
             *shared.write().expect("snapshot lock is never poisoned") = self.snapshot.clone();

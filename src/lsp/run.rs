@@ -8,10 +8,11 @@ use std::sync::Arc;
 use async_lsp::lsp_types::{self as lsp, PublishDiagnosticsParams};
 use async_lsp::LanguageClient;
 
-use super::{code_lens, convert, inactive_regions, inputs, semantic_tokens, State};
+use super::{code_lens, convert, inactive_regions, semantic_tokens, State};
 use crate::analysis::{Report, Update};
 use crate::base::SourceFile;
 use crate::ide::Change;
+use crate::project::inputs;
 use crate::{syntax, workspace};
 use async_lsp::lsp_types::Url;
 

@@ -7,6 +7,8 @@
 //! shown (compiler-style, an LSP message, a JSON-RPC error) stays with each front end.
 
 pub mod compile_commands;
+pub(crate) mod inputs;
+pub mod live;
 mod load;
 
 pub use compile_commands::{

@@ -157,11 +157,19 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
         .build()
         .map_err(|e| e.to_string())?;
     let config_paths = snapshot.config_paths.clone();
+    let projects = Arc::new(super::projects::Projects::default());
+    let trees = super::projects::absolute_roots(&snapshot.roots);
+    let snapshot = Snapshot {
+        projects: Some(projects.clone()),
+        ..snapshot
+    };
     let state: Shared = Arc::new(RwLock::new(Arc::new(snapshot)));
-    // Config files reload by themselves when they change on disk.
+    // Config files reload by themselves when they change on disk; sources and compilation
+    // databases change the live projects.
     let watched = state.clone();
     let files = config_paths.clone();
-    let watcher = crate::watch::watch(&files, &[], move |change| {
+    let watcher = crate::watch::watch(&files, &trees, move |change| {
+        projects.changed(&change);
         let ours = config_paths.iter().any(|p| change.touches(p));
         if ours {
             let current = watched
@@ -176,7 +184,10 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
         }
     });
     if let Err(e) = &watcher {
-        tracing::warn!("{e}; use sycl/reloadConfig after editing config files");
+        tracing::warn!(
+            "{e}; use sycl/reloadConfig after editing config files (sources are still read \
+             again when a request names them)"
+        );
     }
     let result = runtime.block_on(async move {
         let listener = UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;

@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod daemon;
+pub mod projects;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -61,6 +62,9 @@ pub struct Snapshot {
     pub config_paths: Vec<PathBuf>,
     pub configs: ConfigSet,
     pub table: DeviceTable,
+    /// The daemon's live projects, shared by its snapshots; without them (the language
+    /// server's), a request loads the workspace for itself.
+    pub projects: Option<Arc<projects::Projects>>,
 }
 
 impl Snapshot {
@@ -83,6 +87,7 @@ impl Snapshot {
                 config_paths,
                 configs,
                 table,
+                projects: None,
             },
             problems,
         )
@@ -103,11 +108,16 @@ impl Snapshot {
             }
         }
         let table = configs.table();
+        // Live projects were loaded with the old table.
+        if let Some(p) = &self.projects {
+            p.clear();
+        }
         let next = Self {
             roots: self.roots.clone(),
             config_paths: self.config_paths.clone(),
             configs,
             table,
+            projects: self.projects.clone(),
         };
         (next, problems)
     }
@@ -289,15 +299,19 @@ fn inside_roots(snapshot: &Snapshot, path: &Path) -> Option<PathBuf> {
 
 /// The roots' project for a request: compile_commands.json found as every front end finds it
 /// (its targets when the request names none, its device configs when the daemon was given
-/// none), loaded into a host.
-fn load_roots(snapshot: &Snapshot, params: &Value) -> Result<crate::project::Workspace, RpcError> {
+/// none), and what to analyse it with.
+fn project_of(
+    snapshot: &Snapshot,
+    roots: Vec<PathBuf>,
+    params: &Value,
+) -> Result<(crate::project::Project, crate::ide::AnalysisConfig), RpcError> {
     use crate::project::{Project, ProjectConfig, TargetProblem};
     let targets = match field(params, "targets") {
         Some(_) => Some(target_param(params)?),
         None => None,
     };
     let project = Project::discover(&ProjectConfig {
-        roots: snapshot.roots.clone(),
+        roots,
         compile_commands: None,
         targets,
         device_configs: snapshot.config_paths.clone(),
@@ -337,8 +351,70 @@ fn load_roots(snapshot: &Snapshot, params: &Value) -> Result<crate::project::Wor
     let env = project.compile_env(targets.as_deref(), &table);
     let config =
         crate::ide::AnalysisConfig::new(table, targets, env).with_image(project.image_rule());
-    crate::project::load(&project, config, &crate::project::LoadOptions::default())
-        .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))
+    Ok((project, config))
+}
+
+/// What a request is answered from.
+enum Answer {
+    /// The daemon's live project: its findings, kept until the next change.
+    Live(Arc<crate::analysis::Report>, crate::ide::Analysis),
+    /// A workspace loaded for this request alone.
+    Loaded(crate::ide::Analysis),
+}
+
+impl Answer {
+    fn analysis(&self) -> &crate::ide::Analysis {
+        match self {
+            Answer::Live(_, a) | Answer::Loaded(a) => a,
+        }
+    }
+
+    fn report(&self) -> Arc<crate::analysis::Report> {
+        match self {
+            Answer::Live(r, _) => r.clone(),
+            Answer::Loaded(a) => Arc::new(a.report()),
+        }
+    }
+}
+
+/// An analysis of the roots for a request: from the daemon's live project for the request's
+/// targets (loaded by the first request; `fresh`, a file the request is about, read again
+/// first with the headers it reads), else from a workspace loaded for this request alone.
+fn analysis_for(
+    snapshot: &Snapshot,
+    params: &Value,
+    fresh: Option<&Path>,
+) -> Result<Answer, RpcError> {
+    let Some(projects) = &snapshot.projects else {
+        let (project, config) = project_of(snapshot, snapshot.roots.clone(), params)?;
+        let mut ws =
+            crate::project::load(&project, config, &crate::project::LoadOptions::default())
+                .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
+        return Ok(Answer::Loaded(ws.host().analysis()));
+    };
+    let targets = match field(params, "targets") {
+        Some(_) => {
+            // Refused before a slot is made for a list that cannot be analysed.
+            target_list(snapshot, params)?;
+            Some(target_param(params)?)
+        }
+        None => None,
+    };
+    let slot = projects.slot(targets.as_deref());
+    let mut live = projects::lock(&slot);
+    if live.is_none() {
+        let (project, config) = project_of(snapshot, snapshot.roots.clone(), params)?;
+        let started = std::time::Instant::now();
+        let loaded = crate::project::live::Live::load(project, config)
+            .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
+        tracing::info!(targets = ?targets, elapsed = ?started.elapsed(), "project loaded");
+        *live = Some(loaded);
+    }
+    let live = live.as_mut().expect("loaded above");
+    if let Some(path) = fresh {
+        live.refresh(path);
+    }
+    Ok(Answer::Live(live.report(), live.analysis()))
 }
 
 fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
@@ -353,9 +429,14 @@ fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
         ))
     })?;
     // The file is analysed with the workspace it belongs to, so calls into other files resolve.
-    let report = load_roots(snapshot, params)?.host().analysis().report();
-    let wanted =
-        |file: &str| Path::new(file).canonicalize().ok().as_deref() == Some(real.as_path());
+    let report = analysis_for(snapshot, params, Some(&real))?.report();
+    // Most files are not the one asked about by their names alone.
+    let wanted = |file: &str| {
+        let file = Path::new(file);
+        file == real
+            || (file.file_name() == real.file_name()
+                && file.canonicalize().ok().as_deref() == Some(real.as_path()))
+    };
     let diagnostics: Vec<&Diagnostic> = report
         .diagnostics
         .iter()
@@ -372,7 +453,8 @@ fn kernel_matrix(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError>
             "'targets' (a -fsycl-targets list) is required",
         ));
     }
-    let analysis = load_roots(snapshot, params)?.host().analysis();
+    let answer = analysis_for(snapshot, params, None)?;
+    let analysis = answer.analysis();
     let targets = analysis.targets().unwrap_or_default().to_vec();
     let matrix = analysis.matrix(&targets);
     Ok(proto::matrix_answer(&matrix, params))

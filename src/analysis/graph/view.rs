@@ -196,11 +196,14 @@ impl<'a> Graph<'a> {
     /// library's type-dispatch wrapper the program never calls) may be compiled, but never runs.
     pub fn reached_from_sources(&self) -> Vec<bool> {
         let mut seen = vec![false; self.edges.len()];
+        // Per file, not per node: a path's extension is read once.
+        let source: Vec<bool> = self
+            .files
+            .iter()
+            .map(|f| !crate::base::is_header(&f.path))
+            .collect();
         let mut stack: Vec<NodeId> = (0..self.edges.len())
-            .filter(|&n| {
-                self.members_of(n)
-                    .any(|(fi, _)| !crate::base::is_header(&self.files[fi as usize].path))
-            })
+            .filter(|&n| self.members_of(n).any(|(fi, _)| source[fi as usize]))
             .collect();
         for &n in &stack {
             seen[n] = true;

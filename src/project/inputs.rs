@@ -1,5 +1,6 @@
 //! What an analysis run reads besides the facts: which sources it parses again and the text
-//! of every source for the preprocessor. The main loop only takes a snapshot (shared maps and
+//! of every source for the preprocessor; shared by the language server and the daemon's live
+//! projects ([`super::live`]). The language server's main loop only takes a snapshot (shared maps and
 //! the few edited texts); the work over the whole workspace happens on the pool, so typing
 //! never waits for it. Profiles of a 179 KB file's edits had a quarter of each edit's time on
 //! the main loop here, hashing every workspace file's include list.
@@ -14,7 +15,7 @@ use crate::syntax;
 /// the sources that read it: kept as facts change, so an edit looks up its readers instead of
 /// scanning every source's dependencies.
 #[derive(Default)]
-pub(super) struct Readers(HashMap<String, Vec<usize>>);
+pub(crate) struct Readers(HashMap<String, Vec<usize>>);
 
 impl Readers {
     /// Source `i`'s facts change from `old` to `new`.
@@ -46,7 +47,7 @@ impl Readers {
 }
 
 /// A closed source's text, from the disk: the state keeps only those some other source reads.
-pub(super) fn read_closed(path: &str) -> Option<Arc<str>> {
+pub(crate) fn read_closed(path: &str) -> Option<Arc<str>> {
     crate::workspace::read_source(std::path::Path::new(path))
         .ok()
         .map(Arc::from)
@@ -54,7 +55,7 @@ pub(super) fn read_closed(path: &str) -> Option<Arc<str>> {
 
 /// The sources of `base` whose facts say they read `path` or include a file of its name, and
 /// `newer` (sources whose facts may be older than their text): a superset of its includers.
-pub(super) fn may_include(
+pub(crate) fn may_include(
     base: Arc<Vec<SourceFile>>,
     newer: Vec<u32>,
 ) -> impl Fn(&str) -> Vec<u32> + Send + Sync + 'static {
@@ -80,7 +81,7 @@ pub(super) fn may_include(
 }
 
 /// A run's snapshot of the state's sources.
-pub(super) struct RunInputs {
+pub(crate) struct RunInputs {
     pub base: Arc<Vec<SourceFile>>,
     pub index_of: Arc<HashMap<String, usize>>,
     /// Closed files' texts, of those some other source reads (the others are read from the
