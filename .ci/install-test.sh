@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's "Installing" section, run as written by a user with an empty home: cargo install
 # from the checkout and from git, completions loaded lazily by bash-completion, man pages found
-# by man. Needs bash-completion and man-db (Debian packages; .ci/run installs them).
+# by man. Needs bash-completion, zsh, fish and man-db (Debian packages; .ci/run installs them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 rev="$(git -C "$root" rev-parse HEAD)"
@@ -48,6 +48,16 @@ words="$(bash --norc --noprofile -c '
   "$func" sycl-analyzer ma query
   printf "%s\n" "${COMPREPLY[@]}"')" || fail "bash-completion did not load the installed script"
 grep -qx "macros" <<<"$words" || fail "completing 'sycl-analyzer query ma' gave: $words"
+# zsh and fish, with the README's lines, in this fresh home.
+mkdir -p ~/.zfunc
+sycl-analyzer completions zsh >~/.zfunc/_sycl-analyzer
+mkdir -p ~/.config/fish/completions
+sycl-analyzer completions fish >~/.config/fish/completions/sycl-analyzer.fish
+found="$(zsh -f -c 'fpath=(~/.zfunc $fpath); autoload -Uz compinit; compinit -u -d "$HOME/.zcompdump"; print -r -- ${_comps[sycl-analyzer]}')" ||
+  fail "zsh's compinit failed"
+[ "$found" = "_sycl-analyzer" ] || fail "zsh's compinit did not bind the completion: '$found'"
+words="$(fish -c 'complete -C "sycl-analyzer query ma"')" || fail "fish could not complete"
+grep -q "^macros" <<<"$words" || fail "fish completing 'sycl-analyzer query ma' gave: $words"
 
 echo "== man pages, as the README installs them"
 sycl-analyzer man --dir "$HOME/.local/share/man/man1"

@@ -105,3 +105,18 @@ fn a_path_set_without_sources_fails() {
         .code(2)
         .stderr(predicate::str::contains("cannot read 'missing'"));
 }
+
+/// `--connect` is a `query` option: another command refuses it rather than ignore it.
+#[test]
+fn connect_outside_query_is_refused() {
+    let dir = project();
+    for args in [&["check", "--connect", "."][..], &["targets", "--connect"][..]] {
+        Command::cargo_bin("sycl-analyzer")
+            .unwrap()
+            .current_dir(dir.path())
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("--connect applies to `query` commands only"));
+    }
+}

@@ -202,22 +202,28 @@ pub(super) fn check_target(
             }
         }
         // Per aspect: the rule of the first image that lacks it (for the chain), the targets.
-        let mut by_aspect: BTreeMap<&str, (AspectId, ImageRule, Vec<&str>)> = BTreeMap::new();
+        // And whether some image's code uses it, else the attribute alone names it.
+        let mut by_aspect: BTreeMap<&str, (AspectId, ImageRule, Vec<&str>, bool)> =
+            BTreeMap::new();
         for (t, info) in entries {
             if info.may_support_other_aspects {
                 continue;
             }
             let rule = settings.image_for(info);
-            let aspects = graph.used_in(node, rule).union(declared);
-            for a in aspects.iter().filter(|a| !info.aspects.contains(*a)) {
-                by_aspect
+            let used = graph.used_in(node, rule);
+            for a in used
+                .union(declared)
+                .iter()
+                .filter(|a| !info.aspects.contains(*a))
+            {
+                let e = by_aspect
                     .entry(reg.name(a))
-                    .or_insert((a, rule, Vec::new()))
-                    .2
-                    .push(t.canonical.as_str());
+                    .or_insert((a, rule, Vec::new(), false));
+                e.2.push(t.canonical.as_str());
+                e.3 |= used.contains(a);
             }
         }
-        for (aspect_name, (aspect, rule, lacking)) in by_aspect {
+        for (aspect_name, (aspect, rule, lacking, used)) in by_aspect {
             let (file, span) = graph.name_span(node);
             let mut d = diagnostic(
                 graph,
@@ -225,7 +231,7 @@ pub(super) fn check_target(
                 span,
                 Severity::Warning,
                 Code::TargetUnsupportedAspect,
-                target_unsupported_message(kind, &name, aspect_name, &lacking),
+                target_unsupported_message(kind, &name, aspect_name, &lacking, !used),
             );
             d.function = Some(name.clone());
             d.aspect = Some(aspect_name.to_string());
@@ -268,11 +274,14 @@ pub(super) fn check_target(
 /// aspect only for targets named `intel_gpu_*` (and the other device-table names) in
 /// `-fsycl-targets` (intel/llvm PR #12727); a `spir64_gen` image for an ocloc `-device`
 /// (`spir64_gen:DEVICE`) keeps every kernel, so ocloc compiles this one for that device.
+/// `declared_only`: the `device_has` attribute names the aspect and no code uses it (the image
+/// is filtered by what is declared all the same).
 pub(super) fn target_unsupported_message(
     kind: &str,
     name: &str,
     aspect: &str,
     lacking: &[impl AsRef<str>],
+    declared_only: bool,
 ) -> String {
     let quote = |ts: &[&str]| -> String {
         ts.iter()
@@ -285,8 +294,13 @@ pub(super) fn target_unsupported_message(
         .map(AsRef::as_ref)
         .partition(|t| t.starts_with(crate::devices::DEVICE_BOUND_PREFIX));
     let all: Vec<&str> = filtered.iter().chain(&unfiltered).copied().collect();
+    let verb = match declared_only {
+        true => "declares aspect '{aspect}' in 'sycl::device_has' (its code does not use it)",
+        false => "uses aspect '{aspect}'",
+    }
+    .replace("{aspect}", aspect);
     let mut msg = format!(
-        "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has:",
+        "{kind} '{name}' {verb}, which no device of target {} has:",
         quote(&all)
     );
     if !filtered.is_empty() {

@@ -340,6 +340,12 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             .unwrap_or_else(server::daemon::default_socket);
         return remote::query(&socket, query);
     }
+    if cli.connect.is_some() {
+        // Said, not ignored: a build that thinks it asked the daemon must not get another answer.
+        return Err("--connect applies to `query` commands only; `check`, `targets` and the \
+                    others compute here (the daemon's methods: protocol.md)"
+            .into());
+    }
     match &cli.command {
         Command::Completions { shell } => {
             let mut out = Vec::new();
