@@ -21,7 +21,15 @@ fn a_declared_but_unused_aspect_is_said_to_be_declared() {
     let out = Command::cargo_bin("sycl-analyzer")
         .unwrap()
         .current_dir(dir.path())
-        .args(["check", "--no-cache", "--targets", "intel_gpu_dg1", "--format", "json", "."])
+        .args([
+            "check",
+            "--no-cache",
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "json",
+            ".",
+        ])
         .assert()
         .code(1)
         .get_output()
@@ -33,11 +41,18 @@ fn a_declared_but_unused_aspect_is_said_to_be_declared() {
         .unwrap()
         .iter()
         .filter(|d| d["code"] == "target-unsupported-aspect")
-        .map(|d| (d["line"].as_u64().unwrap(), d["message"].as_str().unwrap().to_string()))
+        .map(|d| {
+            (
+                d["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
     assert_eq!(messages.len(), 2, "{json}");
     assert!(
-        messages[0].1.contains("declares aspect 'fp64' in 'sycl::device_has'"),
+        messages[0]
+            .1
+            .contains("declares aspect 'fp64' in 'sycl::device_has'"),
         "{messages:?}"
     );
     assert!(messages[1].1.contains("uses aspect 'fp64'"), "{messages:?}");

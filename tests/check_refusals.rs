@@ -110,13 +110,18 @@ fn a_path_set_without_sources_fails() {
 #[test]
 fn connect_outside_query_is_refused() {
     let dir = project();
-    for args in [&["check", "--connect", "."][..], &["targets", "--connect"][..]] {
+    for args in [
+        &["check", "--connect", "."][..],
+        &["targets", "--connect"][..],
+    ] {
         Command::cargo_bin("sycl-analyzer")
             .unwrap()
             .current_dir(dir.path())
             .args(args)
             .assert()
             .code(2)
-            .stderr(predicate::str::contains("--connect applies to `query` commands only"));
+            .stderr(predicate::str::contains(
+                "--connect applies to `query` commands only",
+            ));
     }
 }

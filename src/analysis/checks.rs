@@ -203,8 +203,7 @@ pub(super) fn check_target(
         }
         // Per aspect: the rule of the first image that lacks it (for the chain), the targets.
         // And whether some image's code uses it, else the attribute alone names it.
-        let mut by_aspect: BTreeMap<&str, (AspectId, ImageRule, Vec<&str>, bool)> =
-            BTreeMap::new();
+        let mut by_aspect: BTreeMap<&str, (AspectId, ImageRule, Vec<&str>, bool)> = BTreeMap::new();
         for (t, info) in entries {
             if info.may_support_other_aspects {
                 continue;

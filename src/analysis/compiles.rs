@@ -654,7 +654,8 @@ pub(super) fn same_findings(
                 d.function.as_deref().unwrap_or_default(),
                 d.aspect.as_deref().unwrap_or_default(),
                 &d.targets,
-                d.message.contains("' in 'sycl::device_has' (its code does not use it)"),
+                d.message
+                    .contains("' in 'sycl::device_has' (its code does not use it)"),
             );
         } else if d.code == Code::LibraryKernelUnsupportedAspect {
             d.message = super::library_kernels::reworded(d);

@@ -75,8 +75,12 @@ pub(crate) fn load(
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<Result<project::Workspace, i32>, String> {
+    let roots = match named_files(args) {
+        Some((root, _)) => vec![root],
+        None => args.paths.clone(),
+    };
     let project = Project::discover(&ProjectConfig {
-        roots: args.paths.clone(),
+        roots,
         compile_commands: args.compile_commands.clone(),
         targets: args.targets.clone(),
         device_configs: Vec::new(),
@@ -143,6 +147,50 @@ pub(crate) fn load(
     let mut ws = ws;
     ws.loaded.notices.extend(notes);
     Ok(Ok(ws))
+}
+
+/// When every path is a file and a compilation database is found upward from them (or given),
+/// `check FILE...` analyses the project that holds them, as clangd does (so their includes and
+/// callees resolve) and reports what is located in them: that project's root and the files.
+/// Without a database, the named files are the workspace, as before.
+fn named_files(args: &CheckArgs) -> Option<(PathBuf, Vec<PathBuf>)> {
+    let paths = &args.paths;
+    if paths.is_empty() || !paths.iter().all(|p| p.is_file()) || args.shard.is_some() {
+        return None;
+    }
+    let files: Vec<PathBuf> = paths.iter().map(|p| crate::workspace::tidy(p)).collect();
+    let database = args.compile_commands.clone().or_else(|| {
+        crate::project::database_candidates(&files)
+            .into_iter()
+            .next()
+    })?;
+    Some((project_root(&files, &database), files))
+}
+
+/// The root of the project of `database` holding `files`: the database's directory (one in a
+/// `build*` directory belongs to its parent), else the files' common directory when they are
+/// not under it. Named relative to the current directory when under it, as the files are.
+fn project_root(files: &[PathBuf], database: &Path) -> PathBuf {
+    use crate::workspace::absolute;
+    let here = absolute(Path::new("."));
+    let abs: Vec<PathBuf> = files.iter().map(|f| absolute(f)).collect();
+    let dir = absolute(database.parent().unwrap_or(Path::new(".")));
+    let built = dir
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("build"));
+    let mut root = match (built, dir.parent()) {
+        (true, Some(parent)) => parent.to_path_buf(),
+        _ => dir,
+    };
+    if !abs.iter().all(|f| f.starts_with(&root)) {
+        root = abs[0].parent().map(PathBuf::from).unwrap_or(root);
+        while !abs.iter().all(|f| f.starts_with(&root)) && root.pop() {}
+    }
+    match root.strip_prefix(&here) {
+        Ok(rel) if rel.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(rel) => rel.to_path_buf(),
+        Err(_) => root,
+    }
 }
 
 /// Why the targets are refused, located where they were given: the `--targets` value, or
@@ -237,7 +285,18 @@ pub fn run(
         );
         return Ok(EXIT_OK);
     }
-    let (report, host) = ws.report();
+    let (mut report, host) = ws.report();
+    if let Some((_, files)) = named_files(&args) {
+        use crate::workspace::absolute;
+        let wanted: std::collections::HashSet<PathBuf> =
+            files.iter().map(|f| absolute(f)).collect();
+        report
+            .diagnostics
+            .retain(|d| wanted.contains(&absolute(Path::new(&*d.file))));
+        report
+            .summaries
+            .retain(|s| wanted.contains(&absolute(Path::new(&*s.file))));
+    }
     let targets = ws.config.targets.clone();
     match args.format {
         CheckFormat::Json => {

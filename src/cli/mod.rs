@@ -342,9 +342,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
     }
     if cli.connect.is_some() {
         // Said, not ignored: a build that thinks it asked the daemon must not get another answer.
-        return Err("--connect applies to `query` commands only; `check`, `targets` and the \
+        return Err(
+            "--connect applies to `query` commands only; `check`, `targets` and the \
                     others compute here (the daemon's methods: protocol.md)"
-            .into());
+                .into(),
+        );
     }
     match &cli.command {
         Command::Completions { shell } => {

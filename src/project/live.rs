@@ -126,7 +126,7 @@ impl Live {
     fn local(&self, path: &Path) -> PathBuf {
         for (given, absolute) in &self.roots {
             if let Ok(rest) = path.strip_prefix(absolute) {
-                return given.join(rest);
+                return workspace::tidy(&given.join(rest));
             }
         }
         path.to_path_buf()

@@ -27,6 +27,19 @@ pub fn is_cpp(path: &Path) -> bool {
         .is_some_and(|e| CPP_EXTENSIONS.contains(&e))
 }
 
+/// `p` without its `.` components: `check .` names `src/main.cpp` as `check src/main.cpp` does.
+pub fn tidy(p: &Path) -> PathBuf {
+    let out: PathBuf = p
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    if out.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        out
+    }
+}
+
 /// C++ files under `paths` (files given directly are taken whatever their extension), sorted.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
@@ -34,7 +47,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         let meta = std::fs::metadata(root)
             .map_err(|e| format!("cannot read '{}': {e}", root.display()))?;
         if meta.is_file() {
-            files.push(root.clone());
+            files.push(tidy(root));
             continue;
         }
         let walker = ignore::WalkBuilder::new(root)
@@ -44,7 +57,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         for entry in walker {
             let Ok(entry) = entry else { continue };
             if entry.file_type().is_some_and(|t| t.is_file()) && is_cpp(entry.path()) {
-                files.push(entry.into_path());
+                files.push(tidy(entry.path()));
             }
         }
     }
