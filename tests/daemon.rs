@@ -768,3 +768,66 @@ fn check_file_answers_from_a_live_analysis_that_follows_the_disk() {
     );
     assert_eq!(check(&mut c, 5, &other).len(), 1);
 }
+
+/// `sycl/subscribe`: the current findings at once, per file, then a new notification when a
+/// save changes them (full replacement: an empty list when a file's findings are gone);
+/// a subscriber that stops reading does not stop the daemon from answering others.
+#[test]
+fn subscribers_get_the_findings_and_each_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    std::fs::create_dir_all(&root).unwrap();
+    let kernel = root.join("k.cpp");
+    let fp64 = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue &q, float *o) {\n  q.single_task([=] { o[0] = o[1] * 0.1; });\n}\n";
+    std::fs::write(&kernel, fp64).unwrap();
+    let socket = dir.path().join("run/d.sock");
+    let child = Command::new(bin())
+        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
+        .arg(&root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _daemon = Daemon {
+        child,
+        socket: socket.clone(),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    wait_for(&socket);
+    // One that subscribes and never reads again.
+    let mut idle = Conn::open(&socket);
+    idle.writer
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sycl/subscribe\",\"params\":{\"targets\":\"intel_gpu_dg1\"}}\n")
+        .unwrap();
+    let mut c = Conn::open(&socket);
+    let r = c.call(1, "sycl/subscribe", json!({ "targets": "intel_gpu_dg1" }));
+    assert_eq!(r["result"]["subscribed"], true, "{r}");
+    let read = |c: &mut Conn| -> Value {
+        let mut line = String::new();
+        c.reader.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap()
+    };
+    let first = read(&mut c);
+    assert_eq!(first["method"], "sycl/publishDiagnostics", "{first}");
+    assert!(first["params"]["uri"]
+        .as_str()
+        .unwrap()
+        .starts_with("file:///"));
+    assert!(first["params"]["path"].as_str().unwrap().ends_with("k.cpp"));
+    assert_eq!(
+        first["params"]["diagnostics"].as_array().unwrap().len(),
+        1,
+        "{first}"
+    );
+    // A save that removes the double: an empty list for the file, from the watcher.
+    std::fs::write(&kernel, fp64.replace("0.1", "0.1f")).unwrap();
+    let next = read(&mut c);
+    assert_eq!(next["method"], "sycl/publishDiagnostics", "{next}");
+    assert_eq!(next["params"]["diagnostics"], json!([]), "{next}");
+    // Others are still answered.
+    let mut other = Conn::open(&socket);
+    let r = other.call(7, "sycl/listAspects", json!({}));
+    assert!(r["result"].is_array());
+    let r = c.call(2, "sycl/unsubscribe", json!({}));
+    assert_eq!(r["result"]["subscribed"], false, "{r}");
+}

@@ -5,6 +5,7 @@
 //! connection is served in order; any number of clients (up to [`Limits::max_connections`]) are served
 //! at once. Requests read the current snapshot; `sycl/reloadConfig` swaps in a new one.
 
+use std::collections::HashMap;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
@@ -243,13 +244,74 @@ async fn connection(
     idle_timeout: Duration,
 ) {
     let mut framed = Framed::new(stream, CappedLines::default());
+    let mut subscription: Option<Subscription> = None;
     loop {
-        let next = match tokio::time::timeout(idle_timeout, framed.next()).await {
-            Ok(Some(n)) => n,
-            Ok(None) | Err(_) => return,
+        // A subscriber waits for changes as well as for messages, and is never idle.
+        let next = match subscription.as_mut() {
+            Some(sub) => tokio::select! {
+                n = framed.next() => n,
+                changed = sub.changes.changed() => {
+                    if changed.is_err() || !publish(&mut framed, &state, &heavy, sub).await {
+                        return;
+                    }
+                    continue;
+                }
+            },
+            None => match tokio::time::timeout(idle_timeout, framed.next()).await {
+                Ok(n) => n,
+                Err(_) => return,
+            },
         };
+        let Some(next) = next else { return };
         let reply = match next {
             Ok(Frame::Line(line)) if line.trim().is_empty() => continue,
+            Ok(Frame::Line(line)) if is_subscription(&line) => {
+                let Ok(Request { id, method, params }) = parse_request(&line) else {
+                    continue;
+                };
+                let reply = |result: Value| {
+                    id.clone()
+                        .map(|id| json!({ "jsonrpc": "2.0", "id": id, "result": result }))
+                };
+                if method == "sycl/unsubscribe" {
+                    subscription = None;
+                    reply(json!({ "subscribed": false }))
+                } else {
+                    let snapshot = state
+                        .read()
+                        .expect("snapshot lock is never poisoned")
+                        .clone();
+                    let Some(projects) = snapshot.projects.clone() else {
+                        let e = RpcError::new(
+                            codes::METHOD_NOT_FOUND,
+                            "sycl/subscribe is served by `sycl-analyzer daemon` only",
+                        );
+                        if let Some(id) = id {
+                            if send(&mut framed, error_response(id, &e)).await.is_err() {
+                                return;
+                            }
+                        }
+                        continue;
+                    };
+                    if let Some(r) = reply(json!({ "subscribed": true })) {
+                        if send(&mut framed, r).await.is_err() {
+                            return;
+                        }
+                    }
+                    let mut sub = Subscription {
+                        params,
+                        changes: projects.subscribe(),
+                        sent: HashMap::new(),
+                    };
+                    sub.changes.mark_unchanged();
+                    // The current findings first, then each change.
+                    if !publish(&mut framed, &state, &heavy, &mut sub).await {
+                        return;
+                    }
+                    subscription = Some(sub);
+                    continue;
+                }
+            }
             Ok(Frame::Line(line)) => {
                 let (reply, shutdown) = message(&line, &state, &heavy).await;
                 if shutdown {
@@ -280,6 +342,96 @@ async fn connection(
             }
         }
     }
+}
+
+/// A connection's `sycl/subscribe`: what it asked for and what it was last sent per file.
+struct Subscription {
+    params: Value,
+    changes: watch::Receiver<u64>,
+    /// Per file, a hash of the diagnostics last published.
+    sent: HashMap<String, u64>,
+}
+
+/// A subscriber that does not read for this long is dropped: its writes wait on it alone, but
+/// it must not hold the analysis it was sent for ever.
+const PUBLISH_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn is_subscription(line: &str) -> bool {
+    (line.contains("sycl/subscribe") || line.contains("sycl/unsubscribe"))
+        && parse_request(line)
+            .is_ok_and(|r| r.method == "sycl/subscribe" || r.method == "sycl/unsubscribe")
+}
+
+async fn send(framed: &mut Framed<UnixStream, CappedLines>, v: Value) -> Result<(), ()> {
+    match tokio::time::timeout(PUBLISH_TIMEOUT, framed.send(v.to_string())).await {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
+
+/// Sends `sycl/publishDiagnostics` for each file whose findings changed since the last
+/// publish (an empty list for a file that has none now). False when the connection is to be
+/// dropped (it stopped reading).
+async fn publish(
+    framed: &mut Framed<UnixStream, CappedLines>,
+    state: &Shared,
+    heavy: &Arc<Semaphore>,
+    sub: &mut Subscription,
+) -> bool {
+    let snapshot = state
+        .read()
+        .expect("snapshot lock is never poisoned")
+        .clone();
+    let params = sub.params.clone();
+    let found = {
+        let _permit = heavy.clone().acquire_owned().await.expect("never closed");
+        tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                super::findings_by_file(&snapshot, &params)
+            }))
+        })
+        .await
+    };
+    let by_file = match found {
+        Ok(Ok(Ok(by_file))) => by_file,
+        Ok(Ok(Err(e))) => {
+            let note = json!({ "jsonrpc": "2.0", "method": "sycl/subscriptionError", "params": e.to_json() });
+            return send(framed, note).await.is_ok();
+        }
+        _ => return true,
+    };
+    let hash = |v: &Vec<Value>| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        Value::Array(v.clone()).to_string().hash(&mut h);
+        h.finish()
+    };
+    let mut next: HashMap<String, u64> = HashMap::new();
+    for (file, diagnostics) in &by_file {
+        let h = hash(diagnostics);
+        next.insert(file.clone(), h);
+        if sub.sent.get(file) != Some(&h)
+            && send(framed, notification(file, diagnostics)).await.is_err()
+        {
+            return false;
+        }
+    }
+    for file in sub.sent.keys().filter(|f| !next.contains_key(*f)) {
+        if send(framed, notification(file, &[])).await.is_err() {
+            return false;
+        }
+    }
+    sub.sent = next;
+    true
+}
+
+fn notification(file: &str, diagnostics: &[Value]) -> Value {
+    let absolute = crate::workspace::absolute(Path::new(file));
+    let uri = url::Url::from_file_path(&absolute)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| absolute.display().to_string());
+    json!({ "jsonrpc": "2.0", "method": "sycl/publishDiagnostics",
+        "params": { "uri": uri, "path": file, "diagnostics": diagnostics } })
 }
 
 /// A request read from one line.

@@ -412,9 +412,27 @@ fn analysis_for(
     }
     let live = live.as_mut().expect("loaded above");
     if let Some(path) = fresh {
-        live.refresh(path);
+        if live.refresh(path) {
+            projects.bump();
+        }
     }
     Ok(Answer::Live(live.report(), live.analysis()))
+}
+
+/// The findings of the roots for a subscription (`params`: its targets), by file, each file's
+/// diagnostics in the shape of `check --format json`.
+pub fn findings_by_file(
+    snapshot: &Snapshot,
+    params: &Value,
+) -> Result<std::collections::BTreeMap<String, Vec<Value>>, RpcError> {
+    let report = analysis_for(snapshot, params, None)?.report();
+    let mut by_file: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+    for d in &report.diagnostics {
+        let v = serde_json::to_value(d)
+            .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e.to_string()))?;
+        by_file.entry(d.file.to_string()).or_default().push(v);
+    }
+    Ok(by_file)
 }
 
 fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {

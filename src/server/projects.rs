@@ -16,10 +16,20 @@ const MAX_PROJECTS: usize = 4;
 /// One live project, loaded on first use; `None` until then or after an invalidation.
 pub type Slot = Arc<Mutex<Option<Live>>>;
 
-#[derive(Default)]
 pub struct Projects {
     /// By the request's target list (`None`: the project's own).
     slots: Mutex<Vec<(Option<String>, Slot, Instant)>>,
+    /// Bumped whenever what the projects answer may have changed: subscribers wait on it.
+    generation: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Projects {
+    fn default() -> Self {
+        Self {
+            slots: Mutex::default(),
+            generation: tokio::sync::watch::channel(0).0,
+        }
+    }
 }
 
 impl std::fmt::Debug for Projects {
@@ -67,6 +77,16 @@ impl Projects {
         for (_, slot, _) in slots {
             *lock(&slot) = None;
         }
+        self.bump();
+    }
+
+    /// A receiver told of every change of the projects' answers.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.generation.subscribe()
+    }
+
+    pub(super) fn bump(&self) {
+        self.generation.send_modify(|g| *g += 1);
     }
 
     /// Takes in a batch of changes on disk. Blocking: called from the watcher's thread.
@@ -90,6 +110,7 @@ impl Projects {
             };
             if n > 0 {
                 tracing::debug!(files = n, elapsed = ?started.elapsed(), "changes taken in");
+                self.bump();
             }
         }
     }
