@@ -347,25 +347,15 @@ impl State {
 
     /// Stores facts parsed off the main loop.
     fn store_facts(&mut self, parsed: Vec<(String, Arc<syntax::FileFacts>)>) {
-        let files = Arc::make_mut(&mut self.files);
-        for (path, facts) in parsed {
-            self.dirty.remove(&path);
-            match self.index_of.get(&path) {
-                Some(&i) => {
-                    self.readers.replace(i, &files[i].facts, &facts);
-                    files[i].facts = facts;
-                }
-                None => {
-                    self.readers
-                        .replace(files.len(), &syntax::FileFacts::default(), &facts);
-                    Arc::make_mut(&mut self.index_of).insert(path.clone(), files.len());
-                    files.push(SourceFile {
-                        path: Arc::from(path.as_str()),
-                        facts,
-                    });
-                }
-            }
+        for (path, _) in &parsed {
+            self.dirty.remove(path);
         }
+        crate::project::inputs::store(
+            &mut self.files,
+            &mut self.index_of,
+            &mut self.readers,
+            parsed,
+        );
     }
 
     fn is_config(&self, path: &str) -> bool {

@@ -65,28 +65,11 @@ impl State {
             .set_open(open.iter().map(|p| Arc::<str>::from(p.as_str())));
         let trees = self.trees.clone();
         tokio::task::spawn_blocking(move || {
-            use rayon::prelude::*;
             if stale() {
                 return;
             }
             let started = std::time::Instant::now();
-            let budget = syntax::parse_budget();
-            let dirty = inputs.to_parse();
-            let (paths, texts) = inputs.sources();
-            let sources = workspace::Sources::new(&env, paths, texts, None)
-                .fetching(inputs::read_closed)
-                .knowing_includers(inputs.may_include())
-                .with_trees(trees);
-            let results: Vec<(String, Result<syntax::FileFacts, String>)> = dirty
-                .par_iter()
-                .map(|(p, t)| {
-                    let facts = match sources.position(p) {
-                        Some(i) => sources.extract(i, Some(budget)),
-                        None => syntax::extract_within(t, Some(budget)),
-                    };
-                    (p.clone(), facts)
-                })
-                .collect();
+            let results = inputs.extract(&env, Some(trees));
             let extracted = started.elapsed();
             let mut skipped = HashMap::new();
             let parsed: Vec<(String, Arc<syntax::FileFacts>)> = results

@@ -243,3 +243,62 @@ impl RunInputs {
         (paths, texts)
     }
 }
+
+impl RunInputs {
+    /// Extracts the sources [`Self::to_parse`] names, each preprocessed with every source's
+    /// current text (`trees`: the open documents' kept trees, to re-parse from); a file over
+    /// the parse budget gives why it is skipped.
+    pub fn extract(
+        &self,
+        env: &crate::workspace::CompileEnv,
+        trees: Option<Arc<syntax::Trees>>,
+    ) -> Vec<(String, Result<syntax::FileFacts, String>)> {
+        use rayon::prelude::*;
+        let budget = syntax::parse_budget();
+        let to_parse = self.to_parse();
+        let (paths, texts) = self.sources();
+        let mut sources = crate::workspace::Sources::new(env, paths, texts, None)
+            .fetching(read_closed)
+            .knowing_includers(self.may_include());
+        if let Some(trees) = trees {
+            sources = sources.with_trees(trees);
+        }
+        to_parse
+            .par_iter()
+            .map(|(p, t)| {
+                let facts = match sources.position(p) {
+                    Some(i) => sources.extract(i, Some(budget)),
+                    None => syntax::extract_within(t, Some(budget)),
+                };
+                (p.clone(), facts)
+            })
+            .collect()
+    }
+}
+
+/// Takes `parsed` facts into a file set: a known file's facts replaced, a new one appended;
+/// `readers` follows what each now reads.
+pub(crate) fn store(
+    files: &mut Arc<Vec<SourceFile>>,
+    index_of: &mut Arc<HashMap<String, usize>>,
+    readers: &mut Readers,
+    parsed: Vec<(String, Arc<syntax::FileFacts>)>,
+) {
+    let files = Arc::make_mut(files);
+    for (path, facts) in parsed {
+        match index_of.get(&path) {
+            Some(&i) => {
+                readers.replace(i, &files[i].facts, &facts);
+                files[i].facts = facts;
+            }
+            None => {
+                readers.replace(files.len(), &syntax::FileFacts::default(), &facts);
+                Arc::make_mut(index_of).insert(path.clone(), files.len());
+                files.push(SourceFile {
+                    path: Arc::from(path.as_str()),
+                    facts,
+                });
+            }
+        }
+    }
+}

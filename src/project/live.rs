@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::inputs::{read_closed, Readers, RunInputs};
+use super::inputs::{Readers, RunInputs};
 use super::Project;
 use crate::analysis::Report;
 use crate::base::SourceFile;
@@ -215,7 +215,6 @@ impl Live {
     /// Takes in `changes`: the changed sources are extracted again, with the sources that
     /// read their macros, and the host gets the new file set.
     pub fn update(&mut self, changes: Vec<(String, ChangedSource)>) {
-        use rayon::prelude::*;
         let started = std::time::Instant::now();
         let mut dirty: Vec<(String, Arc<str>)> = Vec::new();
         let mut emptied = Vec::new();
@@ -255,24 +254,9 @@ impl Live {
             dirty,
             fragments: self.fragments.clone(),
         };
-        let budget = syntax::parse_budget();
-        let to_parse = inputs.to_parse();
-        let (paths, texts) = inputs.sources();
         let env = self.host.config().env.clone();
-        let sources = workspace::Sources::new(&env, paths, texts, None)
-            .fetching(read_closed)
-            .knowing_includers(inputs.may_include());
-        let results: Vec<(String, Result<syntax::FileFacts, String>)> = to_parse
-            .par_iter()
-            .map(|(p, t)| {
-                let facts = match sources.position(p) {
-                    Some(i) => sources.extract(i, Some(budget)),
-                    None => syntax::extract_within(t, Some(budget)),
-                };
-                (p.clone(), facts)
-            })
-            .collect();
-        drop(sources);
+        let results = inputs.extract(&env, None);
+        let parsed_count = results.len();
         let extracted = started.elapsed();
         let mut parsed = emptied;
         for (path, result) in results {
@@ -297,28 +281,16 @@ impl Live {
         change.set_notices(self.notices.values().cloned().collect());
         self.host.apply_change(change);
         self.report = None;
-        tracing::debug!(parsed = to_parse.len(), ?extracted, elapsed = ?started.elapsed(), "update");
+        tracing::debug!(parsed = parsed_count, ?extracted, elapsed = ?started.elapsed(), "update");
     }
 
     fn store(&mut self, parsed: Vec<(String, Arc<syntax::FileFacts>)>) {
-        let files = Arc::make_mut(&mut self.files);
-        for (path, facts) in parsed {
-            match self.index_of.get(&path) {
-                Some(&i) => {
-                    self.readers.replace(i, &files[i].facts, &facts);
-                    files[i].facts = facts;
-                }
-                None => {
-                    self.readers
-                        .replace(files.len(), &syntax::FileFacts::default(), &facts);
-                    Arc::make_mut(&mut self.index_of).insert(path.clone(), files.len());
-                    files.push(SourceFile {
-                        path: Arc::from(path.as_str()),
-                        facts,
-                    });
-                }
-            }
-        }
+        super::inputs::store(
+            &mut self.files,
+            &mut self.index_of,
+            &mut self.readers,
+            parsed,
+        );
     }
 }
 
