@@ -695,21 +695,7 @@ fn check_file_answers_from_a_live_analysis_that_follows_the_disk() {
          \x20 q.single_task([=] { out[0] = helper(out[1]); });\n}\n",
     )
     .unwrap();
-    let socket = dir.path().join("run/d.sock");
-    let child = Command::new(bin())
-        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
-        .arg(&root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Killed however the test ends.
-    let _daemon = Daemon {
-        child,
-        socket: socket.clone(),
-        _dir: tempfile::tempdir().unwrap(),
-    };
-    wait_for(&socket);
+    let (_daemon, socket) = serve_root(dir.path(), &root);
     let mut c = Conn::open(&socket);
     let check = |c: &mut Conn, id: i64, path: &Path| -> Vec<String> {
         let r = c.call(
@@ -780,20 +766,7 @@ fn subscribers_get_the_findings_and_each_change() {
     let kernel = root.join("k.cpp");
     let fp64 = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue &q, float *o) {\n  q.single_task([=] { o[0] = o[1] * 0.1; });\n}\n";
     std::fs::write(&kernel, fp64).unwrap();
-    let socket = dir.path().join("run/d.sock");
-    let child = Command::new(bin())
-        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
-        .arg(&root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let _daemon = Daemon {
-        child,
-        socket: socket.clone(),
-        _dir: tempfile::tempdir().unwrap(),
-    };
-    wait_for(&socket);
+    let (_daemon, socket) = serve_root(dir.path(), &root);
     // One that subscribes and never reads again.
     let mut idle = Conn::open(&socket);
     idle.writer
@@ -830,4 +803,23 @@ fn subscribers_get_the_findings_and_each_change() {
     assert!(r["result"].is_array());
     let r = c.call(2, "sycl/unsubscribe", json!({}));
     assert_eq!(r["result"]["subscribed"], false, "{r}");
+}
+
+/// A daemon over `root` with its socket under `dir`, killed however the test ends.
+fn serve_root(dir: &Path, root: &Path) -> (Daemon, PathBuf) {
+    let socket = dir.join("run/d.sock");
+    let child = Command::new(bin())
+        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
+        .arg(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let daemon = Daemon {
+        child,
+        socket: socket.clone(),
+        _dir: tempfile::tempdir().unwrap(),
+    };
+    wait_for(&socket);
+    (daemon, socket)
 }
