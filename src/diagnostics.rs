@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::text::{LineCol, LineIndex, TextRange};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -136,13 +136,26 @@ codes! {
         "Name the device as the driver's tables do (`acm_g10`, `acm-g10`, `12.55.8`; `sycl-analyzer targets` lists them), or pass `--targets spir64_gen:DEVICE` for the device the build is for.";
 }
 
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown diagnostic code '{s}'")))
+    }
+}
+
 impl Serialize for Code {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+/// Deserialized (from a daemon's answer) without its `range`: [`Diagnostic::locate`] finds it
+/// again in the file's text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub file: Arc<str>,
     #[serde(skip)]
@@ -152,7 +165,7 @@ pub struct Diagnostic {
     pub severity: Severity,
     pub code: Code,
     pub message: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
     /// The function a source-analysis finding is about (`ns::func1(int)`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -160,16 +173,16 @@ pub struct Diagnostic {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aspect: Option<String>,
     /// The call chain from `function` down to the use, one step per call, the use last.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chain: Vec<ChainStep>,
     /// The targets a finding holds for (canonical names): those an AOT finding is about, or
     /// the device compiles a finding is made in when not in all of them. Empty: all.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub targets: Vec<String>,
 }
 
 /// One step of a call chain: a call (`function` is the callee) or the final use.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ChainStep {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub function: Option<String>,
@@ -185,6 +198,20 @@ pub struct ChainStep {
 }
 
 impl Diagnostic {
+    /// Sets the byte ranges of a deserialized finding and of its chain steps from their line
+    /// and column in the texts of their files (`text_of`; a file it has not is left as is).
+    pub fn locate(&mut self, text_of: &mut dyn FnMut(&str) -> Option<Arc<str>>) {
+        let mut at = |file: &str, pos: LineCol, range: &mut TextRange| {
+            if let Some(text) = text_of(file) {
+                *range = LineIndex::new(&text).range_of(&text, pos);
+            }
+        };
+        at(&self.file, self.pos, &mut self.range);
+        for step in &mut self.chain {
+            at(&step.file, step.pos, &mut step.range);
+        }
+    }
+
     pub fn new(
         file: Arc<str>,
         range: TextRange,

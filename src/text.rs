@@ -109,6 +109,24 @@ impl LineIndex {
         (line as u32, col as u32)
     }
 
+    /// The byte range of a [`LineCol`] (the inverse of [`LineIndex::line_col`]), clamped to
+    /// the text.
+    pub fn range_of(&self, text: &str, pos: LineCol) -> TextRange {
+        let at = |line: u32, column: u32| {
+            let line = line.saturating_sub(1);
+            let chars = column.saturating_sub(1) as usize;
+            let Some(&start) = self.line_starts.get(line as usize) else {
+                return self.len;
+            };
+            text[start..]
+                .char_indices()
+                .nth(chars)
+                .map_or(self.len, |(i, _)| start + i)
+        };
+        let start = at(pos.line, pos.column);
+        TextRange::new(start, at(pos.end_line, pos.end_column).max(start))
+    }
+
     pub fn line_col(&self, text: &str, range: TextRange) -> LineCol {
         let (l0, c0) = self.position(text, range.start);
         let (l1, c1) = self.position(text, range.end);
@@ -304,6 +322,21 @@ impl Lines {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn range_of_inverts_line_col() {
+        let text = "int a;\n  double \u{e9}t\u{e9} = 1.5;\nx";
+        let index = LineIndex::new(text);
+        let start = text.find("\u{e9}t").unwrap();
+        for range in [
+            TextRange::new(start, start + "\u{e9}t\u{e9}".len()),
+            TextRange::new(2, text.find("1.5").unwrap()),
+            TextRange::empty(text.len()),
+        ] {
+            let pos = index.line_col(text, range);
+            assert_eq!(index.range_of(text, pos), range, "{pos:?}");
+        }
+    }
 
     #[test]
     fn lone_carriage_returns_end_lines_as_in_lsp() {

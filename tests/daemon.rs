@@ -148,7 +148,7 @@ fn every_method_answers_with_the_cli_shapes() {
     let r = c.call(
         7,
         "sycl/checkFile",
-        json!({ "path": "examples/vector-math/src/device_lib.cpp", "targets": "intel_gpu_dg1" }),
+        json!({ "path": "vector-math/src/device_lib.cpp", "targets": "intel_gpu_dg1" }),
     );
     let diags = r["result"]["diagnostics"].as_array().unwrap();
     let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
@@ -189,11 +189,7 @@ fn errors_keep_the_connection_usable() {
     );
     let r = c.call(5, "sycl/checkFile", json!({ "path": "/etc/passwd" }));
     assert_eq!(r["error"]["code"], -32602);
-    let r = c.call(
-        6,
-        "sycl/checkFile",
-        json!({ "path": "examples/../Cargo.toml" }),
-    );
+    let r = c.call(6, "sycl/checkFile", json!({ "path": "../Cargo.toml" }));
     assert_eq!(
         r["error"]["code"], -32602,
         "a path leading out of the roots is refused"
@@ -533,7 +529,7 @@ fn concurrent_analyses_are_bounded_by_the_cores() {
     let r = Conn::open(&d.socket).call(
         99,
         "sycl/checkFile",
-        json!({ "path": "examples/vector-math/src/device_lib.cpp" }),
+        json!({ "path": "vector-math/src/device_lib.cpp" }),
     );
     assert!(r["result"].is_object(), "{r}");
     let cores = std::thread::available_parallelism().unwrap().get();
@@ -549,9 +545,13 @@ fn concurrent_analyses_are_bounded_by_the_cores() {
                 let r = c.call(
                     i,
                     "sycl/checkFile",
-                    json!({ "path": "examples/vector-math/src/device_lib.cpp", "targets": "intel_gpu_dg1" }),
+                    json!({ "path": "vector-math/src/device_lib.cpp", "targets": "intel_gpu_dg1" }),
                 );
-                assert_eq!(r["result"]["diagnostics"].as_array().unwrap().len(), 2, "{r}");
+                assert_eq!(
+                    r["result"]["diagnostics"].as_array().unwrap().len(),
+                    2,
+                    "{r}"
+                );
             })
         })
         .collect();
@@ -792,11 +792,22 @@ fn subscribers_get_the_findings_and_each_change() {
         1,
         "{first}"
     );
+    // The state is complete: the totals, and the root the paths are relative to.
+    let done = read(&mut c);
+    assert_eq!(done["method"], "sycl/publishDone", "{done}");
+    assert_eq!(done["params"]["diagnostics"], 1, "{done}");
+    assert_eq!(first["params"]["path"], "k.cpp", "relative to the root");
+    assert_eq!(
+        Path::new(done["params"]["root"].as_str().unwrap()),
+        root.canonicalize().unwrap()
+    );
     // A save that removes the double: an empty list for the file, from the watcher.
     std::fs::write(&kernel, fp64.replace("0.1", "0.1f")).unwrap();
     let next = read(&mut c);
     assert_eq!(next["method"], "sycl/publishDiagnostics", "{next}");
     assert_eq!(next["params"]["diagnostics"], json!([]), "{next}");
+    let done = read(&mut c);
+    assert_eq!(done["params"]["diagnostics"], 0, "{done}");
     // Others are still answered.
     let mut other = Conn::open(&socket);
     let r = other.call(7, "sycl/listAspects", json!({}));

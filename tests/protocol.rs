@@ -187,6 +187,13 @@ fn every_daemon_example_matches_a_real_daemon() {
         writeln!(writer, "{request}").unwrap();
         let mut answer = String::new();
         reader.read_line(&mut answer).unwrap();
+        // The root the daemon names is this checkout's: the text names a stand-in.
+        let here = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .canonicalize()
+            .unwrap()
+            .display()
+            .to_string();
+        let answer = answer.replace(&here, "/path/to/sycl-analyzer");
         let actual: serde_json::Value = serde_json::from_str(&answer).unwrap();
         if actual != expected {
             failures.push(format!(

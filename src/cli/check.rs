@@ -170,7 +170,7 @@ fn named_files(args: &CheckArgs) -> Option<(PathBuf, Vec<PathBuf>)> {
 /// The root of the project of `database` holding `files`: the database's directory (one in a
 /// `build*` directory belongs to its parent), else the files' common directory when they are
 /// not under it. Named relative to the current directory when under it, as the files are.
-fn project_root(files: &[PathBuf], database: &Path) -> PathBuf {
+pub(crate) fn project_root(files: &[PathBuf], database: &Path) -> PathBuf {
     use crate::workspace::absolute;
     let here = absolute(Path::new("."));
     let abs: Vec<PathBuf> = files.iter().map(|f| absolute(f)).collect();
@@ -232,7 +232,7 @@ fn invalid_targets(
 
 /// Reports why nothing was analysed, in the format asked for (SARIF stays SARIF, so a code
 /// scanning upload gets a valid file with the error in it).
-fn refuse(format: CheckFormat, diagnostics: &[Diagnostic], reporter: &mut Reporter) {
+pub(crate) fn refuse(format: CheckFormat, diagnostics: &[Diagnostic], reporter: &mut Reporter) {
     match format {
         CheckFormat::Text => {}
         CheckFormat::Json => output::print_json(&crate::proto::diagnostics_json(diagnostics)),
@@ -297,31 +297,45 @@ pub fn run(
             .summaries
             .retain(|s| wanted.contains(&absolute(Path::new(&*s.file))));
     }
-    let targets = ws.config.targets.clone();
-    match args.format {
-        CheckFormat::Json => {
-            let reg = crate::devices::registry();
-            let kernels: Vec<_> = report
-                .summaries
-                .iter()
-                .filter(|s| s.kernel)
-                .map(|s| {
-                    json!({
-                        "name": s.name,
-                        "file": &*s.file,
-                        "line": s.name_span.pos.line,
-                        "column": s.name_span.pos.column,
-                        "used": reg.sorted_names(s.used),
-                    })
-                })
-                .collect();
-            output::print_json(&json!({
-                "diagnostics": report.diagnostics,
-                "kernels": kernels,
-                "stats": report.stats,
-            }))
-        }
-        CheckFormat::Sarif => output::print_json(&sarif(&report)),
+    let reg = crate::devices::registry();
+    let kernels: Vec<Value> = report
+        .summaries
+        .iter()
+        .filter(|s| s.kernel)
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "file": &*s.file,
+                "line": s.name_span.pos.line,
+                "column": s.name_span.pos.column,
+                "used": reg.sorted_names(s.used),
+            })
+        })
+        .collect();
+    let targets = targets_label(ws.config.targets.as_deref());
+    let code = emit(args.format, &report, kernels, &targets, reporter);
+    // The process ends here: freeing every file's facts one block at a time was a quarter of
+    // a warm `check`, for memory the exit gives back at once.
+    std::mem::forget(host);
+    Ok(code)
+}
+
+/// Prints the findings in `format` (the kernels go into JSON only) and gives the exit code:
+/// shared by `check` and `check --connect`, whose outputs are the same.
+pub(crate) fn emit(
+    format: CheckFormat,
+    report: &Report,
+    kernels: Vec<Value>,
+    targets: &str,
+    reporter: &mut Reporter,
+) -> i32 {
+    match format {
+        CheckFormat::Json => output::print_json(&json!({
+            "diagnostics": report.diagnostics,
+            "kernels": kernels,
+            "stats": report.stats,
+        })),
+        CheckFormat::Sarif => output::print_json(&sarif(report)),
         CheckFormat::Text => {
             // Only flagged files are shown: they are read again rather than all kept.
             let mut shown: Vec<&str> = report
@@ -337,17 +351,28 @@ pub fn run(
                 }
             }
             reporter.report_to_stdout(&report.diagnostics);
-            output::out(&summary(&report, targets.as_deref()));
+            output::out(&summary(report, targets));
         }
     }
     let flagged = report
         .diagnostics
         .iter()
         .any(|d| matches!(d.severity, Severity::Error | Severity::Warning));
-    // The process ends here: freeing every file's facts one block at a time was a quarter of
-    // a warm `check`, for memory the exit gives back at once.
-    std::mem::forget(host);
-    Ok(if flagged { EXIT_INVALID } else { EXIT_OK })
+    if flagged {
+        EXIT_INVALID
+    } else {
+        EXIT_OK
+    }
+}
+
+/// The targets line of the summary.
+pub(crate) fn targets_label(targets: Option<&[ResolvedTarget]>) -> String {
+    targets.map_or("spir64 (implicit)".to_string(), |t| {
+        t.iter()
+            .map(|t| t.canonical.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    })
 }
 
 fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
@@ -363,7 +388,7 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
     })
 }
 
-fn summary(report: &Report, targets: Option<&[ResolvedTarget]>) -> String {
+fn summary(report: &Report, targets: &str) -> String {
     let count = |s: Severity| {
         report
             .diagnostics
@@ -371,12 +396,6 @@ fn summary(report: &Report, targets: Option<&[ResolvedTarget]>) -> String {
             .filter(|d| d.severity == s)
             .count()
     };
-    let targets = targets.map_or("spir64 (implicit)".to_string(), |t| {
-        t.iter()
-            .map(|t| t.canonical.as_str())
-            .collect::<Vec<_>>()
-            .join(",")
-    });
     format!(
         "{} error(s), {} warning(s), {} note(s) in {} file(s): {} functions, {} kernels; targets {}\n",
         count(Severity::Error),

@@ -5,6 +5,7 @@ mod check;
 mod output;
 mod remote;
 mod report;
+mod watch;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -144,6 +145,10 @@ enum Command {
         /// then exit without serving.
         #[arg(long)]
         print_socket: bool,
+        /// Exit when standard input closes (a daemon that `watch` starts for itself ends
+        /// with it, however it ends).
+        #[arg(long, hide = true)]
+        exit_with_stdin: bool,
     },
     /// Analyse SYCL sources: device_has mismatches with their call chains, AOT-target checks.
     Check {
@@ -179,6 +184,18 @@ enum Command {
         /// (unless changed since); the results equal those of an unsharded run.
         #[arg(long = "facts", value_name = "FILE", conflicts_with = "shard")]
         facts: Vec<PathBuf>,
+    },
+    /// Analyse continuously: print the findings, then the findings of each file that changes
+    /// as files are saved (through the daemon at --connect, else a daemon of its own that
+    /// ends with it).
+    Watch {
+        /// A file or directory: the findings located in it are shown (the whole project that
+        /// holds it is analysed).
+        #[arg(value_name = "PATH", default_value = ".")]
+        path: PathBuf,
+        /// Comma-separated -fsycl-targets value; else the one in compile_commands.json.
+        #[arg(long, value_name = "LIST")]
+        targets: Option<String>,
     },
     /// Which kernel each target's image holds, and why not: a kernel x target matrix.
     Report {
@@ -340,10 +357,54 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             .unwrap_or_else(server::daemon::default_socket);
         return remote::query(&socket, query);
     }
+    if let (Some(socket), Command::Check { .. }) = (&cli.connect, &cli.command) {
+        let socket = socket
+            .clone()
+            .unwrap_or_else(server::daemon::default_socket);
+        let Command::Check {
+            paths,
+            targets,
+            compile_commands,
+            include_dirs,
+            format,
+            no_cache,
+            shard,
+            facts_out,
+            facts,
+        } = cli.command
+        else {
+            unreachable!("matched above")
+        };
+        let args = check::CheckArgs {
+            paths,
+            targets,
+            compile_commands,
+            include_dirs,
+            format,
+            no_cache,
+            shard,
+            facts_out,
+            facts,
+        };
+        return remote::check(&socket, &args, reporter);
+    }
+    if let Command::Watch { path, targets } = &cli.command {
+        let connect = cli
+            .connect
+            .clone()
+            .map(|s| s.unwrap_or_else(server::daemon::default_socket));
+        return watch::run(&watch::WatchArgs {
+            path: path.clone(),
+            targets: targets.clone(),
+            connect,
+            configs: cli.configs.clone(),
+            color: std::io::stdout().is_terminal(),
+        });
+    }
     if cli.connect.is_some() {
         // Said, not ignored: a build that thinks it asked the daemon must not get another answer.
         return Err(
-            "--connect applies to `query` commands only; `check`, `targets` and the \
+            "--connect applies to `query`, `check` and `watch` only; `targets` and the \
                     others compute here (the daemon's methods: protocol.md)"
                 .into(),
         );
@@ -392,6 +453,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         max_connections,
         idle_timeout,
         print_socket,
+        exit_with_stdin,
     } = &cli.command
     {
         let socket = socket
@@ -406,7 +468,8 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         } else {
             roots.clone()
         };
-        let (snapshot, problems) = server::Snapshot::load(roots, cli.configs.clone());
+        let (socket, roots, configs) = server::daemon::settle(&socket, &roots, &cli.configs)?;
+        let (snapshot, problems) = server::Snapshot::load(roots, configs);
         for p in problems {
             tracing::warn!("{p}");
         }
@@ -417,6 +480,14 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             max_connections: *max_connections as usize,
             idle_timeout: std::time::Duration::from_secs(*idle_timeout),
         };
+        if *exit_with_stdin {
+            let socket = socket.clone();
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut std::io::stdin(), &mut std::io::sink());
+                let _ = std::fs::remove_file(&socket);
+                std::process::exit(EXIT_OK);
+            });
+        }
         server::daemon::run(&socket, snapshot, limits)?;
         return Ok(EXIT_OK);
     }
@@ -598,6 +669,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             EXIT_OK
         }
         Command::Config(_)
+        | Command::Watch { .. }
         | Command::Daemon { .. }
         | Command::Lsp { .. }
         | Command::Completions { .. }

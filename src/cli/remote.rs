@@ -1,6 +1,6 @@
 //! `query ... --connect`: the same questions, answered by a running daemon.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -91,4 +91,128 @@ fn target_names(result: &Value) -> Vec<&str> {
         .as_array()
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
+}
+
+/// `check --connect`: the daemon's findings for the paths, printed as `check` prints its own
+/// (same formats, same exit codes). The daemon analyses its whole project, so callers in
+/// other files are seen as they would be by `check` of the project.
+pub fn check(
+    socket: &Path,
+    args: &super::check::CheckArgs,
+    reporter: &mut super::output::Reporter,
+) -> Result<i32, String> {
+    use super::check::{emit, refuse};
+    use crate::diagnostics::Diagnostic;
+    if args.compile_commands.is_some() || !args.include_dirs.is_empty() {
+        return Err(
+            "--compile-commands and --include-dir cannot be used with --connect: the daemon \
+             reads its project's own compile_commands.json"
+                .into(),
+        );
+    }
+    if args.shard.is_some() || !args.facts.is_empty() {
+        return Err("--shard and --facts cannot be used with --connect".into());
+    }
+    let mut paths = Vec::new();
+    for p in &args.paths {
+        let abs = p
+            .canonicalize()
+            .map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
+        paths.push(abs.display().to_string());
+    }
+    let mut params = json!({ "paths": paths });
+    if let Some(t) = &args.targets {
+        params["targets"] = json!(t);
+    }
+    let result = match client::call(socket, "sycl/check", params) {
+        Ok(r) => r,
+        Err(Ok(e)) if e.code == codes::INVALID_INPUT => {
+            let mut diagnostics: Vec<Diagnostic> = e
+                .data
+                .as_ref()
+                .and_then(|d| serde_json::from_value(d["diagnostics"].clone()).ok())
+                .unwrap_or_default();
+            // Located in the `--targets` value, as `check` locates them.
+            let list = args.targets.clone().unwrap_or_default();
+            reporter.add_source("--targets", &list);
+            let text: std::sync::Arc<str> = list.as_str().into();
+            for d in &mut diagnostics {
+                d.file = "--targets".into();
+                d.locate(&mut |_| Some(text.clone()));
+            }
+            if diagnostics.is_empty() {
+                return Err(e.message);
+            }
+            refuse(args.format, &diagnostics, reporter);
+            return Ok(EXIT_INVALID);
+        }
+        Err(Ok(e)) => {
+            return Err(format!(
+                "the daemon answered error {}: {}",
+                e.code, e.message
+            ))
+        }
+        Err(Err(transport)) => return Err(transport),
+    };
+    let root = PathBuf::from(result["root"].as_str().unwrap_or("."));
+    let relative = args.paths.iter().all(|p| p.is_relative());
+    let name = |file: &str| display_name(&root, file, relative);
+    let mut diagnostics: Vec<Diagnostic> = serde_json::from_value(result["diagnostics"].clone())
+        .map_err(|e| format!("the daemon's answer is not understood: {e}"))?;
+    let mut texts: std::collections::HashMap<String, Option<std::sync::Arc<str>>> =
+        Default::default();
+    for d in &mut diagnostics {
+        d.file = name(&d.file).into();
+        for step in &mut d.chain {
+            step.file = name(&step.file).into();
+        }
+        d.locate(&mut |file| {
+            texts
+                .entry(file.to_string())
+                .or_insert_with(|| {
+                    crate::workspace::read_source(Path::new(file))
+                        .ok()
+                        .map(Into::into)
+                })
+                .clone()
+        });
+    }
+    let kernels: Vec<Value> = result["kernels"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|mut k| {
+            if let Some(f) = k["file"].as_str() {
+                k["file"] = json!(name(f));
+            }
+            k
+        })
+        .collect();
+    let stats = serde_json::from_value(result["stats"].clone()).unwrap_or_default();
+    let targets = match result["targets"].as_array() {
+        Some(t) if !t.is_empty() => t
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => "spir64 (implicit)".to_string(),
+    };
+    let report = crate::analysis::Report {
+        diagnostics,
+        stats,
+        ..Default::default()
+    };
+    Ok(emit(args.format, &report, kernels, &targets, reporter))
+}
+
+/// A file the daemon names relative to its `root`, named as `check` names it: relative to the
+/// current directory when under it and the user gave relative paths, else absolute.
+pub fn display_name(root: &Path, file: &str, relative: bool) -> String {
+    let abs = root.join(file);
+    let here = crate::workspace::absolute(Path::new("."));
+    match abs.strip_prefix(&here) {
+        Ok(rest) if relative => crate::workspace::tidy(rest).display().to_string(),
+        _ => abs.display().to_string(),
+    }
 }

@@ -136,8 +136,11 @@ impl Live {
     /// an external header it reads).
     pub fn covers(&self, path: &Path) -> bool {
         workspace::is_cpp(path)
-            && (self.project.roots.iter().any(|r| path.starts_with(r))
-                || self.external.iter().any(|e| e == path))
+            && (self.project.roots.iter().any(|r| {
+                // The root `.` names its files without a `./`.
+                let r = workspace::tidy(r);
+                path.starts_with(&r) || (r == Path::new(".") && path.is_relative())
+            }) || self.external.iter().any(|e| e == path))
     }
 
     /// Reads `path` again, and the workspace headers it read, and takes in those whose text
@@ -145,8 +148,9 @@ impl Live {
     /// the saved text, whether or not the watcher has told of it yet. Returns whether
     /// anything changed.
     pub fn refresh(&mut self, path: &Path) -> bool {
+        let path = self.local(path);
         let key = path.display().to_string();
-        let mut paths = vec![path.to_path_buf()];
+        let mut paths = vec![path.clone()];
         if let Some(&i) = self.index_of.get(&key) {
             paths.extend(
                 self.files[i]

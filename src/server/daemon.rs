@@ -44,6 +44,44 @@ impl Default for Limits {
     }
 }
 
+/// Makes the first root the daemon's working directory, so every file it names is named
+/// relative to the project root whatever directory the daemon was started from (clients in
+/// other directories get the root in each answer). Returns the socket, the roots (the first
+/// as `.`, the others relative to it when under it) and the config files, as absolute
+/// paths where they were relative to the old directory.
+pub fn settle(
+    socket: &Path,
+    roots: &[PathBuf],
+    configs: &[PathBuf],
+) -> Result<(PathBuf, Vec<PathBuf>, Vec<PathBuf>), String> {
+    use crate::workspace::absolute;
+    let first = roots
+        .first()
+        .map_or_else(|| absolute(Path::new(".")), |r| absolute(r));
+    if !first.is_dir() {
+        return Err(format!(
+            "the root '{}' is not a directory",
+            roots
+                .first()
+                .map_or(first.clone(), PathBuf::clone)
+                .display()
+        ));
+    }
+    let socket = absolute(socket);
+    let configs: Vec<PathBuf> = configs.iter().map(|c| absolute(c)).collect();
+    let others = roots.iter().skip(1).map(|r| {
+        let abs = absolute(r);
+        match abs.strip_prefix(&first) {
+            Ok(rest) => crate::workspace::tidy(rest),
+            Err(_) => abs,
+        }
+    });
+    let roots: Vec<PathBuf> = std::iter::once(PathBuf::from(".")).chain(others).collect();
+    std::env::set_current_dir(&first)
+        .map_err(|e| format!("cannot enter the root '{}': {e}", first.display()))?;
+    Ok((socket, roots, configs))
+}
+
 /// `$XDG_RUNTIME_DIR/sycl-analyzer/daemon.sock`, else a per-user directory in the temp dir.
 pub fn default_socket() -> PathBuf {
     let dir = match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
@@ -302,6 +340,7 @@ async fn connection(
                         params,
                         changes: projects.subscribe(),
                         sent: HashMap::new(),
+                        published: false,
                     };
                     sub.changes.mark_unchanged();
                     // The current findings first, then each change.
@@ -350,6 +389,8 @@ struct Subscription {
     changes: watch::Receiver<u64>,
     /// Per file, a hash of the diagnostics last published.
     sent: HashMap<String, u64>,
+    /// Whether the first state was sent.
+    published: bool,
 }
 
 /// A subscriber that does not read for this long is dropped: its writes wait on it alone, but
@@ -383,6 +424,7 @@ async fn publish(
         .expect("snapshot lock is never poisoned")
         .clone();
     let params = sub.params.clone();
+    let snapshot_root = snapshot.clone();
     let found = {
         let _permit = heavy.clone().acquire_owned().await.expect("never closed");
         tokio::task::spawn_blocking(move || {
@@ -416,11 +458,26 @@ async fn publish(
             return false;
         }
     }
+    let mut sent = by_file
+        .keys()
+        .filter(|f| sub.sent.get(*f) != next.get(*f))
+        .count();
     for file in sub.sent.keys().filter(|f| !next.contains_key(*f)) {
+        sent += 1;
         if send(framed, notification(file, &[])).await.is_err() {
             return false;
         }
     }
+    // A client knows the state is complete (the first answer, each change) when this comes.
+    if sent > 0 || !sub.published {
+        let total: usize = by_file.values().map(Vec::len).sum();
+        let done = json!({ "jsonrpc": "2.0", "method": "sycl/publishDone",
+            "params": { "root": super::root_of(&snapshot_root), "files": by_file.len(), "diagnostics": total } });
+        if send(framed, done).await.is_err() {
+            return false;
+        }
+    }
+    sub.published = true;
     sub.sent = next;
     true
 }

@@ -131,7 +131,7 @@ impl Snapshot {
 pub fn is_heavy(method: &str) -> bool {
     matches!(
         method,
-        "sycl/checkFile" | "sycl/kernelMatrix" | "sycl/reloadConfig"
+        "sycl/checkFile" | "sycl/check" | "sycl/kernelMatrix" | "sycl/reloadConfig"
     )
 }
 
@@ -157,6 +157,7 @@ pub fn handle(snapshot: &Snapshot, method: &str, params: &Value) -> Outcome {
         "sycl/listTargets" => Ok(proto::targets_json(&snapshot.table)).into(),
         "sycl/listAspects" => Ok(proto::aspects_json()).into(),
         "sycl/checkFile" => check_file(snapshot, params).into(),
+        "sycl/check" => check(snapshot, params).into(),
         "sycl/kernelMatrix" => kernel_matrix(snapshot, params).into(),
         "sycl/reloadConfig" => {
             let (next, problems) = snapshot.reloaded();
@@ -380,11 +381,7 @@ impl Answer {
 /// An analysis of the roots for a request: from the daemon's live project for the request's
 /// targets (loaded by the first request; `fresh`, a file the request is about, read again
 /// first with the headers it reads), else from a workspace loaded for this request alone.
-fn analysis_for(
-    snapshot: &Snapshot,
-    params: &Value,
-    fresh: Option<&Path>,
-) -> Result<Answer, RpcError> {
+fn analysis_for(snapshot: &Snapshot, params: &Value, fresh: &[&Path]) -> Result<Answer, RpcError> {
     let Some(projects) = &snapshot.projects else {
         let (project, config) = project_of(snapshot, snapshot.roots.clone(), params)?;
         let mut ws =
@@ -411,10 +408,12 @@ fn analysis_for(
         *live = Some(loaded);
     }
     let live = live.as_mut().expect("loaded above");
-    if let Some(path) = fresh {
-        if live.refresh(path) {
-            projects.bump();
-        }
+    let mut changed = false;
+    for path in fresh {
+        changed |= live.refresh(path);
+    }
+    if changed {
+        projects.bump();
     }
     Ok(Answer::Live(live.report(), live.analysis()))
 }
@@ -425,9 +424,14 @@ pub fn findings_by_file(
     snapshot: &Snapshot,
     params: &Value,
 ) -> Result<std::collections::BTreeMap<String, Vec<Value>>, RpcError> {
-    let report = analysis_for(snapshot, params, None)?.report();
+    let paths = path_filter(snapshot, params)?;
+    let report = analysis_for(snapshot, params, &[])?.report();
     let mut by_file: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
-    for d in &report.diagnostics {
+    for d in report
+        .diagnostics
+        .iter()
+        .filter(|d| under_any(&paths, &d.file))
+    {
         let v = serde_json::to_value(d)
             .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e.to_string()))?;
         by_file.entry(d.file.to_string()).or_default().push(v);
@@ -447,7 +451,7 @@ fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
         ))
     })?;
     // The file is analysed with the workspace it belongs to, so calls into other files resolve.
-    let report = analysis_for(snapshot, params, Some(&real))?.report();
+    let report = analysis_for(snapshot, params, &[&real])?.report();
     // Most files are not the one asked about by their names alone.
     let wanted = |file: &str| {
         let file = Path::new(file);
@@ -460,7 +464,98 @@ fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
         .iter()
         .filter(|d| wanted(&d.file))
         .collect();
-    Ok(json!({ "diagnostics": diagnostics, "stats": report.stats }))
+    Ok(json!({ "root": root_of(snapshot), "diagnostics": diagnostics, "stats": report.stats }))
+}
+
+/// The paths a request restricts its answer to (`paths`: files or directories inside the
+/// roots, relative to the first root or absolute), resolved; empty when it names none.
+fn path_filter(snapshot: &Snapshot, params: &Value) -> Result<Vec<PathBuf>, RpcError> {
+    let items = match field(params, "paths") {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "'paths' must be an array of files or directories",
+            ))
+        }
+    };
+    items
+        .iter()
+        .map(|p| {
+            let p = p
+                .as_str()
+                .ok_or_else(|| RpcError::invalid_params("'paths' must hold strings"))?;
+            inside_roots(snapshot, Path::new(p)).ok_or_else(|| {
+                RpcError::invalid_params(format!(
+                    "'paths': {p} is not an existing file or directory inside the workspace roots"
+                ))
+            })
+        })
+        .collect()
+}
+
+/// Whether `file`, as the analysis names it, is one of `paths` or under one.
+fn under_any(paths: &[PathBuf], file: &str) -> bool {
+    if paths.is_empty() {
+        return true;
+    }
+    let abs = crate::workspace::absolute(Path::new(file));
+    let real = abs.canonicalize().unwrap_or(abs);
+    paths.iter().any(|p| real.starts_with(p))
+}
+
+/// The project root every answer's relative paths are relative to: the first root.
+pub(crate) fn root_of(snapshot: &Snapshot) -> String {
+    let first = snapshot
+        .roots
+        .first()
+        .map_or(Path::new("."), PathBuf::as_path);
+    crate::workspace::absolute(first).display().to_string()
+}
+
+/// `check` answered by the daemon: the findings and kernels located in `paths` (all of the
+/// roots' when absent), in the shape of `check --format json`, with the root their paths are
+/// relative to. Named files are read again first, so a file saved a moment ago is answered
+/// for as saved.
+fn check(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
+    let paths = path_filter(snapshot, params)?;
+    let files: Vec<&Path> = paths
+        .iter()
+        .filter(|p| p.is_file())
+        .map(PathBuf::as_path)
+        .collect();
+    let answer = analysis_for(snapshot, params, &files)?;
+    let analysis = answer.analysis();
+    let (mut report, _) = analysis.findings_for(&|f| under_any(&paths, f));
+    analysis.add_notices(&mut report);
+    let diagnostics: Vec<&Diagnostic> = report
+        .diagnostics
+        .iter()
+        .filter(|d| under_any(&paths, &d.file))
+        .collect();
+    let reg = devices::registry();
+    let kernels: Vec<Value> = report
+        .summaries
+        .iter()
+        .filter(|s| s.kernel && under_any(&paths, &s.file))
+        .map(|s| {
+            json!({ "name": s.name, "file": &*s.file, "line": s.name_span.pos.line,
+                    "column": s.name_span.pos.column, "used": reg.sorted_names(s.used) })
+        })
+        .collect();
+    let targets: Vec<String> = analysis
+        .targets()
+        .unwrap_or_default()
+        .iter()
+        .map(|t| t.canonical.clone())
+        .collect();
+    Ok(json!({
+        "root": root_of(snapshot),
+        "targets": targets,
+        "diagnostics": diagnostics,
+        "kernels": kernels,
+        "stats": report.stats,
+    }))
 }
 
 /// The kernel × target matrix of the workspace roots for `targets` (required: the question is
@@ -471,7 +566,7 @@ fn kernel_matrix(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError>
             "'targets' (a -fsycl-targets list) is required",
         ));
     }
-    let answer = analysis_for(snapshot, params, None)?;
+    let answer = analysis_for(snapshot, params, &[])?;
     let analysis = answer.analysis();
     let targets = analysis.targets().unwrap_or_default().to_vec();
     let matrix = analysis.matrix(&targets);
