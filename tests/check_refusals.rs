@@ -106,12 +106,13 @@ fn a_path_set_without_sources_fails() {
         .stderr(predicate::str::contains("cannot read 'missing'"));
 }
 
-/// `--connect` is a `query` option: another command refuses it rather than ignore it.
+/// `--connect` is for `query`, `check` and `watch`: another command refuses it rather than
+/// ignore it.
 #[test]
 fn connect_outside_query_is_refused() {
     let dir = project();
     for args in [
-        &["check", "--connect", "."][..],
+        &["report", "--connect", "/tmp/d.sock"][..],
         &["targets", "--connect"][..],
     ] {
         Command::cargo_bin("sycl-analyzer")
@@ -121,7 +122,7 @@ fn connect_outside_query_is_refused() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(
-                "--connect applies to `query` commands only",
+                "--connect applies to `query`, `check` and `watch` only",
             ));
     }
 }
