@@ -76,3 +76,53 @@ fn a_named_file_is_checked_with_its_project() {
     assert_eq!(findings(dir.path(), &["src/main.cpp"]), in_main);
     assert_eq!(findings(dir.path(), &["./src/main.cpp"]), in_main);
 }
+
+/// `report FILE` shows the kernels of the file, analysed with its project; an HTML page
+/// written with `--output` links to the sources relative to where it is, so the links work
+/// when the page and the sources are moved together (a CI artifact, a shared directory).
+#[test]
+fn report_of_a_file_and_its_relative_links() {
+    let dir = project();
+    let report = |args: &[&str]| -> String {
+        let out = Command::cargo_bin("sycl-analyzer")
+            .unwrap()
+            .current_dir(dir.path())
+            .args(["report", "--no-cache"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let one = report(&["src/main.cpp", "--format", "json"]);
+    let all = report(&["--format", "json"]);
+    let files = |json: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v["kernels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["file"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(files(&one), ["src/main.cpp"], "{one}");
+    assert_eq!(files(&all), ["src/main.cpp", "src/other.cpp"], "{all}");
+    // The main.cpp kernel reaches the header's double: that needs the project's include.
+    assert!(one.contains("fp64"), "{one}");
+
+    std::fs::create_dir_all(dir.path().join("out/pages")).unwrap();
+    report(&["--format", "html", "-o", "out/pages/report.html"]);
+    let page = std::fs::read_to_string(dir.path().join("out/pages/report.html")).unwrap();
+    let hrefs: Vec<&str> = page
+        .split("href=\"")
+        .skip(1)
+        .map(|h| &h[..h.find('"').unwrap()])
+        .collect();
+    assert!(hrefs.len() >= 3, "{page}");
+    for href in hrefs {
+        assert!(href.starts_with("../../src/"), "{href}");
+        let (path, line) = href.split_once("#L").unwrap();
+        assert!(line.parse::<u32>().is_ok(), "{href}");
+        assert!(dir.path().join("out/pages").join(path).is_file(), "{href}");
+    }
+}

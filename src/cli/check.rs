@@ -153,7 +153,7 @@ pub(crate) fn load(
 /// `check FILE...` analyses the project that holds them, as clangd does (so their includes and
 /// callees resolve) and reports what is located in them: that project's root and the files.
 /// Without a database, the named files are the workspace, as before.
-fn named_files(args: &CheckArgs) -> Option<(PathBuf, Vec<PathBuf>)> {
+pub(crate) fn named_files(args: &CheckArgs) -> Option<(PathBuf, Vec<PathBuf>)> {
     let paths = &args.paths;
     if paths.is_empty() || !paths.iter().all(|p| p.is_file()) || args.shard.is_some() {
         return None;

@@ -217,6 +217,10 @@ enum Command {
         /// Do not use the persisted index of parsed files.
         #[arg(long)]
         no_cache: bool,
+        /// Write the report to FILE instead of standard output (an HTML page's links to the
+        /// sources are relative to FILE's directory; on standard output, to the current one).
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -683,6 +687,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             include_dirs,
             format,
             no_cache,
+            output,
         } => report::run(
             check::CheckArgs {
                 paths,
@@ -699,6 +704,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 facts: Vec::new(),
             },
             format,
+            output.as_deref(),
             !cli.configs.is_empty(),
             &table,
             reporter,

@@ -1,13 +1,16 @@
 //! `sycl-analyzer report`: which kernel runs on which target, and why not, for a team to read
 //! (Markdown, for pull requests) or a tool (JSON).
 
+use std::collections::HashSet;
 use std::fmt::Write;
+use std::path::{Path, PathBuf};
 
 use super::check::{self, CheckArgs};
 use super::output::Reporter;
 use super::EXIT_OK;
 use crate::analysis::matrix::{Cell, Matrix, Reason, Status};
 use crate::devices::DeviceTable;
+use crate::workspace::absolute;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ReportFormat {
@@ -19,6 +22,7 @@ pub enum ReportFormat {
 pub fn run(
     args: CheckArgs,
     format: ReportFormat,
+    output: Option<&Path>,
     configs_given: bool,
     table: &DeviceTable,
     reporter: &mut Reporter,
@@ -33,10 +37,22 @@ pub fn run(
                 .into(),
         );
     };
-    let matrix = ws.host().analysis().matrix(&targets);
-    match format {
-        ReportFormat::Json => super::output::print_json(&crate::proto::matrix_json(&matrix)),
-        ReportFormat::Markdown => print!("{}", crate::proto::matrix_markdown(&matrix)),
+    // `report FILE...` analyses the files' project, and shows the kernels of the files.
+    let named: Option<HashSet<PathBuf>> =
+        check::named_files(&args).map(|(_, files)| files.iter().map(|f| absolute(f)).collect());
+    let matrix = ws.host().analysis().matrix_of(&targets, &|file| {
+        named
+            .as_ref()
+            .is_none_or(|n| n.contains(&absolute(Path::new(file))))
+    });
+    let text = match format {
+        ReportFormat::Json => {
+            let mut t = serde_json::to_string_pretty(&crate::proto::matrix_json(&matrix))
+                .map_err(|e| e.to_string())?;
+            t.push('\n');
+            t
+        }
+        ReportFormat::Markdown => crate::proto::matrix_markdown(&matrix),
         ReportFormat::Html => {
             // `.` says nothing on a page: its directory's name does.
             let names: Vec<String> = args
@@ -50,10 +66,23 @@ pub fn run(
                     _ => p.display().to_string(),
                 })
                 .collect();
-            print!(
-                "{}",
-                html(&matrix, &format!("Kernels × targets: {}", names.join(", ")))
+            // Links relative to where the page is, so they work once it is shared or kept
+            // as a CI artifact with the sources beside it.
+            let page_dir = match output {
+                Some(f) => absolute(f.parent().unwrap_or(Path::new("."))),
+                None => absolute(Path::new(".")),
+            };
+            html(
+                &matrix,
+                &format!("Kernels × targets: {}", names.join(", ")),
+                &page_dir,
             )
+        }
+    };
+    match output {
+        None => print!("{text}"),
+        Some(f) => {
+            std::fs::write(f, text).map_err(|e| format!("cannot write '{}': {e}", f.display()))?
         }
     }
     Ok(EXIT_OK)
@@ -88,7 +117,7 @@ fn status_word(s: Status) -> &'static str {
 /// A self-contained page (no network, no external asset): readable without JavaScript; with
 /// it, columns sort on a click and a filter box hides rows (`#filter=TEXT` in the address sets
 /// it). Each cell's reasons and chains are in a `<details>`; locations link to the source.
-pub fn html(m: &Matrix, title: &str) -> String {
+pub fn html(m: &Matrix, title: &str, page_dir: &Path) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
@@ -130,7 +159,7 @@ pub fn html(m: &Matrix, title: &str) -> String {
             out,
             "<tr><td class=\"name\">{}{guarded}</td><td><a href=\"{}\">{}</a></td>",
             escape(&r.name),
-            escape(&link(&r.file, r.name_span.pos.line)),
+            escape(&link(page_dir, &r.file, r.name_span.pos.line)),
             escape(&place)
         );
         for c in &r.cells {
@@ -158,7 +187,7 @@ pub fn html(m: &Matrix, title: &str) -> String {
                                 let _ = write!(
                                     out,
                                     "<li><a href=\"{}\">{}:{}</a> {}</li>",
-                                    escape(&link(&step.file, step.pos.line)),
+                                    escape(&link(page_dir, &step.file, step.pos.line)),
                                     escape(&step.file),
                                     step.pos.line,
                                     escape(&step.message)
@@ -191,9 +220,39 @@ pub fn html(m: &Matrix, title: &str) -> String {
 }
 
 /// A link to a source line: a `file:` URL of the absolute path (editors and browsers open it).
-fn link(file: &str, line: u32) -> String {
-    let abs = std::path::absolute(file).unwrap_or_else(|_| file.into());
-    format!("file://{}#L{line}", abs.display())
+/// A link from a page in `page_dir` to a line of `file`: a relative URL (`../src/k.cpp#L17`).
+fn link(page_dir: &Path, file: &str, line: u32) -> String {
+    use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
+    const SEGMENT: &AsciiSet = &CONTROLS
+        .add(b' ')
+        .add(b'"')
+        .add(b'#')
+        .add(b'%')
+        .add(b'<')
+        .add(b'>')
+        .add(b'?')
+        .add(b'\\')
+        .add(b'`');
+    let relative = relative_path(page_dir, &absolute(Path::new(file)));
+    let segments: Vec<String> = relative
+        .components()
+        .map(|c| utf8_percent_encode(&c.as_os_str().to_string_lossy(), SEGMENT).to_string())
+        .collect();
+    format!("{}#L{line}", segments.join("/"))
+}
+
+/// `to` relative to the directory `from` (both absolute): `..` up to their common ancestor.
+fn relative_path(from: &Path, to: &Path) -> PathBuf {
+    let (from, to): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for c in &to[common..] {
+        out.push(c.as_os_str());
+    }
+    out
 }
 
 const STYLE: &str = "body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #1b1b1b; }
