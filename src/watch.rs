@@ -14,7 +14,17 @@ use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, Recom
 
 /// Keeps the watch alive; dropping it stops watching.
 pub struct Watcher {
-    _debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+    debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+}
+
+impl Watcher {
+    /// Watches `dir` recursively again (it was deleted and made anew: the old watch ended
+    /// with the old directory).
+    pub fn watch_tree(&mut self, dir: &Path) -> Result<(), String> {
+        self.debouncer
+            .watch(dir, RecursiveMode::Recursive)
+            .map_err(|e| format!("cannot watch '{}': {e}", dir.display()))
+    }
 }
 
 /// How long a burst of events may last before it is delivered.
@@ -83,9 +93,7 @@ pub fn watch(
             .watch(t, RecursiveMode::Recursive)
             .map_err(|e| format!("cannot watch '{}': {e}", t.display()))?;
     }
-    Ok(Watcher {
-        _debouncer: debouncer,
-    })
+    Ok(Watcher { debouncer })
 }
 
 /// Could this event mean a file's text or existence changed? inotify also reports every open

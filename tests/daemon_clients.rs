@@ -351,3 +351,168 @@ fn sixteen_subscribers_with_one_that_never_reads_all_get_each_change() {
     );
     drop(stalled);
 }
+
+/// Reads notifications until a `sycl/publishDone` or a `sycl/subscriptionError`.
+fn next_state(r: &mut BufReader<UnixStream>) -> Value {
+    loop {
+        let mut line = String::new();
+        r.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+        if v["method"] == "sycl/publishDone" || v["method"] == "sycl/subscriptionError" {
+            return v;
+        }
+    }
+}
+
+fn subscriber(socket: &Path, params: Value) -> BufReader<UnixStream> {
+    let s = UnixStream::connect(socket).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut w = s.try_clone().unwrap();
+    let req = json!({ "jsonrpc": "2.0", "id": 1, "method": "sycl/subscribe", "params": params });
+    writeln!(w, "{req}").unwrap();
+    let mut r = BufReader::new(s);
+    let mut line = String::new();
+    r.read_line(&mut line).unwrap();
+    assert!(line.contains("\"subscribed\":true"), "{line}");
+    r
+}
+
+fn call(socket: &Path, method: &str, params: Value) -> Value {
+    let mut s = UnixStream::connect(socket).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let req = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
+    writeln!(s, "{req}").unwrap();
+    let mut line = String::new();
+    BufReader::new(s).read_line(&mut line).unwrap();
+    serde_json::from_str(&line).unwrap()
+}
+
+/// A root deleted under the daemon (a `git clean`, a re-checkout) is reported to requests
+/// and subscribers; once a directory is back at its path, the daemon analyses it again.
+#[test]
+fn a_deleted_root_is_reported_and_followed_when_it_comes_back() {
+    let proj = tempfile::tempdir().unwrap();
+    let root = proj.path().join("ws");
+    let make = |fp64: bool| {
+        std::fs::create_dir_all(&root).unwrap();
+        let literal = if fp64 { "0.1" } else { "0.1f" };
+        std::fs::write(
+            root.join("k.cpp"),
+            format!(
+                "#include <sycl/sycl.hpp>\nvoid run(sycl::queue &q, float *o) {{\n  \
+                 q.single_task([=] {{ o[0] = o[1] * {literal}; }});\n}}\n"
+            ),
+        )
+        .unwrap();
+    };
+    make(true);
+    let d = daemon(&root);
+    let mut sub = subscriber(&d.socket, json!({ "targets": "intel_gpu_dg1" }));
+    assert_eq!(next_state(&mut sub)["params"]["diagnostics"], 1);
+
+    std::fs::remove_dir_all(&root).unwrap();
+    let gone = next_state(&mut sub);
+    let gone = if gone["method"] == "sycl/publishDone" {
+        // The file's removal may be seen before the root's.
+        next_state(&mut sub)
+    } else {
+        gone
+    };
+    assert_eq!(gone["method"], "sycl/subscriptionError", "{gone}");
+    assert_eq!(gone["params"]["code"], -32002, "{gone}");
+    assert!(
+        gone["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no longer exists"),
+        "{gone}"
+    );
+    let r = call(
+        &d.socket,
+        "sycl/check",
+        json!({ "targets": "intel_gpu_dg1" }),
+    );
+    assert_eq!(r["error"]["code"], -32002, "{r}");
+
+    // Back, with the double fixed: analysed anew, published, answered.
+    make(false);
+    let start = Instant::now();
+    loop {
+        let r = call(
+            &d.socket,
+            "sycl/check",
+            json!({ "targets": "intel_gpu_dg1" }),
+        );
+        if r["result"]["stats"]["files"] == 1 {
+            assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(15), "never back: {r}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // And watched again: a save in the new directory is seen.
+    let mut sub = subscriber(&d.socket, json!({ "targets": "intel_gpu_dg1" }));
+    assert_eq!(next_state(&mut sub)["params"]["diagnostics"], 0);
+    make(true);
+    until(&mut sub, 1);
+}
+
+/// Reads states until one has `n` findings (a save may be seen half-written first).
+fn until(sub: &mut BufReader<UnixStream>, n: u64) {
+    let start = Instant::now();
+    loop {
+        let state = next_state(sub);
+        if state["params"]["diagnostics"] == n {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "never {n}: {state}"
+        );
+    }
+}
+
+/// CMake rewrites compile_commands.json in place: while it does not parse, the daemon keeps
+/// answering from the last analysis; once it parses, its new targets apply.
+#[test]
+fn a_half_written_compilation_database_keeps_the_last_analysis() {
+    let proj = project();
+    let d = daemon(proj.path());
+    let db = proj.path().join("compile_commands.json");
+    let good = std::fs::read_to_string(&db).unwrap();
+    let count = |dir: &Path| -> usize {
+        let out = run_in(dir, &["check", "--no-cache", "--format", "json"]);
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["diagnostics"].as_array().unwrap().len()
+    };
+    let both = count(proj.path());
+    let mut sub = subscriber(&d.socket, json!({}));
+    // dg1 and pvc (the database's).
+    let first = next_state(&mut sub);
+    assert_eq!(first["params"]["diagnostics"], both, "{first}");
+    std::fs::write(&db, &good[..good.len() / 2]).unwrap();
+    // Nothing is published for it, and requests are answered as before.
+    std::thread::sleep(Duration::from_millis(600));
+    let r = call(&d.socket, "sycl/check", json!({}));
+    assert_eq!(
+        r["result"]["diagnostics"].as_array().unwrap().len(),
+        both,
+        "{r}"
+    );
+    assert_eq!(
+        r["result"]["targets"],
+        json!(["intel_gpu_dg1", "intel_gpu_pvc"]),
+        "{r}"
+    );
+    // Written out, for pvc alone (which has fp64): only the device_has mismatches remain.
+    std::fs::write(
+        &db,
+        good.replace("intel_gpu_dg1,intel_gpu_pvc", "intel_gpu_pvc"),
+    )
+    .unwrap();
+    let pvc = count(proj.path());
+    assert!(pvc < both, "{pvc} {both}");
+    until(&mut sub, pvc as u64);
+    let r = call(&d.socket, "sycl/check", json!({}));
+    assert_eq!(r["result"]["targets"], json!(["intel_gpu_pvc"]), "{r}");
+}

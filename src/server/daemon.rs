@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
@@ -196,8 +196,12 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
         .build()
         .map_err(|e| e.to_string())?;
     let config_paths = snapshot.config_paths.clone();
-    let projects = Arc::new(super::projects::Projects::default());
     let trees = super::projects::absolute_roots(&snapshot.roots);
+    let home = trees
+        .first()
+        .cloned()
+        .unwrap_or_else(|| crate::workspace::absolute(Path::new(".")));
+    let projects = Arc::new(super::projects::Projects::at(home.clone()));
     let snapshot = Snapshot {
         projects: Some(projects.clone()),
         ..snapshot
@@ -206,9 +210,23 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
     // Config files reload by themselves when they change on disk; sources and compilation
     // databases change the live projects.
     let watched = state.clone();
-    let files = config_paths.clone();
-    let watcher = crate::watch::watch(&files, &trees, move |change| {
-        projects.changed(&change);
+    // The root's parent is watched too: a root deleted and made again is seen coming back.
+    let mut files = config_paths.clone();
+    files.push(home.clone());
+    let watcher: Arc<Mutex<Option<crate::watch::Watcher>>> = Arc::default();
+    let rewatch = watcher.clone();
+    let started = crate::watch::watch(&files, &trees, move |change| {
+        if projects.changed(&change) {
+            // Not on the watcher's own thread, which delivers the events being waited for.
+            let (w, home) = (rewatch.clone(), home.clone());
+            std::thread::spawn(move || {
+                if let Some(w) = w.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                    if let Err(e) = w.watch_tree(&home) {
+                        tracing::warn!("{e}");
+                    }
+                }
+            });
+        }
         let ours = config_paths.iter().any(|p| change.touches(p));
         if ours {
             let current = watched
@@ -222,6 +240,13 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
             *watched.write().expect("snapshot lock is never poisoned") = Arc::new(next);
         }
     });
+    let watcher = match started {
+        Ok(w) => {
+            *watcher.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
+            Ok(watcher)
+        }
+        Err(e) => Err(e),
+    };
     if let Err(e) = &watcher {
         tracing::warn!(
             "{e}; use sycl/reloadConfig after editing config files (sources are still read \
@@ -233,7 +258,11 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
         serve(listener, state, limits).await;
         Ok(())
     });
-    drop(watcher);
+    // The watcher's callback holds the watcher (to watch a root made anew): taken out, it
+    // stops.
+    if let Ok(w) = &watcher {
+        drop(w.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
     let _ = std::fs::remove_file(socket);
     result
 }

@@ -24,6 +24,8 @@ pub mod codes {
     pub const INTERNAL_ERROR: i64 = -32603;
     /// An invalid `-fsycl-targets` name or aspect name: `data.diagnostics` says which.
     pub const INVALID_INPUT: i64 = -32001;
+    /// The daemon's root no longer exists (deleted; it answers again once it is back).
+    pub const ROOT_GONE: i64 = -32002;
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -389,6 +391,15 @@ fn analysis_for(snapshot: &Snapshot, params: &Value, fresh: &[&Path]) -> Result<
                 .map_err(|e| RpcError::new(codes::INTERNAL_ERROR, e))?;
         return Ok(Answer::Loaded(ws.host().analysis()));
     };
+    if let Some(root) = projects.gone() {
+        return Err(RpcError::new(
+            codes::ROOT_GONE,
+            format!(
+                "the root '{}' no longer exists; the daemon answers again once it is back",
+                root.display()
+            ),
+        ));
+    }
     let targets = match field(params, "targets") {
         Some(_) => {
             // Refused before a slot is made for a list that cannot be analysed.

@@ -4,6 +4,7 @@
 //! each time.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -21,6 +22,8 @@ pub struct Projects {
     slots: Mutex<Vec<(Option<String>, Slot, Instant)>>,
     /// Bumped whenever what the projects answer may have changed: subscribers wait on it.
     generation: tokio::sync::watch::Sender<u64>,
+    /// The root (absolute), and whether it was deleted under the daemon.
+    root: Option<(PathBuf, AtomicBool)>,
 }
 
 impl Default for Projects {
@@ -28,6 +31,7 @@ impl Default for Projects {
         Self {
             slots: Mutex::default(),
             generation: tokio::sync::watch::channel(0).0,
+            root: None,
         }
     }
 }
@@ -46,6 +50,56 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Projects {
+    /// Projects of the daemon whose working directory is `root`.
+    pub fn at(root: PathBuf) -> Self {
+        Self {
+            root: Some((root, AtomicBool::new(false))),
+            ..Self::default()
+        }
+    }
+
+    /// The root, when it was deleted and is not back.
+    pub fn gone(&self) -> Option<&std::path::Path> {
+        self.root
+            .as_ref()
+            .filter(|(_, gone)| gone.load(Ordering::SeqCst))
+            .map(|(r, _)| r.as_path())
+    }
+
+    /// Notices the root's deletion or its return (a directory made anew at its path). True
+    /// when it came back: its new directory is the daemon's working directory, and the
+    /// caller watches it again.
+    fn root_state(&self) -> bool {
+        let Some((root, gone)) = &self.root else {
+            return false;
+        };
+        let exists = root.is_dir();
+        let was_gone = gone.load(Ordering::SeqCst);
+        if was_gone == !exists {
+            return false;
+        }
+        if exists {
+            if let Err(e) = std::env::set_current_dir(root) {
+                tracing::warn!(
+                    "the root '{}' is back but cannot be entered: {e}",
+                    root.display()
+                );
+                return false;
+            }
+            tracing::info!(
+                "the root '{}' is back: its projects are loaded again",
+                root.display()
+            );
+        } else {
+            tracing::warn!(
+                "the root '{}' was deleted; requests are refused until it is back (its parent is watched)",
+                root.display()
+            );
+        }
+        gone.store(!exists, Ordering::SeqCst);
+        self.clear();
+        exists
+    }
     /// The slot for `targets`, made if needed (the least recently used one dropped past
     /// [`MAX_PROJECTS`]).
     pub fn slot(&self, targets: Option<&str>) -> Slot {
@@ -90,14 +144,40 @@ impl Projects {
     }
 
     /// Takes in a batch of changes on disk. Blocking: called from the watcher's thread.
-    pub fn changed(&self, change: &Change) {
-        let database = match change {
-            Change::Paths(paths) => paths.iter().any(|p| is_database(p)),
-            Change::Unknown => true,
+    /// Returns whether the root came back (to be watched again).
+    pub fn changed(&self, change: &Change) -> bool {
+        let root_event = match (change, &self.root) {
+            (Change::Unknown, Some(_)) => true,
+            (Change::Paths(paths), Some((root, _))) => paths.iter().any(|p| p == root),
+            (_, None) => false,
         };
-        if database {
+        if root_event || self.gone().is_some() {
+            let back = self.root_state();
+            if back || self.gone().is_some() {
+                return back;
+            }
+        }
+        let databases: Vec<&PathBuf> = match change {
+            Change::Paths(paths) => paths.iter().filter(|p| is_database(p)).collect(),
+            Change::Unknown => Vec::new(),
+        };
+        if matches!(change, Change::Unknown) {
+            self.clear();
+            return false;
+        }
+        if !databases.is_empty() {
+            // CMake rewrites it in place: a half-written one is not a new project yet.
+            if let Some(bad) = databases.iter().find(|d| !parses(d)) {
+                tracing::warn!(
+                    "'{}' does not parse (still being written?): answering from the last \
+                     analysis until it does",
+                    bad.display()
+                );
+                return false;
+            }
             tracing::info!("compile_commands.json changed: projects are loaded again");
-            return self.clear();
+            self.clear();
+            return false;
         }
         let slots: Vec<Slot> = lock(&self.slots).iter().map(|s| s.1.clone()).collect();
         for slot in slots {
@@ -113,6 +193,15 @@ impl Projects {
                 self.bump();
             }
         }
+        false
+    }
+}
+
+/// A compilation database that can be read (missing counts: it was removed, not half-written).
+fn parses(p: &std::path::Path) -> bool {
+    match std::fs::read(p) {
+        Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes).is_ok(),
+        Err(_) => true,
     }
 }
 
