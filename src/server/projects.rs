@@ -75,7 +75,8 @@ impl Projects {
         };
         let exists = root.is_dir();
         let was_gone = gone.load(Ordering::SeqCst);
-        if was_gone == !exists {
+        // Unchanged: gone while it does not exist, or there while it does.
+        if was_gone != exists {
             return false;
         }
         if exists {
