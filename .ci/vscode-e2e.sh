@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The VS Code extension inside a real VS Code (code-server) driven by headless Chromium
-# (editors/vscode/e2e/run.mjs), four ways: the linux-x64 package with its bundled server, the
+# (editors/vscode/e2e/run.mjs), four ways: the linux-x64 package with its bundled server (built
+# for glibc 2.17 by .ci/portable-build.sh, zig from PyPI), the
 # generic package with the server on the user's PATH, with no server, and with a configured
 # server that exits at once. Screenshots and code-server's log: target/artifacts/vscode/<mode>/.
 # Needs Debian's chromium (.ci/run installs it), node 20 + npm and the npm registry: Node 24 for
@@ -14,8 +15,11 @@ mkdir -p "$cache"
 
 [ -x "$root/target/release/sycl-analyzer" ] || cargo build --locked --release --quiet --manifest-path "$root/Cargo.toml"
 
-echo "== the two packages"
-(cd "$root/editors/vscode" && npm ci --no-audit --no-fund --silent && npm run --silent package:linux-x64 && npm run --silent package)
+echo "== the portable server (glibc 2.17) and the two packages"
+# The linux-x64 package carries the server built as it is released: for an old glibc.
+portable="$(bash "$root/.ci/portable-build.sh")"
+(cd "$root/editors/vscode" && npm ci --no-audit --no-fund --silent &&
+  SYCL_ANALYZER_BIN="$portable" npm run --silent package:linux-x64 && npm run --silent package)
 
 echo "== Node 24 and code-server"
 [ -x "$cache/node/node_modules/.bin/node" ] ||

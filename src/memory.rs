@@ -16,12 +16,24 @@ pub fn trim() {
 
 /// What the heap holds, in bytes: (allocated and live, freed but still resident or mapped).
 /// For the log: tells live data from fragmentation when the resident size is too large.
+/// `mallinfo2` (glibc 2.33) is looked up when the process runs, not linked: the released
+/// binary is linked against glibc 2.17 and must start on RHEL 7/8, which lack it; there the
+/// figures are not logged (`mallinfo`'s are 32-bit and wrap past 4 GiB).
 pub fn heap() -> Option<(usize, usize)> {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
+        type MallInfo2 = unsafe extern "C" fn() -> libc::mallinfo2;
+        static FOUND: std::sync::OnceLock<Option<MallInfo2>> = std::sync::OnceLock::new();
+        let f = FOUND.get_or_init(|| {
+            // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only looks the symbol up.
+            let p = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"mallinfo2".as_ptr()) };
+            // SAFETY: glibc's mallinfo2 has exactly this signature.
+            (!p.is_null())
+                .then(|| unsafe { std::mem::transmute::<*mut libc::c_void, MallInfo2>(p) })
+        });
         // SAFETY: mallinfo2 only reads glibc's counters.
-        let m = unsafe { libc::mallinfo2() };
-        Some((m.uordblks + m.hblkhd, m.fordblks))
+        f.map(|f| unsafe { f() })
+            .map(|m| (m.uordblks + m.hblkhd, m.fordblks))
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     None
@@ -32,5 +44,17 @@ pub fn trim_and_log(after: &str) {
     trim();
     if let Some((live, free)) = heap() {
         tracing::debug!(after, live_mib = live >> 20, free_mib = free >> 20, "heap");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The counters are found at run time on the glibc this is built on (2.36 here and in CI).
+    #[test]
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    fn heap_counters_are_found_at_run_time() {
+        let kept = std::hint::black_box(vec![7u8; 1 << 20]);
+        let (live, _) = super::heap().expect("mallinfo2 on glibc >= 2.33");
+        assert!(live >= kept.len(), "{live}");
     }
 }

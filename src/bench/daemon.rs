@@ -40,7 +40,17 @@ impl Drop for Restore {
     }
 }
 
-pub fn run(root: &Path, requests: usize, targets: &str, seed: u64) -> Result<Value, String> {
+/// A function that uses `double`: appended to a source, it adds a finding for a target
+/// without fp64, and taking it away removes it.
+const PROBE: &str = "\n#include <sycl/sycl.hpp>\nvoid sycl_analyzer_bench_probe(sycl::queue &q, double *p) {\n  q.single_task([=] { p[0] = p[1] * 0.1; });\n}\n";
+
+pub fn run(
+    root: &Path,
+    requests: usize,
+    targets: &str,
+    seed: u64,
+    soak: usize,
+) -> Result<Value, String> {
     let root = root.canonicalize().map_err(|e| e.to_string())?;
     let sources: Vec<PathBuf> = workspace::discover(std::slice::from_ref(&root))?
         .into_iter()
@@ -140,6 +150,103 @@ pub fn run(root: &Path, requests: usize, targets: &str, seed: u64) -> Result<Val
     // Let the watcher's events of those saves arrive and be found unchanged.
     std::thread::sleep(Duration::from_millis(500));
     let pid = daemon.child.id();
+    let rss_before_notify = status_mib(pid, "VmRSS:");
+
+    // Change to notification: a subscriber, a save that adds a finding (then one that takes
+    // it away), the time until the subscriber is told the new state is complete.
+    let mut notified = Vec::new();
+    {
+        let sub = UnixStream::connect(&socket).map_err(|e| e.to_string())?;
+        sub.set_read_timeout(Some(Duration::from_secs(30)))
+            .map_err(|e| e.to_string())?;
+        let mut w = sub.try_clone().map_err(|e| e.to_string())?;
+        let mut r = BufReader::new(sub);
+        let req = json!({ "jsonrpc": "2.0", "id": 1, "method": "sycl/subscribe",
+            "params": { "targets": targets } });
+        w.write_all(format!("{req}\n").as_bytes())
+            .map_err(|e| e.to_string())?;
+        let mut done = || -> Result<(), String> {
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+                    return Err("the daemon closed the subscription".into());
+                }
+                if line.contains("\"sycl/publishDone\"") {
+                    return Ok(());
+                }
+            }
+        };
+        done()?;
+        for _ in 0..(requests / 50).clamp(4, 40) {
+            let p = pick().clone();
+            let bytes = std::fs::read(&p).map_err(|e| e.to_string())?;
+            restore.0.push((p.clone(), bytes.clone()));
+            let mut probed = bytes.clone();
+            probed.extend_from_slice(PROBE.as_bytes());
+            for text in [&probed, &bytes] {
+                let t = Instant::now();
+                std::fs::write(&p, text).map_err(|e| e.to_string())?;
+                done()?;
+                notified.push(t.elapsed());
+            }
+            restore.0.pop();
+        }
+    }
+    notified.sort();
+
+    // The soak: many saves, each taken in and followed by fifty requests; memory after the
+    // first thousand saves against the end, latency of the first thousand against the last.
+    let mut soak_figures = Value::Null;
+    if soak > 0 {
+        let mut rss_1k = None;
+        let (mut early, mut late) = (Vec::new(), Vec::new());
+        let window = soak.min(1000);
+        let started = Instant::now();
+        let mut served = 0usize;
+        for c in 0..soak {
+            let path = if c % 2 == 0 {
+                let p = pick().clone();
+                let bytes = std::fs::read(&p).map_err(|e| e.to_string())?;
+                let mut edited = bytes.clone();
+                edited.extend_from_slice(format!("\n// soak {c}\n").as_bytes());
+                std::fs::write(&p, &edited).map_err(|e| e.to_string())?;
+                restore.0.push((p.clone(), bytes));
+                p
+            } else {
+                let (p, bytes) = restore.0.pop().expect("pushed by the step before");
+                std::fs::write(&p, &bytes).map_err(|e| e.to_string())?;
+                p
+            };
+            check(&path)?;
+            for _ in 0..50 {
+                let t = check(pick())?.0;
+                served += 1;
+                if c < window {
+                    early.push(t);
+                } else if c >= soak - window {
+                    late.push(t);
+                }
+            }
+            if c + 1 == window {
+                rss_1k = Some(status_mib(pid, "VmRSS:"));
+            }
+        }
+        early.sort();
+        late.sort();
+        let rss_end = status_mib(pid, "VmRSS:");
+        soak_figures = json!({
+            "changes": soak,
+            "requests": served + soak,
+            "seconds": started.elapsed().as_secs_f64(),
+            "rss_after_first_1k_changes_mib": rss_1k,
+            "rss_end_mib": rss_end,
+            "rss_growth": rss_1k.map(|r| rss_end / r),
+            "first_1k_p50_ms": ms(percentile(&early, 0.5)),
+            "first_1k_p99_ms": ms(percentile(&early, 0.99)),
+            "last_1k_p50_ms": (!late.is_empty()).then(|| ms(percentile(&late, 0.5))),
+            "last_1k_p99_ms": (!late.is_empty()).then(|| ms(percentile(&late, 0.99))),
+        });
+    }
     Ok(json!({
         "workspace": root.display().to_string(),
         "sources": sources.len(),
@@ -151,7 +258,11 @@ pub fn run(root: &Path, requests: usize, targets: &str, seed: u64) -> Result<Val
         "changes": after_change.len(),
         "after_change_p50_ms": ms(percentile(&after_change, 0.5)),
         "after_change_p99_ms": ms(percentile(&after_change, 0.99)),
-        "daemon_rss_mib": status_mib(pid, "VmRSS:"),
+        "change_to_notification": notified.len(),
+        "change_to_notification_p50_ms": ms(percentile(&notified, 0.5)),
+        "change_to_notification_p99_ms": ms(percentile(&notified, 0.99)),
+        "daemon_rss_mib": rss_before_notify,
         "daemon_peak_rss_mib": status_mib(pid, "VmHWM:"),
+        "soak": soak_figures,
     }))
 }

@@ -107,14 +107,19 @@ enum Command {
         /// in all, every answer checked, the daemon's memory sampled.
         #[arg(long, value_name = "QUERIES")]
         load: Option<usize>,
-        /// Instead: the daemon's live analysis on the workspace (a directory is required):
+        /// Instead: the daemon's live analysis on the workspace
         /// the first `sycl/checkFile`, this many more on its sources, and a tenth as many
         /// saves each followed by that file's request (every file restored after).
-        #[arg(long, value_name = "REQUESTS", requires = "dir")]
+        /// (on DIR, else a generated workspace of --synthetic lines, 100k by default).
+        #[arg(long, value_name = "REQUESTS")]
         daemon: Option<usize>,
         /// The targets of `--daemon`'s requests.
         #[arg(long, default_value = "intel_gpu_dg1")]
         daemon_targets: String,
+        /// With `--daemon`: then this many saves, each taken in and followed by 50 requests;
+        /// memory after the first 1000 saves against the end, latency drift.
+        #[arg(long, value_name = "CHANGES", default_value_t = 0)]
+        daemon_soak: usize,
         #[arg(long)]
         json: bool,
     },
@@ -287,6 +292,14 @@ pub(crate) enum MacroOutput {
     Flags,
     Header,
     Cmake,
+}
+
+/// A new directory of this process under the temp dir.
+fn tempfile_dir(name: &str) -> Result<PathBuf, String> {
+    let d = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).map_err(|e| format!("cannot create '{}': {e}", d.display()))?;
+    Ok(d)
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -546,10 +559,30 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             load,
             daemon,
             daemon_targets,
+            daemon_soak,
             json,
         } => {
-            if let (Some(n), Some(dir)) = (daemon, &dir) {
-                output::print_json(&crate::bench::daemon::run(dir, n, &daemon_targets, seed)?);
+            if let Some(n) = daemon {
+                let generated = match &dir {
+                    Some(_) => None,
+                    None => {
+                        let d = tempfile_dir("sycl-analyzer-bench-daemon-ws")?;
+                        let lines = synthetic.unwrap_or(100_000);
+                        crate::bench::synth::generate(&d, lines, seed)
+                            .map_err(|e| format!("cannot generate the workspace: {e}"))?;
+                        Some(d)
+                    }
+                };
+                let root = dir
+                    .clone()
+                    .or_else(|| generated.clone())
+                    .expect("one of them");
+                let figures =
+                    crate::bench::daemon::run(&root, n, &daemon_targets, seed, daemon_soak);
+                if let Some(d) = generated {
+                    let _ = std::fs::remove_dir_all(d);
+                }
+                output::print_json(&figures?);
                 return Ok(EXIT_OK);
             }
             if let Some(total) = load {
