@@ -1191,6 +1191,35 @@ fn kernel_matrix_from_the_editors_state() {
     shutdown(c);
 }
 
+/// `sycl/checkFile` in the editor answers from its analysis, unsaved edits in (it used to
+/// load the workspace from disk for each request).
+#[test]
+fn check_file_from_the_editors_state() {
+    let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue& q, double* d) {\n  q.single_task([=] { d[0] = d[1] * 2; });\n}\n";
+    let (_dir, mut c, uri) = opened(text, "intel_gpu_dg1");
+    let path = url::Url::parse(&uri).unwrap().to_file_path().unwrap();
+    let codes = |c: &mut Client| -> Vec<String> {
+        let r = c.request("sycl/checkFile", json!({ "path": path }));
+        r["result"]["diagnostics"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(codes(&mut c), ["target-unsupported-aspect"]);
+    let edited = text.replace("double*", "float*");
+    c.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": 2 }, "contentChanges": [{ "text": edited }] }),
+    );
+    c.diagnostics_for(&uri, |p| p["version"] == 2);
+    // Unsaved: the disk still has the double.
+    assert!(std::fs::read_to_string(&path).unwrap().contains("double*"));
+    assert_eq!(codes(&mut c), Vec::<String>::new());
+    shutdown(c);
+}
+
 /// A code lens above each kernel: on how many targets it runs, and why not on the others.
 #[test]
 fn code_lenses_say_where_each_kernel_runs() {

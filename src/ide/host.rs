@@ -231,6 +231,12 @@ impl Analysis {
         self.inputs.config.targets.as_deref()
     }
 
+    /// Whether an analysis has run (of these inputs or earlier ones): answering from this
+    /// snapshot then costs an update, not a first build.
+    pub fn is_analysed(&self) -> bool {
+        lock(&self.shared.engine).engine.is_some()
+    }
+
     fn engine(&self) -> (MutexGuard<'_, Kept>, Update) {
         self.engine_unless(&|| false)
             .unwrap_or_else(|Cancelled| unreachable!("never cancelled"))

@@ -281,6 +281,7 @@ impl State {
             configs,
             table,
             projects: None,
+            editor: None,
         });
         if let Some(shared) = &self.shared {
             *shared.write().expect("snapshot lock is never poisoned") = self.snapshot.clone();

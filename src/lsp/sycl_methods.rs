@@ -38,13 +38,19 @@ pub(super) fn serve(
     req: async_lsp::AnyRequest,
 ) -> impl std::future::Future<Output = Result<Value, ResponseError>> + Send + 'static {
     // The daemon's methods, served from the editor's live state.
-    let snapshot = st.snapshot.clone();
+    let mut snapshot = (*st.snapshot).clone();
     // The matrix comes from the analysis the editor keeps (unsaved edits in).
     let kept = (req.method == "sycl/kernelMatrix").then(|| st.host.analysis());
     // Without `targets`, a request means the editor's configured targets.
     let targets: Option<Vec<String>> = st
         .targets()
         .map(|t| t.iter().map(|t| t.canonical.clone()).collect());
+    // Findings for the editor's own targets (none named) come from the editor's analysis,
+    // once it has run: unsaved edits in, nothing loaded again.
+    let own = req.params.get("targets").is_none_or(Value::is_null);
+    if own && st.host.analysis().is_analysed() {
+        snapshot.editor = Some(server::EditorAnalysis(st.host.analysis()));
+    }
     async move {
         if !req.method.starts_with("sycl/") {
             return Err(ResponseError::new(

@@ -67,6 +67,19 @@ pub struct Snapshot {
     /// The daemon's live projects, shared by its snapshots; without them (the language
     /// server's), a request loads the workspace for itself.
     pub projects: Option<Arc<projects::Projects>>,
+    /// The language server's own analysis (unsaved edits in), for a request about the
+    /// editor's targets: answered from it rather than from a workspace loaded again.
+    pub editor: Option<EditorAnalysis>,
+}
+
+/// An editor's analysis, carried by a snapshot.
+#[derive(Clone)]
+pub struct EditorAnalysis(pub crate::ide::Analysis);
+
+impl std::fmt::Debug for EditorAnalysis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EditorAnalysis")
+    }
 }
 
 impl Snapshot {
@@ -90,6 +103,7 @@ impl Snapshot {
                 configs,
                 table,
                 projects: None,
+                editor: None,
             },
             problems,
         )
@@ -120,6 +134,7 @@ impl Snapshot {
             configs,
             table,
             projects: self.projects.clone(),
+            editor: None,
         };
         (next, problems)
     }
@@ -384,6 +399,9 @@ impl Answer {
 /// targets (loaded by the first request; `fresh`, a file the request is about, read again
 /// first with the headers it reads), else from a workspace loaded for this request alone.
 fn analysis_for(snapshot: &Snapshot, params: &Value, fresh: &[&Path]) -> Result<Answer, RpcError> {
+    if let Some(editor) = &snapshot.editor {
+        return Ok(Answer::Loaded(editor.0.clone()));
+    }
     let Some(projects) = &snapshot.projects else {
         let (project, config) = project_of(snapshot, snapshot.roots.clone(), params)?;
         let mut ws =
