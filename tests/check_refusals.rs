@@ -122,7 +122,7 @@ fn connect_outside_query_is_refused() {
             .assert()
             .code(2)
             .stderr(predicate::str::contains(
-                "--connect applies to `query`, `check` and `watch` only",
+                "--connect applies to `query`, `check`, `watch` and `lsp` (without --listen) only",
             ));
     }
 }

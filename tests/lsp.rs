@@ -1365,3 +1365,65 @@ fn edits_inside_functions_publish_what_a_fresh_extraction_does() {
     assert_eq!(edited, fresh);
     shutdown(c);
 }
+
+/// `lsp --connect`: two editors as thin clients of one daemon get its findings (with the
+/// chain as related information, positions from the file) and each change saved on disk.
+#[test]
+fn lsp_connect_makes_editors_share_the_daemons_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let kernel = root.join("k.cpp");
+    let text = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue &q, float *o) {\n  q.single_task([=] { o[0] = o[1] * 0.1; });\n}\n";
+    std::fs::write(&kernel, text).unwrap();
+    let socket = dir.path().join("d.sock");
+    let mut daemon = std::process::Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
+        .args(["daemon", "--socket"])
+        .arg(&socket)
+        .arg("--root")
+        .arg(&root)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no daemon");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let uri = format!("file://{}", kernel.display());
+    let editors: Vec<Client> = (0..2)
+        .map(|_| {
+            let mut c = Client::start_with(&["--connect", socket.to_str().unwrap()]);
+            c.request(
+                "initialize",
+                json!({ "processId": null, "rootUri": format!("file://{}", root.display()),
+                        "capabilities": {}, "initializationOptions": { "targets": "intel_gpu_dg1" } }),
+            );
+            c.notify("initialized", json!({}));
+            c
+        })
+        .collect();
+    for mut c in editors {
+        let d = c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+        let first = &d["diagnostics"][0];
+        assert_eq!(first["code"], "target-unsupported-aspect", "{d}");
+        assert_eq!(first["source"], "sycl-analyzer");
+        // The lambda's introducer, line 3 (0-based 2), UTF-16 positions.
+        assert_eq!(first["range"]["start"]["line"], 2, "{d}");
+        let use_ = &first["relatedInformation"][0];
+        assert_eq!(use_["location"]["uri"], uri.as_str(), "{d}");
+        assert_eq!(
+            use_["location"]["range"]["start"],
+            json!({ "line": 2, "character": 36 }),
+            "the double literal 0.1: {d}"
+        );
+        // Saved without the double: the daemon's change reaches the editor.
+        std::fs::write(&kernel, text.replace("0.1", "0.1f")).unwrap();
+        c.diagnostics_for(&uri, |p| p["diagnostics"] == json!([]));
+        std::fs::write(&kernel, text).unwrap();
+        c.diagnostics_for(&uri, |p| !p["diagnostics"].as_array().unwrap().is_empty());
+        shutdown(c);
+    }
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+}

@@ -418,11 +418,18 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             color: std::io::stdout().is_terminal(),
         });
     }
+    if let (Some(socket), Command::Lsp { listen: None }) = (&cli.connect, &cli.command) {
+        let socket = socket
+            .clone()
+            .unwrap_or_else(server::daemon::default_socket);
+        crate::lsp::thin::run_stdio(&socket)?;
+        return Ok(EXIT_OK);
+    }
     if cli.connect.is_some() {
         // Said, not ignored: a build that thinks it asked the daemon must not get another answer.
         return Err(
-            "--connect applies to `query`, `check` and `watch` only; `targets` and the \
-                    others compute here (the daemon's methods: protocol.md)"
+            "--connect applies to `query`, `check`, `watch` and `lsp` (without --listen) only; \
+                    `targets` and the others compute here (the daemon's methods: protocol.md)"
                 .into(),
         );
     }

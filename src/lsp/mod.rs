@@ -21,6 +21,7 @@ pub mod log;
 mod run;
 mod semantic_tokens;
 mod sycl_methods;
+pub mod thin;
 mod watching;
 
 use code_actions::code_actions;
