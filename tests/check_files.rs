@@ -75,6 +75,8 @@ fn a_named_file_is_checked_with_its_project() {
     // Named alone (or with `./`), the same findings, the same names, and only that file's.
     assert_eq!(findings(dir.path(), &["src/main.cpp"]), in_main);
     assert_eq!(findings(dir.path(), &["./src/main.cpp"]), in_main);
+    // From below the root, as cargo does: still named relative to the project root.
+    assert_eq!(findings(&dir.path().join("src"), &["main.cpp"]), in_main);
 }
 
 /// `report FILE` shows the kernels of the file, analysed with its project; an HTML page

@@ -149,6 +149,27 @@ pub(crate) fn load(
     Ok(Ok(ws))
 }
 
+/// `check FILE` run below its project's root (from `src/`, say) names files relative to the
+/// root, as cargo does, not as absolute paths: the process moves to the root, and the paths
+/// of the arguments are made absolute first.
+pub(crate) fn enter_project_root(args: &mut CheckArgs) -> Result<(), String> {
+    let Some((root, _)) = named_files(args) else {
+        return Ok(());
+    };
+    if root.is_relative() {
+        // Under the current directory: named from here, as the user wrote them.
+        return Ok(());
+    }
+    let abs = |p: &PathBuf| crate::workspace::absolute(p);
+    args.paths = args.paths.iter().map(abs).collect();
+    args.compile_commands = args.compile_commands.as_ref().map(abs);
+    args.include_dirs = args.include_dirs.iter().map(abs).collect();
+    args.facts = args.facts.iter().map(abs).collect();
+    args.facts_out = args.facts_out.as_ref().map(abs);
+    std::env::set_current_dir(&root)
+        .map_err(|e| format!("cannot enter the project root '{}': {e}", root.display()))
+}
+
 /// When every path is a file and a compilation database is found upward from them (or given),
 /// `check FILE...` analyses the project that holds them, as clangd does (so their includes and
 /// callees resolve) and reports what is located in them: that project's root and the files.
@@ -245,11 +266,12 @@ pub(crate) fn refuse(format: CheckFormat, diagnostics: &[Diagnostic], reporter: 
 }
 
 pub fn run(
-    args: CheckArgs,
+    mut args: CheckArgs,
     configs_given: bool,
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<i32, String> {
+    enter_project_root(&mut args)?;
     let mut ws = match load(&args, configs_given, true, table, reporter)? {
         Ok(ws) => ws,
         Err(code) => return Ok(code),

@@ -207,12 +207,15 @@ pub fn check(
 }
 
 /// A file the daemon names relative to its `root`, named as `check` names it: relative to the
-/// current directory when under it and the user gave relative paths, else absolute.
+/// current directory when under it, else relative to the root (as `check` names the files of
+/// a project whose root is above the current directory); absolute when the user gave
+/// absolute paths.
 pub fn display_name(root: &Path, file: &str, relative: bool) -> String {
     let abs = root.join(file);
     let here = crate::workspace::absolute(Path::new("."));
     match abs.strip_prefix(&here) {
         Ok(rest) if relative => crate::workspace::tidy(rest).display().to_string(),
+        _ if relative => file.to_string(),
         _ => abs.display().to_string(),
     }
 }

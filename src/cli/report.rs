@@ -20,13 +20,17 @@ pub enum ReportFormat {
 }
 
 pub fn run(
-    args: CheckArgs,
+    mut args: CheckArgs,
     format: ReportFormat,
     output: Option<&Path>,
     configs_given: bool,
     table: &DeviceTable,
     reporter: &mut Reporter,
 ) -> Result<i32, String> {
+    // `-o FILE` is where the user said, whatever directory the report is made from.
+    let output = output.map(crate::workspace::absolute);
+    let output = output.as_deref();
+    check::enter_project_root(&mut args)?;
     let mut ws = match check::load(&args, configs_given, false, table, reporter)? {
         Ok(ws) => ws,
         Err(code) => return Ok(code),
