@@ -143,6 +143,23 @@ fn check_connect_prints_what_check_prints() {
     let out = String::from_utf8_lossy(&remote.stdout);
     assert_eq!(remote.status.code(), Some(0), "{out}");
     assert!(out.starts_with("0 error(s), 0 warning(s)"), "{out}");
+    // The double back, and a directory asked about at once: its sources are read again too.
+    let original = std::fs::read_to_string(&blend)
+        .unwrap()
+        .replace("a * 0.5f +", "a * 0.5 +");
+    std::fs::write(&blend, original).unwrap();
+    let remote = run_in(
+        proj.path(),
+        &[
+            "check",
+            "--connect",
+            socket,
+            "src",
+            "--targets",
+            "intel_gpu_dg1",
+        ],
+    );
+    assert_eq!(remote.status.code(), Some(1), "{remote:?}");
 
     // Refusals as `check` refuses: a bad target (1, located in the option), options the
     // daemon cannot honour, no daemon (2).

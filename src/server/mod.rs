@@ -439,7 +439,14 @@ fn analysis_for(snapshot: &Snapshot, params: &Value, fresh: &[&Path]) -> Result<
     let live = live.as_mut().expect("loaded above");
     let mut changed = false;
     for path in fresh {
-        changed |= live.refresh(path);
+        changed |= if path.is_dir() {
+            // Every source under it compared with the disk (by content hash): an answer
+            // right after a save does not wait for the watcher.
+            let under = crate::workspace::discover(&[path.to_path_buf()]).unwrap_or_default();
+            live.changed_on_disk(&under) > 0
+        } else {
+            live.refresh(path)
+        };
     }
     if changed {
         projects.bump();
@@ -548,12 +555,12 @@ pub(crate) fn root_of(snapshot: &Snapshot) -> String {
 /// for as saved.
 fn check(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
     let paths = path_filter(snapshot, params)?;
-    let files: Vec<&Path> = paths
-        .iter()
-        .filter(|p| p.is_file())
-        .map(PathBuf::as_path)
-        .collect();
-    let answer = analysis_for(snapshot, params, &files)?;
+    let mut fresh: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let roots: Vec<PathBuf> = projects::absolute_roots(&snapshot.roots);
+    if fresh.is_empty() {
+        fresh = roots.iter().map(PathBuf::as_path).collect();
+    }
+    let answer = analysis_for(snapshot, params, &fresh)?;
     let analysis = answer.analysis();
     let (mut report, _) = analysis.findings_for(&|f| under_any(&paths, f));
     analysis.add_notices(&mut report);
