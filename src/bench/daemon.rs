@@ -56,6 +56,7 @@ pub fn run(
     targets: &str,
     seed: u64,
     soak: usize,
+    new_names: bool,
 ) -> Result<Value, String> {
     let root = root.canonicalize().map_err(|e| e.to_string())?;
     let sources: Vec<PathBuf> = workspace::discover(std::slice::from_ref(&root))?
@@ -223,7 +224,14 @@ pub fn run(
                 let p = pick().clone();
                 let bytes = std::fs::read(&p).map_err(|e| e.to_string())?;
                 let mut edited = bytes.clone();
-                edited.extend_from_slice(format!("\n// soak {c}\n").as_bytes());
+                // A comment, or a function with a name never seen before (an interface
+                // change, and a new name for the interner, which never frees).
+                let added = if new_names {
+                    format!("\nint sycl_analyzer_soak_{c}(int x) {{ return x + {c}; }}\n")
+                } else {
+                    format!("\n// soak {c}\n")
+                };
+                edited.extend_from_slice(added.as_bytes());
                 std::fs::write(&p, &edited).map_err(|e| e.to_string())?;
                 restore.0.push((p.clone(), bytes));
                 p
@@ -251,6 +259,7 @@ pub fn run(
         let rss_end = status_mib(pid, "VmRSS:");
         soak_figures = json!({
             "changes": soak,
+            "saves_add_new_names": new_names,
             "requests": served + soak,
             "seconds": started.elapsed().as_secs_f64(),
             "rss_after_first_1k_changes_mib": rss_1k,

@@ -120,6 +120,10 @@ enum Command {
         /// memory after the first 1000 saves against the end, latency drift.
         #[arg(long, value_name = "CHANGES", default_value_t = 0)]
         daemon_soak: usize,
+        /// The soak's saves add a function with a new name (an interface change) instead of
+        /// a comment.
+        #[arg(long)]
+        soak_new_names: bool,
         #[arg(long)]
         json: bool,
     },
@@ -567,6 +571,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             daemon,
             daemon_targets,
             daemon_soak,
+            soak_new_names,
             json,
         } => {
             if let Some(n) = daemon {
@@ -584,8 +589,14 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                     .clone()
                     .or_else(|| generated.clone())
                     .expect("one of them");
-                let figures =
-                    crate::bench::daemon::run(&root, n, &daemon_targets, seed, daemon_soak);
+                let figures = crate::bench::daemon::run(
+                    &root,
+                    n,
+                    &daemon_targets,
+                    seed,
+                    daemon_soak,
+                    soak_new_names,
+                );
                 if let Some(d) = generated {
                     let _ = std::fs::remove_dir_all(d);
                 }
