@@ -134,6 +134,18 @@ codes! {
     UnboundDevice => "unbound-device", Note,
         "an ocloc `-device` name in `compile_commands.json` that names no device of the device table (a release or family name, a PCI id, a range): the generic `spir64_gen` target is checked for it",
         "Name the device as the driver's tables do (`acm_g10`, `acm-g10`, `12.55.8`; `sycl-analyzer targets` lists them), or pass `--targets spir64_gen:DEVICE` for the device the build is for.";
+    SyclLsMalformed => "sycl-ls-malformed", Error,
+        "`config from-sycl-ls`: input that is not a whole `sycl-ls --verbose` transcript (output without `--verbose`, a line out of place, a count that is not a number, fewer platforms or devices than announced: cut short); nothing is written",
+        "Run `sycl-ls --verbose` again and pass its whole standard output (`sycl-ls --verbose > ls.txt`).";
+    SyclLsDevicesDiffer => "sycl-ls-devices-differ", Warning,
+        "`config from-sycl-ls`: devices that are one target (the same GPU through two backends) report different aspects or sub-group sizes; the entry holds what all of them report",
+        "Keep the entry as written (what every backend supports), or convert the transcript of one backend only (`ONEAPI_DEVICE_SELECTOR=level_zero:* sycl-ls --verbose`).";
+    SyclLsTargetName => "sycl-ls-target-name", Note,
+        "`config from-sycl-ls`: a device whose `Architecture:` is no target of the driver's tables (`unknown`, `x86_64`, missing, or a device the tables lack): the name its entry is written under",
+        "Pass that name to `--targets`, or rename the entry (and use the new name).";
+    MergeExistingTarget => "merge-existing-target", Warning,
+        "`config from-sycl-ls --merge`: the merged file already defines the device's target; its entry is kept and the device's left out",
+        "Remove or rename the file's entry first if the device's should replace it.";
 }
 
 impl<'de> Deserialize<'de> for Code {

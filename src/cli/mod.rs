@@ -2,6 +2,7 @@
 //! knowledge; every answer comes from `crate::devices`.
 
 mod check;
+mod config_cmd;
 mod output;
 mod remote;
 mod report;
@@ -282,6 +283,21 @@ enum ConfigCommand {
         #[arg(long, value_enum, default_value_t = TextFormat::Text)]
         format: TextFormat,
     },
+    /// Write a device-config entry per device of a `sycl-ls --verbose` transcript: its aspects
+    /// and sub-group sizes, under its architecture's target name (else a name made from the
+    /// device's name).
+    FromSyclLs {
+        /// The saved output of `sycl-ls --verbose` (`-` or none: standard input).
+        #[arg(value_name = "FILE")]
+        input: Option<PathBuf>,
+        /// Append the entries to this device-config file (in place, unless --output), its text
+        /// and comments kept; a target it already defines is reported and left as it is.
+        #[arg(long, value_name = "FILE")]
+        merge: Option<PathBuf>,
+        /// Write the YAML to FILE instead of standard output.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -518,6 +534,19 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         }
         server::daemon::run(&socket, snapshot, limits)?;
         return Ok(EXIT_OK);
+    }
+    if let Command::Config(ConfigCommand::FromSyclLs {
+        input,
+        merge,
+        output,
+    }) = &cli.command
+    {
+        let args = config_cmd::FromSyclLs {
+            input: input.clone(),
+            merge: merge.clone(),
+            output: output.clone(),
+        };
+        return config_cmd::from_sycl_ls(&args, reporter);
     }
     if let Command::Config(ConfigCommand::Check { files, format }) = &cli.command {
         let mut diagnostics = Vec::new();

@@ -8,6 +8,7 @@ pub mod macros;
 pub mod names;
 pub mod predefined;
 pub mod provenance;
+pub mod sycl_ls;
 pub mod table;
 pub mod targets;
 pub mod yaml;
