@@ -430,6 +430,24 @@ fn summary(report: &Report, targets: &str) -> String {
     )
 }
 
+/// Characters a URI path segment cannot carry raw; `/` separates segments and stays.
+pub(crate) const URI_SEGMENT: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
+
 fn sarif_location(file: &str, line: u32, column: u32, end_line: u32, end_column: u32) -> Value {
     json!({
         "physicalLocation": {
@@ -448,26 +466,9 @@ fn uri(file: &str) -> String {
             return u.to_string();
         }
     }
-    // Characters a URI reference cannot carry raw; `/` separates segments and stays.
-    const SEGMENT: &AsciiSet = &CONTROLS
-        .add(b' ')
-        .add(b'"')
-        .add(b'#')
-        .add(b'%')
-        .add(b'<')
-        .add(b'>')
-        .add(b'?')
-        .add(b'[')
-        .add(b']')
-        .add(b'\\')
-        .add(b'^')
-        .add(b'`')
-        .add(b'{')
-        .add(b'|')
-        .add(b'}');
     let relative = file.replace('\\', "/");
     let relative = relative.trim_start_matches("./");
-    utf8_percent_encode(relative, SEGMENT).to_string()
+    utf8_percent_encode(relative, URI_SEGMENT).to_string()
 }
 
 fn sarif_rule(code: Code) -> Value {

@@ -159,23 +159,13 @@ pub fn check(
     let name = |file: &str| display_name(&root, file, relative);
     let mut diagnostics: Vec<Diagnostic> = serde_json::from_value(result["diagnostics"].clone())
         .map_err(|e| format!("the daemon's answer is not understood: {e}"))?;
-    let mut texts: std::collections::HashMap<String, Option<std::sync::Arc<str>>> =
-        Default::default();
+    let mut texts = crate::workspace::SourceTexts::default();
     for d in &mut diagnostics {
         d.file = name(&d.file).into();
         for step in &mut d.chain {
             step.file = name(&step.file).into();
         }
-        d.locate(&mut |file| {
-            texts
-                .entry(file.to_string())
-                .or_insert_with(|| {
-                    crate::workspace::read_source(Path::new(file))
-                        .ok()
-                        .map(Into::into)
-                })
-                .clone()
-        });
+        d.locate(&mut |file| texts.get(file));
     }
     let kernels: Vec<Value> = result["kernels"]
         .as_array()

@@ -226,21 +226,13 @@ pub fn html(m: &Matrix, title: &str, page_dir: &Path) -> String {
 /// A link to a source line: a `file:` URL of the absolute path (editors and browsers open it).
 /// A link from a page in `page_dir` to a line of `file`: a relative URL (`../src/k.cpp#L17`).
 fn link(page_dir: &Path, file: &str, line: u32) -> String {
-    use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
-    const SEGMENT: &AsciiSet = &CONTROLS
-        .add(b' ')
-        .add(b'"')
-        .add(b'#')
-        .add(b'%')
-        .add(b'<')
-        .add(b'>')
-        .add(b'?')
-        .add(b'\\')
-        .add(b'`');
+    use percent_encoding::utf8_percent_encode;
     let relative = relative_path(page_dir, &absolute(Path::new(file)));
     let segments: Vec<String> = relative
         .components()
-        .map(|c| utf8_percent_encode(&c.as_os_str().to_string_lossy(), SEGMENT).to_string())
+        .map(|c| {
+            utf8_percent_encode(&c.as_os_str().to_string_lossy(), check::URI_SEGMENT).to_string()
+        })
         .collect();
     format!("{}#L{line}", segments.join("/"))
 }

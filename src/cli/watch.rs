@@ -181,7 +181,7 @@ impl Watched {
         let mut changed = std::mem::take(&mut self.changed);
         changed.sort();
         changed.dedup();
-        let mut texts: BTreeMap<String, Option<std::sync::Arc<str>>> = BTreeMap::new();
+        let mut texts = crate::workspace::SourceTexts::default();
         for file in &changed {
             let found = self.files.get(file).cloned().unwrap_or_default();
             if found.is_empty() {
@@ -193,23 +193,12 @@ impl Watched {
                 for step in &mut d.chain {
                     step.file = display_name(root, &step.file, relative).into();
                 }
-                d.locate(&mut |f| {
-                    texts
-                        .entry(f.to_string())
-                        .or_insert_with(|| {
-                            crate::workspace::read_source(Path::new(f))
-                                .ok()
-                                .map(Into::into)
-                        })
-                        .clone()
-                });
+                d.locate(&mut |f| texts.get(f));
                 shown.push(d);
             }
         }
-        for (name, text) in &texts {
-            if let Some(text) = text {
-                reporter.add_source(name, text);
-            }
+        for (name, text) in texts.read() {
+            reporter.add_source(name, text);
         }
         let clock = clock();
         if self.printed {

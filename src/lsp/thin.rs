@@ -5,10 +5,8 @@
 //! completion and the other features are the in-process server's (`lsp` without
 //! `--connect`). If the daemon goes away, the editor is told and the server connects again.
 
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use async_lsp::client_monitor::ClientProcessMonitorLayer;
@@ -215,17 +213,8 @@ fn to_lsp(p: &Value) -> Option<lsp::PublishDiagnosticsParams> {
         .map(PathBuf::from)
         .unwrap_or_default();
     let found: Vec<Diagnostic> = serde_json::from_value(p["diagnostics"].clone()).ok()?;
-    let mut texts: HashMap<String, Option<Arc<str>>> = HashMap::new();
-    let mut text_of = |f: &str| -> Option<Arc<str>> {
-        texts
-            .entry(f.to_string())
-            .or_insert_with(|| {
-                crate::workspace::read_source(&root.join(f))
-                    .ok()
-                    .map(Into::into)
-            })
-            .clone()
-    };
+    let mut texts = crate::workspace::SourceTexts::under(&root);
+    let mut text_of = |f: &str| texts.get(f);
     let diagnostics = found
         .into_iter()
         .filter_map(|mut d| {

@@ -503,3 +503,36 @@ pub fn read_source(path: &Path) -> Result<String, String> {
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     })
 }
+
+/// Source texts read on demand, each file once: for locating findings that came without
+/// byte ranges (a daemon's answer) and showing their lines. Names are read under `base`.
+#[derive(Default)]
+pub struct SourceTexts {
+    base: std::path::PathBuf,
+    texts: std::collections::BTreeMap<String, Option<Arc<str>>>,
+}
+
+impl SourceTexts {
+    pub fn under(base: impl Into<std::path::PathBuf>) -> Self {
+        Self {
+            base: base.into(),
+            texts: Default::default(),
+        }
+    }
+
+    /// The text of `name` (`None` when it cannot be read).
+    pub fn get(&mut self, name: &str) -> Option<Arc<str>> {
+        let base = &self.base;
+        self.texts
+            .entry(name.to_string())
+            .or_insert_with(|| read_source(&base.join(name)).ok().map(Into::into))
+            .clone()
+    }
+
+    /// Every text read, by name.
+    pub fn read(&self) -> impl Iterator<Item = (&str, &Arc<str>)> {
+        self.texts
+            .iter()
+            .filter_map(|(n, t)| Some((n.as_str(), t.as_ref()?)))
+    }
+}
