@@ -105,7 +105,7 @@ pub fn targets_markdown(list: &[Listed], table: &DeviceTable, notable: AspectSet
          in no trait macro: it guarantees no aspect, and its devices may have any.\n\
          * **Lacks**: of the aspects code uses without naming them ({}), those the entry does \
          not list. With **Others** `no`, a kernel using one is left out of the target's image; \
-         with `may`, only some devices of the target have it. The other aspects are named by \
+         with `may`, a device may have it but nothing guarantees it. The other aspects are named by \
          the code that needs them.\n",
         reg.sorted_names(notable).join(", ")
     );
