@@ -19,7 +19,8 @@ reads aspects.def, aspects_deprecated.def and the name table from NEWER (its HEA
 commit) and only DeviceConfigFile.td from the first tree. A driver name the table has no entry
 for is kept, and said: DPC++ treats such a target as it treats any target missing from
 DeviceConfigFile.td (sycl-post-link filters nothing out of its image:
-isTargetCompatibleWithModule, llvm/lib/SYCLPostLink/Utils.cpp; the trait macros skip it).
+isTargetCompatibleWithModule, llvm/lib/SYCLPostLink/Utils.cpp), and the driver leaves it out
+of the trait macros.
 
 What is ours is kept: aspect descriptions (a new aspect gets an empty one, reported), and the
 generic-target section of targets.yaml. Following a DPC++ release is this one command, then a

@@ -119,6 +119,16 @@ fn a_driver_only_target_guarantees_nothing_and_filters_nothing() {
     let status = |t: &str| v["kernels"][0]["targets"][t]["status"].clone();
     assert_eq!(status("intel_gpu_dg1"), "not_in_image", "{v:#}");
     assert_eq!(status("spirv64"), "may_fail", "{v:#}");
+    // Beside pvc, which has fp64, it still guarantees nothing (the design's rule for the
+    // traits; DPC++'s driver would leave it out and answer true).
+    let out = stdout(
+        bin()
+            .args(["query", "traits", "--targets", "spirv64,intel_gpu_pvc"])
+            .args(["--aspect", "fp64"]),
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["all_devices_have"]["fp64"], false);
+    assert_eq!(v["any_device_has"]["fp64"], true);
 }
 
 #[test]

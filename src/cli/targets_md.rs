@@ -101,8 +101,8 @@ pub fn targets_markdown(list: &[Listed], table: &DeviceTable, notable: AspectSet
          program runs.\n\
          * **Entry**: the device-config entry (DeviceConfigFile.td, or a `--config` file) the \
          target reads. **none**: only the driver knows the name; DPC++ keeps every kernel in its \
-         image (sycl-post-link filters by aspect only for targets with an entry) and counts it \
-         in no trait macro: it guarantees no aspect, and its devices may have any.\n\
+         image (sycl-post-link filters by aspect only for targets with an entry); it guarantees \
+         no aspect, and its devices may have any.\n\
          * **Lacks**: of the aspects code uses without naming them ({}), those the entry does \
          not list. With **Others** `no`, a kernel using one is left out of the target's image; \
          with `may`, a device may have it but nothing guarantees it. The other aspects are named by \

@@ -6,8 +6,9 @@
 //! A driver name without an entry is valid, and DPC++ treats it as it treats any target missing
 //! from DeviceConfigFile.td: `sycl-post-link` keeps every kernel in its image
 //! (`isTargetCompatibleWithModule`, llvm/lib/SYCLPostLink/Utils.cpp @ intel/llvm 5f6a047ffb1a:
-//! "unrecognized targets have no filtering applied to them") and the trait macros skip it; it
-//! guarantees no aspect and its devices may have any.
+//! "unrecognized targets have no filtering applied to them"). For the trait macros it
+//! guarantees no aspect and its devices may have any (the design's rule, `macros`; DPC++'s
+//! driver leaves it out of the count instead, protocol.md says where that differs).
 
 use super::aspects::AspectSet;
 use super::config::{auto_detect_aot, TargetInfo};
