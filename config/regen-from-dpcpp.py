@@ -3,12 +3,24 @@
 
     python3 config/regen-from-dpcpp.py PATH/TO/intel-llvm            # writes config/
     python3 config/regen-from-dpcpp.py PATH/TO/intel-llvm --check    # exit 1 if config/ differs
+    python3 config/regen-from-dpcpp.py OLDER --names-from NEWER      # two revisions
 
 Reads, under the checkout:
   llvm/include/llvm/SYCLLowerIR/DeviceConfigFile.td   -> default-device-config.yaml
   sycl/include/sycl/info/aspects.def (+ aspects_deprecated.def) -> aspects.yaml
   llvm/lib/TargetParser/SYCLTargetParser.cpp          -> targets.yaml (driver names)
-and records the checkout's commit in sources.yaml (what `sycl-analyzer --version` prints).
+    (revisions before it: clang/lib/Driver/ToolChains/SYCL.cpp, SYCL::gen::resolveGenDevice)
+and records in sources.yaml (what `sycl-analyzer --version` prints) the repository, commit and
+path of each: device_table, aspects, aspects_deprecated, target_names.
+
+The driver and the headers name new devices and aspects before DeviceConfigFile.td describes
+them, and a public copy of the newest files is not always of one commit. `--names-from NEWER`
+reads aspects.def, aspects_deprecated.def and the name table from NEWER (its HEAD is their
+commit) and only DeviceConfigFile.td from the first tree. A driver name the table has no entry
+for is kept, and said: DPC++ treats such a target as it treats any target missing from
+DeviceConfigFile.td (sycl-post-link filters nothing out of its image:
+isTargetCompatibleWithModule, llvm/lib/SYCLPostLink/Utils.cpp), and the driver leaves it out
+of the trait macros.
 
 What is ours is kept: aspect descriptions (a new aspect gets an empty one, reported), and the
 generic-target section of targets.yaml. Following a DPC++ release is this one command, then a
@@ -29,11 +41,12 @@ needed then). The data committed in config/ is reproduced byte for byte by:
     python3 config/regen-from-dpcpp.py TREE --check \\
       --source device_table=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
       --source aspects=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
+      --source aspects_deprecated=intel/llvm@df84a293c783ed0fbf5cfb8a7e328e42e604e820 \\
       --source target_names=intel/llvm@e5a6590081666edb186c2371a64efda5fdc2b2c9
 
 where TREE holds DeviceConfigFile.td and aspects.def of KornevNikita/llvm at that commit,
 SYCLTargetParser.cpp of intel/llvm at e5a6590081666edb, and aspects_deprecated.def of
-intel/llvm at df84a293c783ed0f (sources.yaml records no commit of its own for that file).
+intel/llvm at df84a293c783ed0f.
 """
 
 from __future__ import annotations
@@ -49,6 +62,8 @@ TD_PATH = "llvm/include/llvm/SYCLLowerIR/DeviceConfigFile.td"
 ASPECTS_DEF = "sycl/include/sycl/info/aspects.def"
 ASPECTS_DEPRECATED_DEF = "sycl/include/sycl/info/aspects_deprecated.def"
 TARGET_PARSER = "llvm/lib/TargetParser/SYCLTargetParser.cpp"
+# Where older revisions keep the same tables (SYCL::gen::resolveGenDevice, 2024-2025).
+DRIVER_SYCL = "clang/lib/Driver/ToolChains/SYCL.cpp"
 
 
 class RegenError(Exception):
@@ -552,19 +567,21 @@ def render_aspects(aspects, deprecated, descriptions: dict, source: str, missing
 
 # --- sources.yaml -----------------------------------------------------------------------------
 
-def render_sources(sources: dict) -> str:
+def render_sources(sources: dict, paths: dict) -> str:
     lines = [
         "# Where the embedded data comes from: the DPC++ (intel/llvm) sources each file was generated or",
         "# transcribed from. `--version` prints it; config/regen-from-dpcpp.py rewrites it with the data.",
     ]
-    for data, what, path in (
-        ("device_table", "default-device-config.yaml", TD_PATH),
-        ("aspects", "aspects.yaml", ASPECTS_DEF),
-        ("target_names", "targets.yaml", TARGET_PARSER),
+    for data, what in (
+        ("device_table", "default-device-config.yaml"),
+        ("aspects", "aspects.yaml"),
+        ("aspects_deprecated", "aspects.yaml, deprecated"),
+        ("target_names", "targets.yaml"),
     ):
         repo, commit = sources[data]
+        path = paths[data]
         lines += [
-            f"{data}:{' ' * (15 - len(data))}# {what}",
+            f"{data}:{' ' * max(1, 15 - len(data))}# {what}",
             f"  repo: {repo}",
             f"  commit: {commit}",
             f"  path: {path}",
@@ -572,13 +589,13 @@ def render_sources(sources: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def checkout_commit(llvm: str) -> str:
+def checkout_commit(llvm: str, hint: str = "--commit") -> str:
     try:
         out = subprocess.run(
             ["git", "-C", llvm, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
         )
     except (OSError, subprocess.CalledProcessError):
-        raise RegenError(f"{llvm} is not a git checkout: give its commit with --commit")
+        raise RegenError(f"{llvm} is not a git checkout: give its commit with {hint}")
     return out.stdout.strip()
 
 
@@ -593,12 +610,28 @@ def read(llvm: str, rel: str, required: bool = True) -> str:
         return ""
 
 
-DATA = ("device_table", "aspects", "target_names")
+DATA = ("device_table", "aspects", "aspects_deprecated", "target_names")
+# The data a newer revision can give (--names-from): DPC++'s driver and headers name devices and
+# aspects before DeviceConfigFile.td describes them.
+NAMES_DATA = ("aspects", "aspects_deprecated", "target_names")
 
 
-def generate(llvm: str, out_dir: str, sources: dict) -> tuple[dict, list[str]]:
+def target_table(tree: str) -> tuple[str, str]:
+    """(path, text) of the file holding the driver's name tables: SYCLTargetParser.cpp in the
+    newest revisions, the driver's SYCL.cpp before."""
+    for path in (TARGET_PARSER, DRIVER_SYCL):
+        text = read(tree, path, required=False)
+        if text and re.search(r"resolveGenDevice\s*\([^)]*\)\s*\{", text):
+            return path, text
+    raise RegenError(f"{tree}: neither {TARGET_PARSER} nor {DRIVER_SYCL} defines resolveGenDevice")
+
+
+def generate(llvm: str, out_dir: str, sources: dict, names_tree: str | None = None) -> tuple[dict, list[str]]:
     """The new text of each file of config/ this script owns, and the notes for the reviewer.
-    `sources` gives each data's (repo, commit)."""
+    `sources` gives each data's (repo, commit); `names_tree`, if given, is where aspects.def,
+    aspects_deprecated.def and the driver's name table are read (a newer revision than `llvm`'s
+    DeviceConfigFile.td)."""
+    names_tree = names_tree or llvm
 
     def short(data):
         repo, commit = sources[data]
@@ -613,8 +646,8 @@ def generate(llvm: str, out_dir: str, sources: dict) -> tuple[dict, list[str]]:
     for d, names in twice.items():
         where = names[0] if len(names) == 1 else f"{len(names)} targets ({names[0]} .. {names[-1]})"
         notes.append(f"upstream lists {d} twice in {where}: written once")
-    aspects, deprecated, aliases = aspect_defs(read(llvm, ASPECTS_DEF), ASPECTS_DEF)
-    more = read(llvm, ASPECTS_DEPRECATED_DEF, required=False)
+    aspects, deprecated, aliases = aspect_defs(read(names_tree, ASPECTS_DEF), ASPECTS_DEF)
+    more = read(names_tree, ASPECTS_DEPRECATED_DEF, required=False)
     if more:
         a2, d2, al2 = aspect_defs(more, ASPECTS_DEPRECATED_DEF)
         aspects += a2
@@ -647,19 +680,30 @@ def generate(llvm: str, out_dir: str, sources: dict) -> tuple[dict, list[str]]:
     )
     for n in missing:
         notes.append(f"new aspect '{n}': write its description in aspects.yaml")
-    families = driver_names(read(llvm, TARGET_PARSER))
+    parser_path, parser_text = target_table(names_tree)
+    families = driver_names(parser_text, parser_path)
     table_names = {t.name for t in targets}
+    # Valid all the same: DPC++ treats a target missing from DeviceConfigFile.td as one that
+    # guarantees no aspect, and sycl-post-link filters nothing out of its image.
     for family, names in families.items():
         for canonical, _ in names:
             if canonical not in table_names:
-                notes.append(f"driver name '{canonical}' has no device-table entry")
+                notes.append(f"driver name '{canonical}' has no device-table entry (valid; no AOT filtering)")
     files = {
         "default-device-config.yaml": render_device_table(targets, short("device_table")),
         "aspects.yaml": aspects_text,
         "targets.yaml": render_targets(
             families, generic_section(read(out_dir, "targets.yaml")), short("target_names")
         ),
-        "sources.yaml": render_sources(sources),
+        "sources.yaml": render_sources(
+            sources,
+            {
+                "device_table": TD_PATH,
+                "aspects": ASPECTS_DEF,
+                "aspects_deprecated": ASPECTS_DEPRECATED_DEF,
+                "target_names": parser_path,
+            },
+        ),
     }
     return files, notes
 
@@ -678,6 +722,13 @@ def main(argv=None) -> int:
         help="where one input really comes from, when not from the checkout's repo and commit"
         f" (DATA: {', '.join(DATA)}); repeatable",
     )
+    ap.add_argument(
+        "--names-from",
+        metavar="TREE",
+        help="a newer intel/llvm checkout (or tree) to read aspects.def, aspects_deprecated.def and"
+        " the driver's names from, DeviceConfigFile.td still coming from LLVM; its HEAD is their"
+        " commit unless --source names it",
+    )
     ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
     args = ap.parse_args(argv)
     try:
@@ -687,12 +738,16 @@ def main(argv=None) -> int:
             if not m or m.group(1) not in DATA:
                 raise RegenError(f"--source {s!r}: expected DATA=OWNER/REPO@COMMIT, DATA one of {', '.join(DATA)}")
             sources[m.group(1)] = (m.group(2), m.group(3))
-        # The checkout's own commit is needed only for data no --source names (a tree of files
+        # A checkout's own commit is needed only for data no --source names (a tree of files
         # copied from several repositories is no git checkout and needs none).
-        if any(d not in sources for d in DATA):
-            commit = args.commit or checkout_commit(args.llvm)
-            sources = {d: sources.get(d, (args.repo, commit)) for d in DATA}
-        files, notes = generate(args.llvm, args.out, sources)
+        for d in DATA:
+            if d in sources:
+                continue
+            if args.names_from and d in NAMES_DATA:
+                sources[d] = (args.repo, checkout_commit(args.names_from, f"--source {d}=REPO@COMMIT"))
+            else:
+                sources[d] = (args.repo, args.commit or checkout_commit(args.llvm))
+        files, notes = generate(args.llvm, args.out, sources, args.names_from)
     except RegenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

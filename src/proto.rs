@@ -3,6 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::devices::catalogue::{catalogue, Compile, Listed};
 use crate::devices::{
     registry, AspectId, AspectSet, DeviceTable, InvalidTarget, ResolvedTarget, TargetList,
     TraitSets,
@@ -18,25 +19,50 @@ fn aspect_names(set: AspectSet) -> Vec<&'static str> {
     set.iter().map(|id| reg.name(id)).collect()
 }
 
-fn target_json(name: &str, table: &DeviceTable) -> Value {
-    let info = table.get(name).expect("listed from the table");
-    let resolved = crate::devices::resolve(name, table).ok();
+/// The aspects `targets` says a target lacks: those code uses without naming them (a `double`,
+/// a `sycl::half`, a 64-bit atomic, ...), which a kernel can need without its author knowing;
+/// the other aspects are named by whoever uses them.
+pub fn notable_aspects() -> AspectSet {
+    crate::semantic::features::features().implied_aspects()
+}
+
+/// One target of `targets --format json`. The fields up to `source` describe the device-config
+/// entry the target reads (none: no aspect guaranteed, any possible).
+fn target_json(t: &Listed, table: &DeviceTable, notable: AspectSet) -> Value {
+    let info = t.info(table);
     json!({
-        "name": name,
-        "kind": resolved.as_ref().map(|r| r.kind),
-        "macro": resolved.as_ref().and_then(|r| r.macro_name.clone()),
-        "aliases": crate::devices::names::driver_names().aliases(name),
-        "aspects": aspect_names(info.aspects),
-        "may_support_other_aspects": info.may_support_other_aspects,
-        "sub_group_sizes": info.sub_group_sizes,
-        "aot_toolchain": info.aot_toolchain,
-        "aot_toolchain_options": info.aot_toolchain_options,
-        "source": &*info.source,
+        "name": t.name,
+        "kind": t.kind,
+        "macro": t.macro_name,
+        "aliases": crate::devices::names::driver_names().aliases(&t.name),
+        "aspects": aspect_names(info.map_or(AspectSet::EMPTY, |i| i.aspects)),
+        "may_support_other_aspects": info.is_none_or(|i| i.may_support_other_aspects),
+        "sub_group_sizes": info.map_or(&[][..], |i| &i.sub_group_sizes[..]),
+        "aot_toolchain": info.and_then(|i| i.aot_toolchain.clone()),
+        "aot_toolchain_options": info.and_then(|i| i.aot_toolchain_options.clone()),
+        "source": info.map(|i| &*i.source),
+        "spellings": t.spellings,
+        "entry": t.entry,
+        "in_driver": t.in_driver,
+        "aot": t.compile.is_aot(),
+        "compiled_by": match &t.compile {
+            Compile::Aot { .. } => Some(t.compile.describe()),
+            _ => None,
+        },
+        "lacks": aspect_names(t.lacks(table, notable)),
     })
 }
 
 pub fn targets_json(table: &DeviceTable) -> Value {
-    Value::Array(table.iter().map(|(n, _)| target_json(n, table)).collect())
+    listed_json(&catalogue(table), table, notable_aspects())
+}
+
+pub fn listed_json(list: &[Listed], table: &DeviceTable, notable: AspectSet) -> Value {
+    Value::Array(
+        list.iter()
+            .map(|t| target_json(t, table, notable))
+            .collect(),
+    )
 }
 
 pub fn aspects_json() -> Value {

@@ -36,7 +36,7 @@ fn sources() -> Vec<(String, String, String)> {
 fn version_names_the_dpcpp_revision_of_each_embedded_table() {
     let long = stdout(bin().arg("--version"));
     let sources = sources();
-    assert_eq!(sources.len(), 3, "{sources:?}");
+    assert_eq!(sources.len(), 4, "{sources:?}");
     for (data, repo, commit) in &sources {
         let line = format!("{}: DPC++ {repo}@{}", data.replace('_', " "), &commit[..12]);
         assert!(long.contains(&line), "{line:?} missing from:\n{long}");

@@ -423,3 +423,76 @@ fn concrete_sets_of_section_5() {
     let e = resolve("intel_gpu_bad", table).unwrap_err();
     assert_eq!(e.message, "SYCL target is invalid: 'intel_gpu_bad'");
 }
+
+/// `--version` and sources.yaml name the very files the reference was written from: the
+/// aspect and device-table sources of aspects.yaml's `source:` block, the name table of
+/// targets.md's source list.
+#[test]
+fn embedded_sources_are_those_of_the_reference() {
+    use sycl_analyzer::devices::provenance;
+    let text = reference("aspects.yaml");
+    let root = &yaml::parse(&text).unwrap()[0];
+    let source = field(root, "source").unwrap();
+    let embedded = |data: &str| {
+        provenance::embedded()
+            .iter()
+            .find(|s| s.data == data)
+            .unwrap_or_else(|| panic!("sources.yaml has no {data}"))
+    };
+    for (data, key) in [
+        ("aspects", "aspects_def"),
+        ("aspects_deprecated", "aspects_deprecated_def"),
+        ("device_table", "device_config_td"),
+    ] {
+        let r = field(source, key).unwrap();
+        let s = embedded(data);
+        for (name, value) in [("repo", &s.repo), ("commit", &s.commit), ("path", &s.path)] {
+            assert_eq!(
+                field(r, name).unwrap().as_str(),
+                Some(value.as_str()),
+                "{data} {name}"
+            );
+        }
+    }
+    let md = reference("targets.md");
+    let row = md.lines().find(|l| l.starts_with("| newest name")).unwrap();
+    let names = embedded("target_names");
+    assert!(
+        row.contains(&format!("{} @ `{}`", names.repo, names.commit)) && row.contains(&names.path),
+        "{row}"
+    );
+}
+
+/// `targets` lists each Intel GPU of §1a with its reference aliases, in order, as one row whose
+/// device code ocloc compiles for its bound arch.
+#[test]
+fn the_listing_spells_every_reference_intel_name() {
+    use sycl_analyzer::devices::catalogue::{catalogue, Compile};
+    let rows = intel_rows(&reference("targets.md"));
+    let table = DeviceTable::builtin();
+    let list = catalogue(table);
+    let intel: Vec<_> = list
+        .iter()
+        .filter(|l| l.kind == sycl_analyzer::devices::TargetKind::IntelGpu)
+        .collect();
+    assert_eq!(intel.len(), rows.len());
+    for (canonical, aliases, macro_name) in rows {
+        let l = intel.iter().find(|l| l.name == canonical).unwrap();
+        let spelled: Vec<&String> = std::iter::once(&canonical).chain(&aliases).collect();
+        assert_eq!(
+            l.spellings.iter().collect::<Vec<_>>(),
+            spelled,
+            "{canonical}"
+        );
+        assert_eq!(l.macro_name.as_deref(), Some(macro_name.as_str()));
+        assert!(l.in_driver && l.entry.as_deref() == Some(canonical.as_str()));
+        let arch = canonical.strip_prefix("intel_gpu_").unwrap();
+        assert_eq!(
+            l.compile,
+            Compile::Aot {
+                toolchain: "ocloc".into(),
+                options: Some(format!("-device {arch}"))
+            }
+        );
+    }
+}

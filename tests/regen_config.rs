@@ -658,3 +658,158 @@ fn a_failed_assert_an_unknown_aspect_or_a_broken_macro_rule_stops_it() {
         );
     }
 }
+
+/// Copies the name sources of a fixture (aspects.def, aspects_deprecated.def, the driver's name
+/// table) into a tree of their own: the newer revision `--names-from` reads.
+fn names_tree(f: &Fixture) -> PathBuf {
+    let tree = f.llvm.parent().unwrap().join("newer");
+    for rel in [
+        "sycl/include/sycl/info/aspects.def",
+        "sycl/include/sycl/info/aspects_deprecated.def",
+        "llvm/lib/TargetParser/SYCLTargetParser.cpp",
+    ] {
+        write(
+            &tree.join(rel),
+            &std::fs::read_to_string(f.llvm.join(rel)).unwrap(),
+        );
+    }
+    tree
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(o.status.success(), "{}", text(&o));
+    String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+/// The device table of an older revision, the names and aspects of a newer one: a driver name
+/// the older table lacks stays a valid name (said, not dropped), the table loses only its entry,
+/// and sources.yaml names each revision (the newer one's HEAD for the three name data).
+#[test]
+fn names_from_a_newer_tree_keep_driver_names_the_older_table_lacks() {
+    let f = fixture();
+    let newer = names_tree(&f);
+    git(&newer, &["init", "-q"]);
+    git(&newer, &["add", "."]);
+    git(&newer, &["commit", "-qm", "newer"]);
+    let head = git(&newer, &["rev-parse", "HEAD"]);
+    // The older table has no entry for the newest name of the driver's table.
+    let mut older = targets();
+    older.retain(|t| t.name != "intel_gpu_cri");
+    std::fs::write(
+        f.llvm
+            .join("llvm/include/llvm/SYCLLowerIR/DeviceConfigFile.td"),
+        device_config_td(&older),
+    )
+    .unwrap();
+    std::fs::remove_file(f.llvm.join("llvm/lib/TargetParser/SYCLTargetParser.cpp")).unwrap();
+
+    let names_from = ["--names-from", newer.to_str().unwrap()];
+    let args: Vec<String> = [
+        "--source",
+        "device_table=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15",
+    ]
+    .iter()
+    .chain(&names_from)
+    .map(|s| s.to_string())
+    .collect();
+    let o = regen_args(&f, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains(
+            "driver name 'intel_gpu_cri' has no device-table entry (valid; no AOT filtering)"
+        ),
+        "{}",
+        text(&o)
+    );
+    let table = std::fs::read_to_string(f.out.join("default-device-config.yaml")).unwrap();
+    assert!(!table.contains("intel_gpu_cri:"));
+    assert_eq!(table.matches(":\n  aspects:").count(), targets().len() - 1);
+    // The names are the newer tree's: all of config/targets.yaml, cri included, generated from
+    // its commit.
+    let names = std::fs::read_to_string(f.out.join("targets.yaml")).unwrap();
+    let committed = config("targets.yaml");
+    let (new_head, old_head) = (
+        names.lines().nth(1).unwrap(),
+        committed.lines().nth(1).unwrap(),
+    );
+    assert!(
+        new_head.contains(&format!("intel/llvm@{}", &head[..12])),
+        "{new_head}"
+    );
+    assert_eq!(names.replace(new_head, old_head), committed);
+    let sources = std::fs::read_to_string(f.out.join("sources.yaml")).unwrap();
+    assert!(sources.contains("device_table:   # default-device-config.yaml\n  repo: KornevNikita/llvm\n  commit: fabc8bf0a5902556f20a44644ae1a96d26abca15\n"));
+    for data in ["aspects:", "aspects_deprecated:", "target_names:"] {
+        let at = sources.find(&format!("\n{data}")).unwrap();
+        assert!(
+            sources[at..].contains(&format!("  repo: intel/llvm\n  commit: {head}\n")),
+            "{data}\n{sources}"
+        );
+    }
+
+    // A newer tree that is no git checkout needs its commits named.
+    std::fs::remove_dir_all(newer.join(".git")).unwrap();
+    let o = regen_args(&f, &args);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("give its commit with --source aspects=REPO@COMMIT"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Revisions before SYCLTargetParser.cpp keep the name tables in the driver's SYCL.cpp
+/// (`SYCL::gen::resolveGenDevice`): read from there, and sources.yaml says so.
+#[test]
+fn the_name_table_is_read_from_the_drivers_sycl_cpp_in_older_revisions() {
+    let f = fixture();
+    let parser = f.llvm.join("llvm/lib/TargetParser/SYCLTargetParser.cpp");
+    let cpp = std::fs::read_to_string(&parser)
+        .unwrap()
+        .replace("sycl_target::", "SYCL::gen::");
+    std::fs::remove_file(&parser).unwrap();
+    write(
+        &f.llvm.join("clang/lib/Driver/ToolChains/SYCL.cpp"),
+        &format!(
+            "// Other driver code first, calling the table.\n\
+             static bool known(StringRef D) {{ return !SYCL::gen::resolveGenDevice(D).empty(); }}\n\n{cpp}"
+        ),
+    );
+    let o = regen(&f, &["--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("1 file(s) differ: sources.yaml"),
+        "{}",
+        text(&o)
+    );
+    let o = regen(&f, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let sources = std::fs::read_to_string(f.out.join("sources.yaml")).unwrap();
+    assert!(
+        sources.contains("  path: clang/lib/Driver/ToolChains/SYCL.cpp\n"),
+        "{sources}"
+    );
+    // Neither file: said, and nothing written.
+    std::fs::remove_file(f.llvm.join("clang/lib/Driver/ToolChains/SYCL.cpp")).unwrap();
+    let o = regen(&f, &["--check"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("defines resolveGenDevice"),
+        "{}",
+        text(&o)
+    );
+}

@@ -6,6 +6,7 @@ mod config_cmd;
 mod output;
 mod remote;
 mod report;
+mod targets_md;
 mod watch;
 
 use std::io::IsTerminal;
@@ -53,10 +54,13 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// List the targets of the device table (embedded default plus --config files).
+    /// List every target -fsycl-targets takes: the device table (embedded default plus --config
+    /// files) and the driver's names without an entry.
     Targets {
-        #[arg(long, value_enum, default_value_t = TextFormat::Text)]
-        format: TextFormat,
+        /// Only these targets (any spelling; a comma-separated argument counts as several).
+        names: Vec<String>,
+        #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+        format: ListFormat,
     },
     /// List the known aspects with their enum values.
     Aspects {
@@ -298,6 +302,13 @@ enum ConfigCommand {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ListFormat {
+    Text,
+    Json,
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -581,13 +592,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
     let config_code = exit_code(&config_diagnostics);
 
     let code = match cli.command {
-        Command::Targets { format } => {
-            match format {
-                TextFormat::Json => output::print_json(&proto::targets_json(&table)),
-                TextFormat::Text => output::out(&output::targets_text(&table)),
-            }
-            EXIT_OK
-        }
+        Command::Targets { names, format } => list_targets(&names, format, &table, reporter),
         Command::Bench {
             dir,
             synthetic,
@@ -825,6 +830,36 @@ fn exit_code(diagnostics: &[Diagnostic]) -> i32 {
     } else {
         EXIT_OK
     }
+}
+
+/// `targets [NAME]...`: the whole catalogue, or the rows of the names given (invalid ones are
+/// reported as `--targets` names are, and nothing is listed).
+fn list_targets(
+    names: &[String],
+    format: ListFormat,
+    table: &DeviceTable,
+    reporter: &mut Reporter,
+) -> i32 {
+    let mut rows = devices::catalogue::catalogue(table);
+    if !names.is_empty() {
+        let Some(list) = target_list(
+            &names.join(","),
+            table,
+            reporter,
+            format == ListFormat::Json,
+        ) else {
+            return EXIT_INVALID;
+        };
+        let wanted: Vec<&str> = list.targets.iter().map(|t| t.canonical.as_str()).collect();
+        rows.retain(|t| wanted.contains(&t.name.as_str()));
+    }
+    let notable = proto::notable_aspects();
+    match format {
+        ListFormat::Json => output::print_json(&proto::listed_json(&rows, table, notable)),
+        ListFormat::Text => output::out(&output::targets_text(&rows, table)),
+        ListFormat::Markdown => output::out(&targets_md::targets_markdown(&rows, table, notable)),
+    }
+    EXIT_OK
 }
 
 /// Parses `--targets`; on invalid names reports them (as JSON diagnostics on stdout when the

@@ -13,6 +13,7 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor, Config, DisplayStyle};
 use serde_json::Value;
 
+use crate::devices::catalogue::Listed;
 use crate::devices::{
     registry, AspectId, ConfigFile, DeviceTable, InvalidTarget, ResolvedTarget, TargetList,
     TraitSets,
@@ -142,7 +143,7 @@ pub fn print_json(value: &Value) {
     out(&text);
 }
 
-pub fn targets_text(table: &DeviceTable) -> String {
+pub fn targets_text(list: &[Listed], table: &DeviceTable) -> String {
     let mut rows = vec![[
         "TARGET".to_string(),
         "ASPECTS".into(),
@@ -152,18 +153,15 @@ pub fn targets_text(table: &DeviceTable) -> String {
         "ALIASES".into(),
     ]];
     let names = crate::devices::names::driver_names();
-    for (name, info) in table.iter() {
-        let sg: Vec<String> = info.sub_group_sizes.iter().map(u32::to_string).collect();
-        let aot = match (&info.aot_toolchain, &info.aot_toolchain_options) {
-            (Some(t), Some(o)) => format!("{t} {o}"),
-            (Some(t), None) => t.clone(),
-            (None, Some(o)) => o.clone(),
-            (None, None) => "-".into(),
-        };
+    for t in list {
+        let info = t.info(table);
+        let sg: Vec<String> = info
+            .map(|i| i.sub_group_sizes.iter().map(u32::to_string).collect())
+            .unwrap_or_default();
         rows.push([
-            name.to_string(),
-            info.aspects.len().to_string(),
-            if info.may_support_other_aspects {
+            t.name.clone(),
+            info.map_or("-".into(), |i| i.aspects.len().to_string()),
+            if info.is_none_or(|i| i.may_support_other_aspects) {
                 "may"
             } else {
                 "no"
@@ -174,16 +172,28 @@ pub fn targets_text(table: &DeviceTable) -> String {
             } else {
                 sg.join(",")
             },
-            aot,
-            names.aliases(name).join(","),
+            t.compile.describe(),
+            names.aliases(&t.name).join(","),
         ]);
     }
     let mut out = table_text(&rows);
     let _ = writeln!(
         out,
         "{} targets; ASPECTS counts the aspects every device of the target has, OTHER tells whether a device may have more.",
-        table.len()
+        list.len()
     );
+    let driver_only: Vec<&str> = list
+        .iter()
+        .filter(|t| t.entry.is_none())
+        .map(|t| t.name.as_str())
+        .collect();
+    if !driver_only.is_empty() {
+        let _ = writeln!(
+            out,
+            "No device-config entry (the driver's names only, every kernel in their images): {}.",
+            driver_only.join(", ")
+        );
+    }
     out
 }
 

@@ -2,6 +2,7 @@
 //! predefined macros and aspect traits. Pure: no IO, no protocol types.
 
 pub mod aspects;
+pub mod catalogue;
 pub mod config;
 pub mod driver;
 pub mod macros;

@@ -31,6 +31,9 @@ pub(super) struct Generic {
     pub(super) triples: Vec<String>,
     /// The device the driver binds when no architecture is given (`nvptx64-nvidia-cuda`).
     pub(super) default: Option<String>,
+    /// The tool that compiles its device code at build time; none for SPIR-V, which is
+    /// compiled when the program runs.
+    pub(super) aot: Option<String>,
 }
 
 #[derive(Debug)]
@@ -39,6 +42,8 @@ pub struct DriverNames {
     intel: Vec<(String, Vec<String>)>,
     alias_of: HashMap<String, String>,
     device: HashMap<String, TargetKind>,
+    /// Every canonical device-specific name, in table order.
+    ordered: Vec<String>,
     generic: Vec<(String, Generic)>,
 }
 
@@ -73,6 +78,7 @@ impl DriverNames {
             intel: Vec::new(),
             alias_of: HashMap::new(),
             device: HashMap::new(),
+            ordered: Vec::new(),
             generic: Vec::new(),
         };
         for (key, value) in sections {
@@ -88,6 +94,7 @@ impl DriverNames {
                             names.alias_of.insert(alias.clone(), name.clone());
                         }
                         names.device.insert(name.clone(), TargetKind::IntelGpu);
+                        names.ordered.push(name.clone());
                         names.intel.push((name, aliases));
                     }
                 }
@@ -98,7 +105,8 @@ impl DriverNames {
                         TargetKind::AmdGpu
                     };
                     for name in str_list(value)? {
-                        names.device.insert(name, kind);
+                        names.device.insert(name.clone(), kind);
+                        names.ordered.push(name);
                     }
                 }
                 Some("generic") => {
@@ -122,6 +130,7 @@ impl DriverNames {
                                 },
                                 default: field("default")
                                     .and_then(|(_, v)| v.as_str().map(Into::into)),
+                                aot: field("aot").and_then(|(_, v)| v.as_str().map(Into::into)),
                             },
                         ));
                     }
@@ -156,6 +165,22 @@ impl DriverNames {
             .chain(self.alias_of.keys())
             .map(String::as_str)
             .chain(self.generic.iter().map(|(n, _)| n.as_str()))
+    }
+
+    /// Every canonical name the driver accepts by itself, device-specific ones first, in the
+    /// order of `targets.yaml`.
+    pub fn canonical_names(&self) -> impl Iterator<Item = &str> {
+        self.ordered
+            .iter()
+            .map(String::as_str)
+            .chain(self.generic.iter().map(|(n, _)| n.as_str()))
+    }
+
+    /// The full triples a generic target is also spelled as (`spir64_gen-unknown-unknown`).
+    pub fn triples_of(&self, generic: &str) -> Vec<String> {
+        self.generic(generic)
+            .map(|g| g.triples.iter().map(|t| format!("{generic}-{t}")).collect())
+            .unwrap_or_default()
     }
 
     pub fn intel_gpu_names(&self) -> impl Iterator<Item = (&str, &[String])> {

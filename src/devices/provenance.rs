@@ -10,7 +10,7 @@ const EMBEDDED: &str = include_str!("../../config/sources.yaml");
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source {
-    /// `device_table`, `aspects` or `target_names`.
+    /// `device_table`, `aspects`, `aspects_deprecated` or `target_names`.
     pub data: String,
     pub repo: String,
     pub commit: String,
@@ -81,7 +81,15 @@ mod tests {
     #[test]
     fn embedded_sources_name_every_table() {
         let names: Vec<&str> = embedded().iter().map(|s| s.data.as_str()).collect();
-        assert_eq!(names, ["device_table", "aspects", "target_names"]);
+        assert_eq!(
+            names,
+            [
+                "device_table",
+                "aspects",
+                "aspects_deprecated",
+                "target_names"
+            ]
+        );
         for s in embedded() {
             assert_eq!(s.commit.len(), 40, "{s:?}: a full commit hash");
             assert!(s.commit.bytes().all(|b| b.is_ascii_hexdigit()), "{s:?}");

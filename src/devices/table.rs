@@ -49,6 +49,12 @@ impl DeviceTable {
         }
     }
 
+    /// A table without `name`: a device-config file can replace an entry, never remove one.
+    #[cfg(test)]
+    pub(crate) fn remove(&mut self, name: &str) {
+        self.targets.shift_remove(name);
+    }
+
     pub fn get(&self, name: &str) -> Option<&TargetInfo> {
         self.targets.get(name)
     }

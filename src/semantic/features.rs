@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use crate::devices::yaml::{self, Node, Value};
-use crate::devices::{registry, AspectId};
+use crate::devices::{registry, AspectId, AspectSet};
 
 const EMBEDDED: &str = include_str!("../../config/features.yaml");
 
@@ -120,6 +120,18 @@ impl Features {
         Ok(f)
     }
 
+    /// Every aspect code can use without naming it: through a type, an atomic's size or a
+    /// SYCL function declared with `__uses_aspects__`.
+    pub fn implied_aspects(&self) -> AspectSet {
+        let mut set = AspectSet::EMPTY;
+        let ids = self.types.iter().map(|(_, a)| *a);
+        let ids = ids.chain(self.atomic_sizes.iter().map(|(a, _)| *a));
+        for id in ids.chain(self.functions.values().copied()) {
+            set.insert(id);
+        }
+        set
+    }
+
     /// The aspect a builtin or SYCL type uses by itself.
     pub fn type_aspect(&self, text: &str) -> Option<AspectId> {
         self.types
@@ -167,6 +179,25 @@ impl Features {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn implied_aspects_are_those_the_table_names() {
+        let names = registry().sorted_names(features().implied_aspects());
+        assert_eq!(
+            names,
+            [
+                "atomic64",
+                "ext_intel_esimd",
+                "ext_oneapi_atomic16",
+                "ext_oneapi_chunk",
+                "ext_oneapi_fragment",
+                "ext_oneapi_private_alloca",
+                "ext_oneapi_tangle",
+                "fp16",
+                "fp64"
+            ]
+        );
+    }
 
     #[test]
     fn table_lookups() {
