@@ -1,6 +1,7 @@
 //! Device knowledge: aspects, the device table and its YAML overlays, `-fsycl-targets` names,
 //! predefined macros and aspect traits. Pure: no IO, no protocol types.
 
+pub mod acpp;
 pub mod aspects;
 pub mod config;
 pub mod driver;
