@@ -83,6 +83,24 @@ pub const SOURCES: &[(&str, &str)] = &[
 const FROM_DRIVER: &str = "acpp (AdaptiveCpp's driver)";
 const FROM_HEADERS: &str = "the AdaptiveCpp headers";
 
+/// The SYCL implementation a project compiles with: which rules the checks follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Implementation {
+    /// DPC++: `device_has` is checked, AOT images leave out kernels a target cannot run.
+    #[default]
+    Dpcpp,
+    /// AdaptiveCpp: no `device_has` (the attribute is not read), every kernel is compiled for
+    /// every target.
+    AdaptiveCpp,
+}
+
+impl Implementation {
+    /// Whether the compiler reads `[[sycl::device_has()]]` and the `device_has` property.
+    pub fn reads_device_has(self) -> bool {
+        self == Implementation::Dpcpp
+    }
+}
+
 /// A compilation flow of `acpp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Flow {

@@ -14,6 +14,7 @@ pub mod table;
 pub mod targets;
 pub mod yaml;
 
+pub use acpp::Implementation;
 pub use aspects::{registry, AspectId, AspectInfo, AspectRegistry, AspectSet};
 pub use config::{ConfigFile, TargetEntry, TargetInfo};
 pub use macros::{predefined_macros, render_macros, trait_sets, MacroFormat, TraitSets};

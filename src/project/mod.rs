@@ -163,6 +163,15 @@ impl Project {
         }
     }
 
+    /// AdaptiveCpp's rules when the database's commands run `acpp` and the targets are theirs.
+    pub fn implementation(&self) -> devices::Implementation {
+        if self.flags.acpp.is_some() && !self.targets_configured {
+            devices::Implementation::AdaptiveCpp
+        } else {
+            devices::Implementation::Dpcpp
+        }
+    }
+
     /// How sources are preprocessed for `targets` (the implicit `spir64` when `None`).
     pub fn compile_env(
         &self,
