@@ -129,13 +129,20 @@ fn macro_meaning(word: &str, table: &DeviceTable) -> Option<String> {
             "defined in the device compile of `{}` only",
             target.canonical
         )
+    } else if let Some(m) = crate::devices::acpp::macro_meaning(word) {
+        m.to_string()
     } else {
         return None;
     })
 }
 
 /// Hover text for a predefined macro: what defines it and its value for the configured targets.
+/// An AdaptiveCpp macro has its meaning only: whether a pass defines it is the per-compile
+/// answer's ([`macro_value_hover`]).
 pub fn macro_hover(word: &str, table: &DeviceTable, targets: &[ResolvedTarget]) -> Option<String> {
+    if let Some(meaning) = crate::devices::acpp::macro_meaning(word) {
+        return Some(format!("**`{word}`**: {meaning}.\n"));
+    }
     let meaning = macro_meaning(word, table)?;
     let list = targets
         .iter()
@@ -725,6 +732,53 @@ mod tests {
         assert_eq!(
             hover_at("intel_gpu_x:\n  aspe$0cts: []\n", Some("d.yaml"), true, &[]).1,
             HoverAnswer::Ready(None)
+        );
+    }
+
+    /// An AdaptiveCpp project's passes answer a hover on its macros: `__SYCL_DEVICE_ONLY__`
+    /// in the CUDA device pass only, `__SYCL_SINGLE_SOURCE__` in the host pass of `generic`,
+    /// each with where it comes from and, for AdaptiveCpp's own names, what it means.
+    #[test]
+    fn hover_an_adaptivecpp_macro_per_pass() {
+        use crate::workspace::{CompileEnv, Sources};
+        use std::sync::Arc;
+        let table = DeviceTable::builtin();
+        let spec = crate::devices::acpp::parse_spec("omp;cuda:sm_80;generic", table).unwrap();
+        let env = CompileEnv::new(crate::devices::acpp::device_compiles(&spec), Vec::new());
+        let text = "#if __SYCL_DEVICE_ONLY__\n#endif\n";
+        let sources = Sources::new(
+            &env,
+            vec![Arc::from("k.cpp")],
+            vec![Some(Arc::from(text))],
+            None,
+        );
+        let hover = |name: &str| {
+            let per = sources.macro_at(0, 1, name);
+            macro_value_hover(name, &per, true, table).unwrap()
+        };
+        let h = hover("__SYCL_DEVICE_ONLY__");
+        assert!(
+            h.contains("`1`, predefined by the cuda:sm_80 device pass"),
+            "{h}"
+        );
+        assert!(h.contains("not defined"), "{h}");
+        let h = hover("__SYCL_SINGLE_SOURCE__");
+        assert!(h.contains("unified host-device pass"), "{h}");
+        assert!(h.contains("`1`, predefined by the host pass"), "{h}");
+        let h = hover("__ACPP_ENABLE_CUDA_TARGET__");
+        assert!(
+            h.starts_with("**`__ACPP_ENABLE_CUDA_TARGET__`**: defined by AdaptiveCpp"),
+            "{h}"
+        );
+        assert!(
+            h.contains("predefined by --acpp-targets=omp;cuda:sm_80;generic"),
+            "{h}"
+        );
+        // Its meaning without a compile.
+        let l = parse_target_list("spir64", table);
+        assert_eq!(
+            macro_hover("__ACPP__", table, &l.targets).as_deref(),
+            Some("**`__ACPP__`**: defined when compiling with AdaptiveCpp (`acpp`).\n")
         );
     }
 }
