@@ -578,6 +578,28 @@ pub fn all_devices_have(aspect: &str) -> bool {
     )
 }
 
+/// AdaptiveCpp's trait values as sets: fixed, whatever the targets (`aspect.hpp`). Aspects its
+/// enum lacks are no aspect there: a program naming one does not compile, so their value
+/// here answers nothing real.
+pub fn trait_sets() -> super::macros::TraitSets {
+    let reg = super::aspects::registry();
+    let mut any = super::aspects::AspectSet::EMPTY;
+    let mut all = super::aspects::AspectSet::EMPTY;
+    for (id, info) in reg.iter() {
+        if any_device_has(&info.name) {
+            any.insert(id);
+        }
+        if all_devices_have(&info.name) {
+            all.insert(id);
+        }
+    }
+    super::macros::TraitSets {
+        all,
+        any,
+        any_aspect: false,
+    }
+}
+
 /// What an AdaptiveCpp macro means (`doc/macros.md`, the libkernel headers), for hover.
 pub fn macro_meaning(word: &str) -> Option<&'static str> {
     Some(match word {
@@ -792,5 +814,11 @@ mod tests {
     fn traits_are_fixed() {
         assert!(any_device_has("fp64") && !any_device_has("image"));
         assert!(all_devices_have("usm_device_allocations") && !all_devices_have("fp64"));
+        let reg = crate::devices::registry();
+        let sets = trait_sets();
+        let id = |n: &str| reg.by_name(n).unwrap();
+        assert!(sets.any_device_has(id("fp64")) && !sets.any_device_has(id("image")));
+        assert!(sets.all_devices_have(id("usm_atomic_host_allocations")));
+        assert!(!sets.all_devices_have(id("gpu")));
     }
 }

@@ -17,7 +17,9 @@ pub mod yaml;
 pub use acpp::Implementation;
 pub use aspects::{registry, AspectId, AspectInfo, AspectRegistry, AspectSet};
 pub use config::{ConfigFile, TargetEntry, TargetInfo};
-pub use macros::{predefined_macros, render_macros, trait_sets, MacroFormat, TraitSets};
+pub use macros::{
+    predefined_macros, render_macros, trait_sets, trait_sets_under, MacroFormat, TraitSets,
+};
 pub use names::TargetKind;
 pub use table::{ConfigSet, DeviceTable};
 pub use targets::{
