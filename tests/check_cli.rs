@@ -1272,6 +1272,40 @@ void decorated(sycl::queue& q, float* b) {
         "{}",
         f[0].3
     );
+    // The kernel × target report: AdaptiveCpp leaves no kernel out of gfx1200's code, so the
+    // cell is "may fail", not "not in image"; the decorated kernel's empty `device_has` is
+    // not read.
+    let out = bin()
+        .args(["report", root, "--format", "json"])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let cells: Vec<(u64, String)> = v["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["line"].as_u64().unwrap(),
+                k["targets"]["amd_gpu_gfx1200"]["status"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            (3, "may_fail".to_string()),
+            (11, "compatible".to_string()),
+            (19, "compatible".to_string()),
+            (27, "compatible".to_string())
+        ],
+        "{v:#}"
+    );
     // omp and generic alone: the double under `__SYCL_SINGLE_SOURCE__` runs on the host CPU,
     // which has fp64, and generic names no device; nothing to say.
     assert_eq!(
