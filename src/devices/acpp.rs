@@ -438,13 +438,15 @@ pub fn device_compiles(spec: &AcppTargets) -> DeviceCompiles {
     if cuda || hip {
         push("__ACPP_CLANG__", "1", &flag);
     }
-    // clang's language macros of `-x cuda` / `-x hip`, in the host pass and the device passes.
+    // clang's language macros of `-x cuda` / `-x hip` (`InitPreprocessor.cpp`; `__CUDACC__`
+    // from the CUDA runtime wrapper header clang includes), in the host and device passes.
     if cuda {
         push("__CUDA__", "1", "clang -x cuda");
-        push("__CUDACC__", "1", "clang -x cuda");
+        push("__CUDACC__", "1", "clang -x cuda (__clang_cuda_runtime_wrapper.h)");
     }
     if hip {
         push("__HIP__", "1", "clang -x hip");
+        push("__HIPCC__", "1", "clang -x hip");
     }
     if nvcxx {
         push("__NVCOMPILER", "1", "nvc++");
@@ -752,6 +754,8 @@ mod tests {
             assert_eq!(get(&c.common, n), Some("1"), "{n}");
         }
         assert_eq!(get(&c.common, "SYCL_LANGUAGE_VERSION"), Some("202003"));
+        assert_eq!(get(&c.common, "__HIP__"), Some("1"));
+        assert_eq!(get(&c.common, "__CUDA__"), Some("1"));
         assert_eq!(get(&c.common, "__SYCL_DEVICE_ONLY__"), None);
         assert!(c.common.iter().all(
             |m| !m.0.starts_with("__SYCL_ANY_DEVICE_HAS") && !m.0.starts_with("__SYCL_TARGET_")
