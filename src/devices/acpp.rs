@@ -356,21 +356,34 @@ pub fn parse_spec(spec: &str, table: &DeviceTable) -> Result<AcppTargets, Vec<Ac
 /// The targets specification a command names, if it names one: `--acpp-targets=` (or a legacy
 /// `--hipsycl-targets=` / `--opensycl-targets=`; the first given wins, as `acpp` takes the
 /// first matching argument), else `env` (the `ACPP_TARGETS` value the caller read, or its
-/// legacy `HIPSYCL_TARGETS` / `OPENSYCL_TARGETS` spelling) when the compiler is `acpp`.
+/// legacy `HIPSYCL_TARGETS` / `OPENSYCL_TARGETS` spelling) when the compiler is `acpp`, else
+/// the deprecated `--acpp-platform=` with `--acpp-gpu-arch=` (`acpp_config.targets`).
 pub fn spec_of(args: &[String], env: Option<&str>) -> Option<String> {
-    let flag = args.iter().find_map(|a| {
-        [
-            "--acpp-targets=",
-            "--hipsycl-targets=",
-            "--opensycl-targets=",
-        ]
-        .iter()
-        .find_map(|p| a.strip_prefix(p))
-    });
-    if let Some(v) = flag {
+    let option = |name: &str| {
+        args.iter().find_map(|a| {
+            ["--acpp-", "--hipsycl-", "--opensycl-"]
+                .iter()
+                .find_map(|p| a.strip_prefix(p)?.strip_prefix(name)?.strip_prefix('='))
+        })
+    };
+    if let Some(v) = option("targets") {
         return Some(v.to_string());
     }
-    is_acpp(args).then_some(env).flatten().map(String::from)
+    if !is_acpp(args) {
+        return None;
+    }
+    if let Some(v) = env {
+        return Some(v.to_string());
+    }
+    let platform = option("platform")?;
+    let arch = option("gpu-arch").unwrap_or("");
+    // An unknown platform leaves the specification empty, which `acpp` then refuses.
+    Some(match platform {
+        "rocm" | "amd" | "hip" => format!("hip:{arch}"),
+        "nvidia" | "cuda" => format!("cuda:{arch}"),
+        "host" | "cpu" | "hipcpu" | "omp" => "omp".to_string(),
+        _ => String::new(),
+    })
 }
 
 /// The `ACPP_TARGETS` value of an environment, or its legacy `HIPSYCL_TARGETS` /
@@ -442,7 +455,11 @@ pub fn device_compiles(spec: &AcppTargets) -> DeviceCompiles {
     // from the CUDA runtime wrapper header clang includes), in the host and device passes.
     if cuda {
         push("__CUDA__", "1", "clang -x cuda");
-        push("__CUDACC__", "1", "clang -x cuda (__clang_cuda_runtime_wrapper.h)");
+        push(
+            "__CUDACC__",
+            "1",
+            "clang -x cuda (__clang_cuda_runtime_wrapper.h)",
+        );
     }
     if hip {
         push("__HIP__", "1", "clang -x hip");
@@ -809,6 +826,18 @@ mod tests {
             Some("hip:gfx90a")
         );
         assert_eq!(spec_of(&args("clang++ -fsycl a.cpp"), Some("omp")), None);
+        // The deprecated platform and GPU arch, after the environment.
+        let legacy = args("syclcc --hipsycl-platform=rocm --hipsycl-gpu-arch=gfx906 a.cpp");
+        assert_eq!(spec_of(&legacy, None).as_deref(), Some("hip:gfx906"));
+        assert_eq!(spec_of(&legacy, Some("omp")).as_deref(), Some("omp"));
+        assert_eq!(
+            spec_of(&args("acpp --acpp-platform=cpu a.cpp"), None).as_deref(),
+            Some("omp")
+        );
+        assert_eq!(
+            spec_of(&args("acpp --acpp-platform=cuda a.cpp"), None).as_deref(),
+            Some("cuda:")
+        );
         assert!(!is_acpp(&args(
             "clang++ -fsycl -fsycl-targets=spir64 a.cpp"
         )));
