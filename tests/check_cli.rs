@@ -1231,6 +1231,16 @@ void decorated(sycl::queue& q, float* b) {
     b[3] = b[3] * 2.0;
   });
 }
+void device_branch(sycl::queue& q, float* b) {
+  q.single_task([=] {
+    __acpp_if_target_device(double t = b[4]; b[4] = t;)
+  });
+}
+void host_branch(sycl::queue& q, float* b) {
+  q.single_task([=] {
+    __acpp_if_target_host(double t = b[5]; b[5] = t;)
+  });
+}
 "#,
     )
     .unwrap();
@@ -1262,10 +1272,12 @@ void decorated(sycl::queue& q, float* b) {
         r#"/opt/acpp/bin/acpp --acpp-targets="omp;hip:gfx1200;generic" -O2 -c k.cpp"#,
         1,
     );
-    assert_eq!(f.len(), 1, "{f:#?}");
-    assert_eq!(f[0].0, 3);
+    // `__acpp_if_target_device(...)` is code of the device passes only, and
+    // `__acpp_if_target_host(...)` of the host pass only (backend.hpp).
+    assert_eq!(f.iter().map(|d| d.0).collect::<Vec<_>>(), [3, 32], "{f:#?}");
     assert_eq!(f[0].1, "target-unsupported-aspect");
     assert_eq!(f[0].2, ["amd_gpu_gfx1200"]);
+    assert_eq!(f[1].2, ["amd_gpu_gfx1200"]);
     assert!(
         f[0].3
             .contains("AdaptiveCpp compiles it for that device all the same"),
@@ -1302,7 +1314,9 @@ void decorated(sycl::queue& q, float* b) {
             (3, "may_fail".to_string()),
             (11, "compatible".to_string()),
             (19, "compatible".to_string()),
-            (27, "compatible".to_string())
+            (27, "compatible".to_string()),
+            (32, "may_fail".to_string()),
+            (37, "compatible".to_string())
         ],
         "{v:#}"
     );

@@ -513,9 +513,16 @@ fn query_macros_for_an_adaptivecpp_command() {
     let passes = v["passes"].as_array().unwrap();
     let pass = |name: &str| passes.iter().find(|p| p["pass"] == name).unwrap();
     let host = pass("host pass");
-    assert_eq!(host["targets"], serde_json::json!(["x86_64", "spir64"]));
+    assert_eq!(host["targets"], serde_json::json!(["x86_64"]));
     assert_eq!(host["macros"]["__SYCL_SINGLE_SOURCE__"], "1");
     assert!(host["macros"].get("__SYCL_DEVICE_ONLY__").is_none());
+    assert_eq!(host["macros"]["__acpp_if_target_host(...)"], "__VA_ARGS__");
+    let sscp = pass("host pass, as its device code (SSCP, nvc++) sees it");
+    assert_eq!(sscp["targets"], serde_json::json!(["spir64"]));
+    assert_eq!(
+        sscp["macros"]["__acpp_if_target_device(...)"],
+        "__VA_ARGS__"
+    );
     let sm80 = pass("cuda:sm_80 device pass");
     assert_eq!(sm80["macros"]["__CUDA_ARCH__"], "800");
     assert_eq!(sm80["macros"]["__SYCL_DEVICE_ONLY__"], "1");

@@ -492,21 +492,16 @@ pub fn device_compiles(spec: &AcppTargets) -> DeviceCompiles {
 
     let mut classes = Vec::new();
     // The host pass: a device pass for `omp` (host_backend.hpp), unified with the device for
-    // SSCP and nvc++.
-    let host_targets: Vec<String> = spec
-        .targets
-        .iter()
-        .filter(|t| matches!(t.flow, Flow::Omp | Flow::Generic | Flow::CudaNvcxx))
-        .map(|t| t.table_target.clone())
-        .fold(Vec::new(), |mut v, t| {
-            if !v.contains(&t) {
-                v.push(t);
-            }
-            v
-        });
-    if !host_targets.is_empty() {
-        let unified = generic || nvcxx;
-        let from = "the host pass";
+    // SSCP and nvc++. One pass, two views of its `__acpp_if_target_*` branches: `omp` kernels
+    // run as host code, SSCP and nvc++ kernels as device code (the run-time branch
+    // `if (__acpp_sscp_is_host)` of backend.hpp taken as each target takes it), so each view is
+    // its own class.
+    let unified = generic || nvcxx;
+    let host_pass = |view: View| -> Vec<Predefined> {
+        let from = match view {
+            View::Host => "the host pass",
+            View::Device => "the host pass, as its device code (SSCP, nvc++) sees it",
+        };
         let mut m: Vec<Predefined> = Vec::new();
         let mut def = |n: &str, v: &str| m.push((n.into(), v.into(), from.into()));
         def("ACPP_LIBKERNEL_IS_DEVICE_PASS_HOST", "1");
@@ -535,10 +530,35 @@ pub fn device_compiles(spec: &AcppTargets) -> DeviceCompiles {
         if unified {
             def("__SYCL_SINGLE_SOURCE__", "1");
         }
-        classes.push(TargetClass {
-            targets: host_targets,
-            macros: m,
-        });
+        let on = |yes: bool| if yes { "__VA_ARGS__" } else { "" };
+        let device = view == View::Device;
+        def("__acpp_if_target_host(...)", on(!device));
+        def("__acpp_if_target_device(...)", on(device));
+        def("__acpp_if_target_cuda(...)", on(device && nvcxx));
+        def("__acpp_if_target_hip(...)", "");
+        def("__acpp_if_target_hiplike(...)", on(device && nvcxx));
+        def("__acpp_if_target_sscp(...)", on(device && generic));
+        m
+    };
+    let of = |flows: &[Flow]| -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for t in spec.targets.iter().filter(|t| flows.contains(&t.flow)) {
+            if !v.contains(&t.table_target) {
+                v.push(t.table_target.clone());
+            }
+        }
+        v
+    };
+    for (view, targets) in [
+        (View::Host, of(&[Flow::Omp])),
+        (View::Device, of(&[Flow::Generic, Flow::CudaNvcxx])),
+    ] {
+        if !targets.is_empty() {
+            classes.push(TargetClass {
+                targets,
+                macros: host_pass(view),
+            });
+        }
     }
     for t in spec
         .targets
@@ -574,12 +594,32 @@ pub fn device_compiles(spec: &AcppTargets) -> DeviceCompiles {
         def("ACPP_LIBKERNEL_IS_UNIFIED_HOST_DEVICE_PASS", "0");
         def("SYCL_DEVICE_ONLY", "");
         def("__SYCL_DEVICE_ONLY__", "1");
+        let cuda_pass = t.flow == Flow::Cuda;
+        def("__acpp_if_target_host(...)", "");
+        def("__acpp_if_target_device(...)", "__VA_ARGS__");
+        def(
+            "__acpp_if_target_cuda(...)",
+            if cuda_pass { "__VA_ARGS__" } else { "" },
+        );
+        def(
+            "__acpp_if_target_hip(...)",
+            if cuda_pass { "" } else { "__VA_ARGS__" },
+        );
+        def("__acpp_if_target_hiplike(...)", "__VA_ARGS__");
+        def("__acpp_if_target_sscp(...)", "");
         classes.push(TargetClass {
             targets: vec![t.table_target.clone()],
             macros: m,
         });
     }
     DeviceCompiles { common, classes }
+}
+
+/// Which branch of the host pass's `__acpp_if_target_*` a target's kernels take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum View {
+    Host,
+    Device,
 }
 
 /// AdaptiveCpp's `sycl::any_device_has_v<aspect::A>`: true but for `image`, whatever the
@@ -664,6 +704,20 @@ pub fn macro_meaning(word: &str) -> Option<&'static str> {
             "1 when the compiler of this AdaptiveCpp compile supports HIP language extensions"
         }
         "ACPP_LIBKERNEL_COMPILER_SUPPORTS_HOST" => "always 1 under AdaptiveCpp",
+        "__acpp_if_target_host" => {
+            "AdaptiveCpp: its arguments are code only where the pass runs them on the host"
+        }
+        "__acpp_if_target_device" => {
+            "AdaptiveCpp: its arguments are code only where the pass compiles them for a device"
+        }
+        "__acpp_if_target_cuda" => "AdaptiveCpp: its arguments are code only for CUDA devices",
+        "__acpp_if_target_hip" => "AdaptiveCpp: its arguments are code only for HIP devices",
+        "__acpp_if_target_hiplike" => {
+            "AdaptiveCpp: its arguments are code only for CUDA and HIP devices"
+        }
+        "__acpp_if_target_sscp" => {
+            "AdaptiveCpp: its arguments are code only for the generic SSCP device code"
+        }
         "ACPP_LIBKERNEL_COMPILER_SUPPORTS_SSCP" => {
             "1 when AdaptiveCpp's generic SSCP compiler is enabled in this pass"
         }
@@ -777,12 +831,29 @@ mod tests {
         assert!(c.common.iter().all(
             |m| !m.0.starts_with("__SYCL_ANY_DEVICE_HAS") && !m.0.starts_with("__SYCL_TARGET_")
         ));
-        assert_eq!(c.classes.len(), 3, "host, sm_80, gfx90a: {c:#?}");
+        assert_eq!(
+            c.classes.len(),
+            4,
+            "the host pass as omp and as generic see it, sm_80, gfx90a: {c:#?}"
+        );
         let host = &c.classes[0];
-        assert_eq!(host.targets, ["x86_64", "spir64"]);
+        assert_eq!(host.targets, ["x86_64"]);
         assert_eq!(get(&host.macros, "__SYCL_SINGLE_SOURCE__"), Some("1"));
         assert_eq!(get(&host.macros, "__SYCL_DEVICE_ONLY__"), None);
-        let sm80 = &c.classes[1];
+        assert_eq!(
+            get(&host.macros, "__acpp_if_target_host(...)"),
+            Some("__VA_ARGS__")
+        );
+        assert_eq!(get(&host.macros, "__acpp_if_target_device(...)"), Some(""));
+        let sscp = &c.classes[1];
+        assert_eq!(sscp.targets, ["spir64"]);
+        assert_eq!(get(&sscp.macros, "__SYCL_SINGLE_SOURCE__"), Some("1"));
+        assert_eq!(get(&sscp.macros, "__acpp_if_target_host(...)"), Some(""));
+        assert_eq!(
+            get(&sscp.macros, "__acpp_if_target_sscp(...)"),
+            Some("__VA_ARGS__")
+        );
+        let sm80 = &c.classes[2];
         assert_eq!(sm80.targets, ["nvidia_gpu_sm_80"]);
         assert_eq!(get(&sm80.macros, "__CUDA_ARCH__"), Some("800"));
         assert_eq!(get(&sm80.macros, "__SYCL_DEVICE_ONLY__"), Some("1"));
@@ -791,8 +862,17 @@ mod tests {
             get(&sm80.macros, "ACPP_LIBKERNEL_IS_DEVICE_PASS_SSCP"),
             Some("0")
         );
-        let gfx = &c.classes[2];
+        assert_eq!(
+            get(&sm80.macros, "__acpp_if_target_cuda(...)"),
+            Some("__VA_ARGS__")
+        );
+        assert_eq!(get(&sm80.macros, "__acpp_if_target_hip(...)"), Some(""));
+        let gfx = &c.classes[3];
         assert_eq!(get(&gfx.macros, "__HIP_DEVICE_COMPILE__"), Some("1"));
+        assert_eq!(
+            get(&gfx.macros, "__acpp_if_target_hiplike(...)"),
+            Some("__VA_ARGS__")
+        );
         assert_eq!(get(&gfx.macros, "__SYCL_DEVICE_ONLY__"), Some("1"));
         // omp alone: kernels are host code, no unified pass, no device-only macro.
         let c = device_compiles(&parse("omp").unwrap());

@@ -805,6 +805,11 @@ mod tests {
         let h = hover("__SYCL_SINGLE_SOURCE__");
         assert!(h.contains("unified host-device pass"), "{h}");
         assert!(h.contains("`1`, predefined by the host pass"), "{h}");
+        let h = hover("__acpp_if_target_device");
+        assert!(
+            h.contains("`__acpp_if_target_device(...)` = `__VA_ARGS__`, predefined by the cuda:sm_80 device pass"),
+            "{h}"
+        );
         let h = hover("__ACPP_ENABLE_CUDA_TARGET__");
         assert!(
             h.starts_with("**`__ACPP_ENABLE_CUDA_TARGET__`**: defined by AdaptiveCpp"),
