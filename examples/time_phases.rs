@@ -26,6 +26,7 @@ fn main() {
         targets: None,
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     // TIME_PHASES_WARM=1: the warm start's parts (the index saved, then read back).
     if std::env::var_os("TIME_PHASES_WARM").is_some() {

@@ -129,6 +129,56 @@ pub fn macros_json(list: &TargetList, macros: &[(String, String)]) -> Value {
     json!({ "targets": canonical_names(list), "macros": map })
 }
 
+/// The AdaptiveCpp macros of every pass of `compiles`, without clang's and the C library's
+/// (which `query macros` never lists, for DPC++ either).
+pub fn acpp_common_macros(
+    compiles: &crate::devices::predefined::DeviceCompiles,
+) -> Vec<(String, String)> {
+    use crate::devices::predefined::{FROM_COMPILER, FROM_LIBC};
+    compiles
+        .common
+        .iter()
+        // `SYCL_EXTERNAL` stands as its own word for `syntax::prepare`, no real definition.
+        .filter(|(n, _, why)| why != FROM_COMPILER && why != FROM_LIBC && n != "SYCL_EXTERNAL")
+        .map(|(n, v, _)| (n.clone(), v.clone()))
+        .collect()
+}
+
+/// `query macros --flags "acpp --acpp-targets=..."`: the devices of the specification, the
+/// macros of every pass, and each pass with the targets whose kernels it compiles.
+pub fn acpp_macros_json(
+    spec: &crate::devices::acpp::AcppTargets,
+    compiles: &crate::devices::predefined::DeviceCompiles,
+) -> Value {
+    let map = |m: &mut dyn Iterator<Item = (String, String)>| -> Map<String, Value> {
+        m.map(|(n, v)| (n, Value::String(v))).collect()
+    };
+    let targets: Vec<Value> = spec
+        .targets
+        .iter()
+        .map(|t| json!({ "acpp": t.spec, "target": t.table_target }))
+        .collect();
+    let passes: Vec<Value> = compiles
+        .classes
+        .iter()
+        .map(|c| {
+            let pass = c.macros.first().map_or("", |m| m.2.as_str());
+            json!({
+                "pass": pass.strip_prefix("the ").unwrap_or(pass),
+                "targets": c.targets,
+                "macros": map(&mut c.macros.iter().map(|(n, v, _)| (n.clone(), v.clone()))),
+            })
+        })
+        .collect();
+    json!({
+        "implementation": "AdaptiveCpp",
+        "acpp_targets": spec.spec,
+        "targets": targets,
+        "macros": map(&mut acpp_common_macros(compiles).into_iter()),
+        "passes": passes,
+    })
+}
+
 pub fn traits_json(list: &TargetList, sets: &TraitSets, aspects: &[AspectId]) -> Value {
     let reg = registry();
     let mut any = Map::new();

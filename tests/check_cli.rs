@@ -1190,3 +1190,147 @@ fn library_kernel_on_double_data_for_a_target_without_fp64() {
     );
     assert_eq!(v["diagnostics"], serde_json::json!([]));
 }
+
+/// A database of `acpp` commands: the devices of `--acpp-targets` are the targets, each pass
+/// preprocesses with its own macros, and AdaptiveCpp's rules hold: no `device_has` is read
+/// (the attribute's mismatch is no finding), and a target finding says the kernel is compiled
+/// for the device all the same. The same sources under DPC++ keep DPC++'s findings.
+#[test]
+fn adaptivecpp_compile_commands_name_the_targets_and_their_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    std::fs::write(
+        dir.path().join("k.cpp"),
+        r#"#include <sycl/sycl.hpp>
+void device_pass_only(sycl::queue& q, float* b) {
+  q.single_task([=] {
+#ifdef __SYCL_DEVICE_ONLY__
+    double t = b[0];
+    b[0] = t;
+#endif
+  });
+}
+void cuda_pass_only(sycl::queue& q, float* b) {
+  q.single_task([=] {
+#if defined(__CUDA_ARCH__) && defined(__ACPP__)
+    double t = b[1];
+    b[1] = t;
+#endif
+  });
+}
+void single_source_only(sycl::queue& q, float* b) {
+  q.single_task([=] {
+#ifdef __SYCL_SINGLE_SOURCE__
+    double t = b[2];
+    b[2] = t;
+#endif
+  });
+}
+void decorated(sycl::queue& q, float* b) {
+  q.single_task([=]() [[sycl::device_has()]] {
+    b[3] = b[3] * 2.0;
+  });
+}
+void device_branch(sycl::queue& q, float* b) {
+  q.single_task([=] {
+    __acpp_if_target_device(double t = b[4]; b[4] = t;)
+  });
+}
+void host_branch(sycl::queue& q, float* b) {
+  q.single_task([=] {
+    __acpp_if_target_host(double t = b[5]; b[5] = t;)
+  });
+}
+"#,
+    )
+    .unwrap();
+    let found = |command: &str, code: i32| -> Vec<(u64, String, Vec<String>, String)> {
+        write_database(dir.path(), command);
+        let v = json_out(&["check", root, "--format", "json", "--no-cache"], code);
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let targets = d["targets"]
+                    .as_array()
+                    .map(|a| a.iter().map(|t| t.as_str().unwrap().to_string()).collect())
+                    .unwrap_or_default();
+                (
+                    d["line"].as_u64().unwrap(),
+                    d["code"].as_str().unwrap().to_string(),
+                    targets,
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // gfx1200 lacks fp64: its device pass compiles the device-only double; the CUDA-only one
+    // is in no pass; the single-source one is in the host pass only (omp: the host CPU has
+    // fp64; generic: no concrete device); `2.0 * float` is narrowed to float at -O2.
+    let f = found(
+        r#"/opt/acpp/bin/acpp --acpp-targets="omp;hip:gfx1200;generic" -O2 -c k.cpp"#,
+        1,
+    );
+    // `__acpp_if_target_device(...)` is code of the device passes only, and
+    // `__acpp_if_target_host(...)` of the host pass only (backend.hpp).
+    assert_eq!(f.iter().map(|d| d.0).collect::<Vec<_>>(), [3, 32], "{f:#?}");
+    assert_eq!(f[0].1, "target-unsupported-aspect");
+    assert_eq!(f[0].2, ["amd_gpu_gfx1200"]);
+    assert_eq!(f[1].2, ["amd_gpu_gfx1200"]);
+    assert!(
+        f[0].3
+            .contains("AdaptiveCpp compiles it for that device all the same"),
+        "{}",
+        f[0].3
+    );
+    // The kernel × target report: AdaptiveCpp leaves no kernel out of gfx1200's code, so the
+    // cell is "may fail", not "not in image"; the decorated kernel's empty `device_has` is
+    // not read.
+    let out = bin()
+        .args(["report", root, "--format", "json"])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let cells: Vec<(u64, String)> = v["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["line"].as_u64().unwrap(),
+                k["targets"]["amd_gpu_gfx1200"]["status"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        cells,
+        [
+            (3, "may_fail".to_string()),
+            (11, "compatible".to_string()),
+            (19, "compatible".to_string()),
+            (27, "compatible".to_string()),
+            (32, "may_fail".to_string()),
+            (37, "compatible".to_string())
+        ],
+        "{v:#}"
+    );
+    // omp and generic alone: the double under `__SYCL_SINGLE_SOURCE__` runs on the host CPU,
+    // which has fp64, and generic names no device; nothing to say.
+    assert_eq!(
+        found(r#"acpp --acpp-targets="omp;generic" -c k.cpp"#, 0),
+        []
+    );
+    // What acpp refuses is an error with did-you-mean, not an analysis for other targets.
+    let f = found("acpp --acpp-targets=hip:gfx120 -c k.cpp", 1);
+    assert_eq!(f[0].1, "invalid-target");
+    assert!(f[0].3.contains("did you mean"), "{}", f[0].3);
+    // The same file under DPC++: device_has is read.
+    let f = found("icpx -fsycl -fsycl-targets=amd_gpu_gfx1200 -c k.cpp", 1);
+    assert!(f.iter().any(|d| d.1 == "aspect-mismatch"), "{f:#?}");
+}

@@ -459,3 +459,149 @@ fn config_check_also_checks_config_option_files() {
              config/examples/broken.yaml: 1 target(s) apply, 2 error(s), 2 warning(s)\n",
         );
 }
+
+/// `acpp` commands (AdaptiveCpp): the devices of `--acpp-targets`, the macros of every pass
+/// and each pass's own: `__SYCL_DEVICE_ONLY__` only in the CUDA / HIP device passes,
+/// `__SYCL_SINGLE_SOURCE__` only in the host pass that `generic` makes a unified one.
+#[test]
+fn query_macros_for_an_adaptivecpp_command() {
+    let acpp = |line: &str| {
+        let mut c = bin();
+        for v in ["ACPP_TARGETS", "HIPSYCL_TARGETS", "OPENSYCL_TARGETS"] {
+            c.env_remove(v);
+        }
+        c.args(["query", "macros", "--flags", line]);
+        c
+    };
+    let v = json_of(&mut acpp(
+        r#"acpp --acpp-targets="omp;cuda:sm_80;hip:gfx90a;generic" -O2 -c a.cpp"#,
+    ));
+    assert_eq!(v["implementation"], "AdaptiveCpp");
+    let devices: Vec<(&str, &str)> = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["acpp"].as_str().unwrap(), t["target"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        devices,
+        [
+            ("omp", "x86_64"),
+            ("cuda:sm_80", "nvidia_gpu_sm_80"),
+            ("hip:gfx90a", "amd_gpu_gfx90a"),
+            ("generic", "spir64")
+        ]
+    );
+    let m = &v["macros"];
+    for n in [
+        "__ACPP__",
+        "__ADAPTIVECPP__",
+        "__ACPP_ENABLE_OMPHOST_TARGET__",
+        "__ACPP_ENABLE_CUDA_TARGET__",
+        "__ACPP_ENABLE_HIP_TARGET__",
+        "__ACPP_ENABLE_LLVM_SSCP_TARGET__",
+    ] {
+        assert_eq!(m[n], "1", "{n}");
+    }
+    assert_eq!(m["SYCL_LANGUAGE_VERSION"], "202003");
+    let names: Vec<&String> = m.as_object().unwrap().keys().collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with("__SYCL_TARGET_")
+            && !n.starts_with("__SYCL_ANY_DEVICE_HAS")
+            && !n.starts_with("__SYCL_ALL_DEVICES_HAVE")
+            && *n != "__SYCL_DEVICE_ONLY__"),
+        "{names:?}"
+    );
+    let passes = v["passes"].as_array().unwrap();
+    let pass = |name: &str| passes.iter().find(|p| p["pass"] == name).unwrap();
+    let host = pass("host pass");
+    assert_eq!(host["targets"], serde_json::json!(["x86_64"]));
+    assert_eq!(host["macros"]["__SYCL_SINGLE_SOURCE__"], "1");
+    assert!(host["macros"].get("__SYCL_DEVICE_ONLY__").is_none());
+    assert_eq!(host["macros"]["__acpp_if_target_host(...)"], "__VA_ARGS__");
+    let sscp = pass("host pass, as its device code (SSCP, nvc++) sees it");
+    assert_eq!(sscp["targets"], serde_json::json!(["spir64"]));
+    assert_eq!(
+        sscp["macros"]["__acpp_if_target_device(...)"],
+        "__VA_ARGS__"
+    );
+    let sm80 = pass("cuda:sm_80 device pass");
+    assert_eq!(sm80["macros"]["__CUDA_ARCH__"], "800");
+    assert_eq!(sm80["macros"]["__SYCL_DEVICE_ONLY__"], "1");
+    assert!(sm80["macros"].get("__SYCL_SINGLE_SOURCE__").is_none());
+    assert_eq!(
+        pass("hip:gfx90a device pass")["macros"]["__HIP_DEVICE_COMPILE__"],
+        "1"
+    );
+    // The older spelling, and the environment when the command names no targets.
+    let v = json_of(&mut acpp("syclcc --hipsycl-targets=omp -c a.cpp"));
+    assert_eq!(v["targets"][0]["target"], "x86_64");
+    let v = json_of(acpp("acpp -c a.cpp").env("HIPSYCL_TARGETS", "hip:gfx1100"));
+    assert_eq!(v["targets"][0]["target"], "amd_gpu_gfx1100");
+    // Without either, a typical installation's default flow: generic.
+    let v = json_of(&mut acpp("acpp -c a.cpp"));
+    assert_eq!(v["acpp_targets"], "generic");
+    // One list for the other formats: the macros of every pass.
+    acpp("acpp --acpp-targets=omp -c a.cpp")
+        .args(["--format", "flags"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("-D__ACPP__=1 -D__ADAPTIVECPP__=1"))
+        .stdout(predicate::str::contains("SYCL_DEVICE_ONLY").not());
+}
+
+/// What `acpp` refuses is refused with its reason and did-you-mean: unknown flows and
+/// architectures, an empty list, separators that make an empty or unknown item, archs where a
+/// flow takes none or none where it needs them.
+#[test]
+fn bad_adaptivecpp_targets_are_refused() {
+    let refused = |spec: &str, wanted: &str| {
+        let mut c = bin();
+        c.env_remove("ACPP_TARGETS");
+        c.args([
+            "query",
+            "macros",
+            "--format",
+            "flags",
+            "--flags",
+            &format!("acpp --acpp-targets={spec} -c a.cpp"),
+        ])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr(predicate::str::contains(wanted));
+    };
+    refused(
+        "cdua:sm_80",
+        "unknown AdaptiveCpp compilation flow 'cdua' (Unknown backend); did you mean 'cuda'?",
+    );
+    refused(
+        "cuda:sm_999",
+        "unknown CUDA GPU architecture 'sm_999' for AdaptiveCpp flow 'cuda'; did you mean",
+    );
+    refused(
+        "hip:gfx9000",
+        "unknown AMD GPU architecture 'gfx9000' for AdaptiveCpp flow 'hip'; did you mean",
+    );
+    refused("''", "empty AdaptiveCpp target");
+    refused("'omp;;generic'", "empty AdaptiveCpp target");
+    refused("'omp;'", "empty AdaptiveCpp target");
+    refused(
+        "omp,cuda:sm_80",
+        "unknown AdaptiveCpp compilation flow 'omp,cuda'",
+    );
+    refused(
+        "cuda:sm_80:sm_90",
+        "unknown CUDA GPU architecture 'sm_80:sm_90'",
+    );
+    refused("cuda:", "empty architecture in AdaptiveCpp target 'cuda:'");
+    refused("cuda", "AdaptiveCpp flow 'cuda' needs architectures");
+    refused(
+        "generic:sm_80",
+        "AdaptiveCpp flow 'generic' takes no architecture",
+    );
+    refused(
+        "'cuda.integrated-multipass:sm_80;hip.integrated-multipass:gfx90a'",
+        "are incompatible",
+    );
+}

@@ -674,6 +674,58 @@ fn check_file_reads_compile_commands_as_check_does() {
     let _ = child.wait();
 }
 
+/// An `acpp` database reaches the daemon as it reaches `check`: its targets, its passes' macros
+/// and AdaptiveCpp's rules (no `device_has` read).
+#[test]
+fn check_file_reads_an_adaptivecpp_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("proj");
+    std::fs::create_dir_all(&root).unwrap();
+    let kernel = root.join("k.cpp");
+    std::fs::write(
+        &kernel,
+        "#include <sycl/sycl.hpp>\n\
+         void run(sycl::queue &q, float *out) {\n\
+         \x20 q.single_task([=]() [[sycl::device_has()]] {\n\
+         #ifdef __SYCL_DEVICE_ONLY__\n\
+         \x20   double x = out[0];\n\
+         \x20   out[0] = x;\n\
+         #endif\n\
+         \x20 });\n\
+         }\n",
+    )
+    .unwrap();
+    let db = json!([{
+        "directory": root.display().to_string(),
+        "file": "k.cpp",
+        "command": "acpp --acpp-targets=\"omp;hip:gfx1200\" -c k.cpp",
+    }]);
+    std::fs::write(root.join("compile_commands.json"), db.to_string()).unwrap();
+    let socket = dir.path().join("run/d.sock");
+    let mut child = Command::new(bin())
+        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
+        .arg(&root)
+        .env_remove("ACPP_TARGETS")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&socket);
+    let mut c = Conn::open(&socket);
+    let r = c.call(1, "sycl/checkFile", json!({ "path": kernel }));
+    let diags = r["result"]["diagnostics"].as_array().unwrap();
+    let codes: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["target-unsupported-aspect"], "{r}");
+    let message = diags[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("'amd_gpu_gfx1200'")
+            && message.contains("AdaptiveCpp compiles it for that device all the same"),
+        "{r}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 /// The daemon keeps one live analysis: a source saved on disk changes the next answer (read
 /// again for the request that names it, or by the watcher), a header change reaches the
 /// sources that include it, and a new file joins the project.

@@ -189,6 +189,7 @@ fn analysed_alone(
                 fp64_conv_emu: compile.fp64_conv_emu,
             },
             units_elsewhere: false,
+            implementation: Default::default(),
         },
     );
     report

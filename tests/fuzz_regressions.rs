@@ -36,6 +36,7 @@ fn cpp_extract_regressions() {
             targets: Some(&targets),
             image: Default::default(),
             units_elsewhere: false,
+            implementation: Default::default(),
         };
         let files = vec![SourceFile {
             path: Arc::from("/fuzz/a.cpp"),

@@ -92,6 +92,7 @@ fn incremental_updates_equal_full_analysis() {
             },
             image: Default::default(),
             units_elsewhere: false,
+            implementation: Default::default(),
         };
         match analysis.update(files.clone()) {
             Update::Bodies { derived: false, .. } => bodies += 1,
@@ -183,6 +184,7 @@ fn body_edits_retype_instances_and_auto_callers_elsewhere() {
         targets: None,
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     let mut analysis = Engine::new(files.clone());
     assert!(analysis.report(&settings).diagnostics.is_empty());
@@ -324,6 +326,7 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
             targets: Some(&targets),
             image: Default::default(),
             units_elsewhere: false,
+            implementation: Default::default(),
         };
         analysis.update(files.clone());
         let got = analysis.report(&settings);
@@ -342,6 +345,7 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
                     targets: Some(&one),
                     image: Default::default(),
                     units_elsewhere: false,
+                    implementation: Default::default(),
                 },
             );
             alone.extend(per_target(&r, &[t]));
@@ -368,6 +372,7 @@ fn each_translation_unit_sees_its_own_meaning_of_a_header() {
         targets: Some(&targets),
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     // Per unit: its `#define`d macros and its `-D` ones.
     type Units = Vec<(Vec<&'static str>, Vec<&'static str>)>;

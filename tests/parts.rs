@@ -40,6 +40,7 @@ fn each_settings(table: &DeviceTable, check: impl Fn(&Settings)) {
         targets: None,
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     });
     let targets = devices::parse_target_list("intel_gpu_dg1,nvidia_gpu_sm_80", table).targets;
     check(&Settings {
@@ -47,6 +48,7 @@ fn each_settings(table: &DeviceTable, check: impl Fn(&Settings)) {
         targets: Some(&targets),
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     });
 }
 
@@ -188,6 +190,7 @@ fn functions_by_parts_are_counted_per_compile() {
         targets: Some(&targets),
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     let whole = analyze(&loaded.files, &settings);
     assert_eq!(whole.stats.device_compiles, 2, "{:?}", whole.stats);

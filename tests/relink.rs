@@ -40,6 +40,7 @@ fn a_new_function_relinks_a_few_nodes() {
         targets: None,
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     let mut analysis = Engine::new(files.clone());
     let total = analysis.report(&settings).stats.functions;
@@ -90,6 +91,7 @@ fn a_relink_retypes_what_read_a_changed_body() {
         targets: None,
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
@@ -129,6 +131,7 @@ fn a_definition_added_elsewhere_joins_the_declaration_called() {
         targets: None,
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
@@ -173,6 +176,7 @@ fn a_line_above_a_tagged_alias_relinks() {
         targets: None,
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     let mut analysis = Engine::new(files.clone());
     let fp16 = |r: &Report| {

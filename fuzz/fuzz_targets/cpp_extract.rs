@@ -35,6 +35,7 @@ fuzz_target!(|data: &[u8]| {
         targets: Some(&targets),
         image: Default::default(),
         units_elsewhere: false,
+        implementation: Default::default(),
     };
     let files = vec![SourceFile {
         path: Arc::from("/fuzz/a.cpp"),

@@ -192,7 +192,8 @@ pub(super) fn check_target(
             "SYCL_EXTERNAL function"
         };
         let mut declared = AspectSet::EMPTY;
-        if let Some(decl) = graph.device_has(node) {
+        let reads_device_has = settings.implementation.reads_device_has();
+        if let Some(decl) = graph.device_has(node).filter(|_| reads_device_has) {
             for a in &decl.aspects {
                 if let AspectRef::Named { name, .. } = a {
                     if let Some(id) = reg.by_name(name) {
@@ -230,7 +231,11 @@ pub(super) fn check_target(
                 span,
                 Severity::Warning,
                 Code::TargetUnsupportedAspect,
-                target_unsupported_message(kind, &name, aspect_name, &lacking, !used),
+                if reads_device_has {
+                    target_unsupported_message(kind, &name, aspect_name, &lacking, !used)
+                } else {
+                    acpp_unsupported_message(kind, &name, aspect_name, &lacking)
+                },
             );
             d.function = Some(name.clone());
             d.aspect = Some(aspect_name.to_string());
@@ -266,6 +271,19 @@ pub(super) fn check_target(
             }
         }
     }
+}
+
+/// The message of a `target-unsupported-aspect` finding under AdaptiveCpp, which has no
+/// optional kernel features: every kernel is compiled for every target of
+/// `--acpp-targets`, none is left out of a device's code (`devices::acpp`).
+fn acpp_unsupported_message(kind: &str, name: &str, aspect: &str, lacking: &[&str]) -> String {
+    let targets: Vec<String> = lacking.iter().map(|t| format!("'{t}'")).collect();
+    format!(
+        "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has: AdaptiveCpp \
+         compiles it for that device all the same (it leaves no kernel out by aspect), and \
+         running it there is not supported",
+        targets.join(", ")
+    )
 }
 
 /// The message of a `target-unsupported-aspect` finding; `kind` is `kernel` or

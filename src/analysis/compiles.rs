@@ -298,6 +298,7 @@ impl Engine {
                 targets: mine.as_deref(),
                 image: settings.image,
                 units_elsewhere: settings.units_elsewhere,
+                implementation: settings.implementation,
             };
             let mut report = c.analysis.report_for(&s, &summarize);
             if let Some(u) = &units {
@@ -475,6 +476,7 @@ impl Engine {
                     targets: Some(&mine),
                     image: settings.image,
                     units_elsewhere: settings.units_elsewhere,
+                    implementation: settings.implementation,
                 };
                 let wanted =
                     |f: &str| wanted(f) && units.as_ref().is_none_or(|u| u.compiles(c.group, f));

@@ -61,6 +61,7 @@ fn settings_key(settings: &Settings) -> u64 {
     settings.targets.is_some().hash(&mut h);
     settings.image.hash(&mut h);
     settings.units_elsewhere.hash(&mut h);
+    settings.implementation.hash(&mut h);
     h.finish()
 }
 
@@ -347,7 +348,9 @@ impl OneCompile {
                     deps: vec![node],
                     diagnostics: Vec::new(),
                 };
-                check_mismatch(&graph, node, &mut f.diagnostics, &mut f.deps);
+                if settings.implementation.reads_device_has() {
+                    check_mismatch(&graph, node, &mut f.diagnostics, &mut f.deps);
+                }
                 if settings.targets.is_some() && graph.entry_points().binary_search(&node).is_ok() {
                     check_target(
                         &graph,

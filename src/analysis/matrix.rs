@@ -167,8 +167,12 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
         .filter(|&&node| wanted(graph.path(graph.node_file(node))))
         .map(|&node| {
             let decl = graph.device_has(node);
+            // AdaptiveCpp reads no `device_has` and leaves no kernel out of a device's code: a
+            // device lacking an aspect may fail at run time, whatever the target.
+            let acpp = !settings.implementation.reads_device_has();
             let declared: AspectSet = decl
                 .iter()
+                .filter(|_| !acpp)
                 .flat_map(|d| &d.aspects)
                 .filter_map(|a| match a {
                     AspectRef::Named { name, .. } => reg.by_name(name),
@@ -211,11 +215,12 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                             });
                         }
                     }
-                    let status = match (reasons.is_empty(), jit) {
+                    let status = match (reasons.is_empty(), jit || acpp) {
                         (true, _) => Status::Compatible,
                         // A JIT image keeps the kernel; a device may still lack the aspect.
                         (false, true)
-                            if reasons.iter().all(|r| matches!(r, Reason::Aspect { .. })) =>
+                            if acpp
+                                || reasons.iter().all(|r| matches!(r, Reason::Aspect { .. })) =>
                         {
                             Status::MayFail
                         }

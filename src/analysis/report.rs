@@ -19,6 +19,8 @@ pub struct Settings<'a> {
     /// batch of `analyze_parts`): headers among them that none of theirs includes are
     /// compiled by nobody even when the share holds no source file.
     pub units_elsewhere: bool,
+    /// Whose rules the checks follow (AdaptiveCpp reads no `device_has`).
+    pub implementation: crate::devices::Implementation,
 }
 
 impl Settings<'_> {

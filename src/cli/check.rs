@@ -120,7 +120,9 @@ pub(crate) fn load(
     };
     let env = project.compile_env(targets.as_deref(), &table);
     let notes = project.driver_notes();
-    let config = AnalysisConfig::new(table, targets, env).with_image(project.image_rule());
+    let config = AnalysisConfig::new(table, targets, env)
+        .with_image(project.image_rule())
+        .with_implementation(project.implementation());
     let bar: std::sync::OnceLock<Option<indicatif::ProgressBar>> = std::sync::OnceLock::new();
     let ws = project::load(
         &project,

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::acpp::{self, AcppTargets};
 use super::targets::{ocloc_device, resolve_unsuggested, DEVICE_BOUND_PREFIX};
 use super::{resolve, DeviceTable, TargetKind};
 
@@ -44,6 +45,9 @@ pub struct CompileFlags {
     /// `-fsycl-fp64-conv-emu`: the driver passes it to the device compile of AOT Intel GPU
     /// targets only (and ignores it, with a warning, for the others).
     pub fp64_conv_emu: bool,
+    /// The command runs AdaptiveCpp (`acpp --acpp-targets=...`): its specification read, whose
+    /// devices are `targets` and whose passes predefine other macros than DPC++'s.
+    pub acpp: Option<AcppTargets>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -231,6 +235,42 @@ fn value<'a>(a: &str, flag: &str, it: &mut impl Iterator<Item = &'a String>) -> 
 
 /// Reads a compile command's arguments (the compiler first, as in `compile_commands.json`).
 pub fn parse(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
+    parse_with_env(args, dir, table, None)
+}
+
+/// [`parse`], with the `ACPP_TARGETS` value of the environment the command runs in (the caller
+/// reads it: [`acpp::env_spec`]), used when an `acpp` command names no `--acpp-targets`.
+pub fn parse_with_env(
+    args: &[String],
+    dir: &Path,
+    table: &DeviceTable,
+    acpp_env: Option<&str>,
+) -> CompileFlags {
+    let mut f = parse_dpcpp(args, dir, table);
+    if !acpp::is_acpp(args) {
+        return f;
+    }
+    // AdaptiveCpp's default flow is `generic` in a typical installation
+    // (`doc/using-hipsycl.md`); an installation's own default is not visible here.
+    let spec = acpp::spec_of(args, acpp_env).unwrap_or_else(|| "generic".to_string());
+    match acpp::parse_spec(&spec, table) {
+        Ok(t) => {
+            for name in t.table_targets() {
+                if !f.targets.contains(&name) {
+                    f.targets.push(name);
+                }
+            }
+            f.acpp = Some(t);
+        }
+        Err(errors) => f.errors.extend(errors.into_iter().map(|e| DriverError {
+            message: e.message,
+            suggestions: e.suggestions,
+        })),
+    }
+    f
+}
+
+fn parse_dpcpp(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
     let mut f = CompileFlags::default();
     // The last of each kind wins, as for any clang option.
     let mut opt_level: Option<bool> = None;
@@ -578,6 +618,41 @@ mod tests {
         assert_eq!(f.after_dirs, [PathBuf::from("/b/late")]);
         assert_eq!(f.forced_includes, [PathBuf::from("/b/pre.h")]);
         assert_eq!(f.std.as_deref(), Some("c++17"));
+    }
+
+    #[test]
+    fn adaptivecpp_commands_name_their_devices() {
+        let f = flags(
+            r#"acpp --acpp-targets="omp;cuda:sm_80;hip:gfx90a;generic" -DN=4 -Iinc -c a.cpp"#,
+        );
+        assert_eq!(
+            f.targets,
+            ["x86_64", "nvidia_gpu_sm_80", "amd_gpu_gfx90a", "spir64"]
+        );
+        assert!(f.errors.is_empty(), "{:?}", f.errors);
+        assert_eq!(f.acpp.as_ref().unwrap().flows.len(), 4);
+        assert_eq!(f.macros, [("N".to_string(), Some("4".to_string()))]);
+        assert_eq!(f.include_dirs, [PathBuf::from("/b/inc")]);
+        // CMake's launch rule: the launcher, its options, then the real compiler's command.
+        let f = flags(
+            r#"/opt/acpp/lib/cmake/AdaptiveCpp/syclcc-launcher --launcher-cxx-compiler=/usr/bin/clang++ --launcher-syclcc=/opt/acpp/bin/acpp --acpp-targets="cuda:sm_70" /usr/bin/clang++ -c a.cpp"#,
+        );
+        assert_eq!(f.targets, ["nvidia_gpu_sm_70"]);
+        let f = flags("syclcc --hipsycl-targets=hip:gfx906 -c a.cpp");
+        assert_eq!(f.targets, ["amd_gpu_gfx906"]);
+        // The environment when the command names none; `generic` when neither does.
+        let args = split_command("acpp -c a.cpp");
+        let f = parse_with_env(&args, Path::new("/b"), DeviceTable::builtin(), Some("omp"));
+        assert_eq!(f.targets, ["x86_64"]);
+        assert_eq!(flags("acpp -c a.cpp").targets, ["spir64"]);
+        let f = flags("acpp --acpp-targets=cdua:sm_80 -c a.cpp");
+        assert!(f.targets.is_empty());
+        assert!(f.errors[0].suggestions.contains(&"cuda".to_string()));
+        // A DPC++ command is read as before.
+        assert_eq!(
+            flags("clang++ -fsycl -fsycl-targets=spir64 a.cpp").acpp,
+            None
+        );
     }
 
     #[test]

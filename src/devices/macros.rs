@@ -55,6 +55,19 @@ pub fn trait_sets(targets: &[ResolvedTarget], table: &DeviceTable) -> TraitSets 
     }
 }
 
+/// The trait sets under an implementation's rules: DPC++'s from the targets
+/// ([`trait_sets`]), AdaptiveCpp's fixed ones.
+pub fn trait_sets_under(
+    implementation: super::acpp::Implementation,
+    targets: &[ResolvedTarget],
+    table: &DeviceTable,
+) -> TraitSets {
+    match implementation {
+        super::acpp::Implementation::Dpcpp => trait_sets(targets, table),
+        super::acpp::Implementation::AdaptiveCpp => super::acpp::trait_sets(),
+    }
+}
+
 /// Every macro the driver predefines for these targets, in the driver's order: the
 /// `__SYCL_TARGET_*__` macros in target order, then `__SYCL_ANY_DEVICE_HAS_ANY_ASPECT__` or the
 /// `__SYCL_ANY_DEVICE_HAS_<aspect>__` block, then `__SYCL_ALL_DEVICES_HAVE_<aspect>__`; each

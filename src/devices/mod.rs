@@ -1,6 +1,7 @@
 //! Device knowledge: aspects, the device table and its YAML overlays, `-fsycl-targets` names,
 //! predefined macros and aspect traits. Pure: no IO, no protocol types.
 
+pub mod acpp;
 pub mod aspects;
 pub mod catalogue;
 pub mod config;
@@ -14,9 +15,12 @@ pub mod table;
 pub mod targets;
 pub mod yaml;
 
+pub use acpp::Implementation;
 pub use aspects::{registry, AspectId, AspectInfo, AspectRegistry, AspectSet};
 pub use config::{ConfigFile, TargetEntry, TargetInfo};
-pub use macros::{predefined_macros, render_macros, trait_sets, MacroFormat, TraitSets};
+pub use macros::{
+    predefined_macros, render_macros, trait_sets, trait_sets_under, MacroFormat, TraitSets,
+};
 pub use names::TargetKind;
 pub use table::{ConfigSet, DeviceTable};
 pub use targets::{

@@ -13,7 +13,7 @@ pub const FROM_COMPILER: &str = "clang (Linux x86-64, C++17)";
 pub const FROM_SYCL: &str = "the DPC++ compiler and SYCL headers";
 pub const FROM_LIBC: &str = "the C library headers";
 
-const COMPILER: &[(&str, &str)] = &[
+pub(super) const COMPILER: &[(&str, &str)] = &[
     ("__cplusplus", "201703L"),
     ("__clang__", "1"),
     ("__clang_major__", "20"),
@@ -170,7 +170,7 @@ const SYCL: &[(&str, &str)] = &[
 
 /// Constants of `<cmath>`, `<cfloat>` and `<climits>` that kernels use: `M_PI` is a double,
 /// and a `float` times it computes in double, as the compiler sees it.
-const LIBC: &[(&str, &str)] = &[
+pub(super) const LIBC: &[(&str, &str)] = &[
     ("M_E", "2.7182818284590452354"),
     ("M_LOG2E", "1.4426950408889634074"),
     ("M_LOG10E", "0.43429448190325182765"),

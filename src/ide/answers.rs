@@ -53,6 +53,7 @@ impl Analysis {
             yaml: at.yaml,
             table: self.table(),
             targets: &targets,
+            implementation: self.config().implementation,
             functions,
         })
     }
@@ -90,7 +91,12 @@ impl Analysis {
     /// The value of each `any_device_has` / `all_devices_have` in `text` for the targets, as
     /// (offset, label).
     pub fn inlay_hints(&self, text: &str) -> Vec<(usize, String)> {
-        super::trait_hints(text, self.table(), &self.effective_targets())
+        let sets = crate::devices::trait_sets_under(
+            self.config().implementation,
+            &self.effective_targets(),
+            self.table(),
+        );
+        super::inlay_hints::trait_hints_under(text, sets)
     }
 
     /// A lens above each kernel and `SYCL_EXTERNAL` function of `path` whose name lies within

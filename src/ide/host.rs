@@ -37,6 +37,8 @@ pub struct AnalysisConfig {
     /// Problems of the device-config files, published with the findings (an editor shows
     /// them on the YAML); empty where the front end reports them itself.
     pub diagnostics: Arc<[Diagnostic]>,
+    /// Whose rules the checks follow: DPC++'s, or AdaptiveCpp's for an `acpp` project.
+    pub implementation: crate::devices::Implementation,
 }
 
 impl AnalysisConfig {
@@ -50,12 +52,18 @@ impl AnalysisConfig {
                 fp64_conv_emu: false,
             },
             diagnostics: Arc::from(Vec::new()),
+            implementation: crate::devices::Implementation::Dpcpp,
         }
     }
 
     /// The same, with images built under `image`.
     pub fn with_image(mut self, image: ImageRule) -> Self {
         self.image = image;
+        self
+    }
+
+    pub fn with_implementation(mut self, implementation: crate::devices::Implementation) -> Self {
+        self.implementation = implementation;
         self
     }
 
@@ -72,6 +80,7 @@ impl AnalysisConfig {
             targets: self.targets.as_deref(),
             image: self.image,
             units_elsewhere: false,
+            implementation: self.implementation,
         }
     }
 }
@@ -344,6 +353,7 @@ impl Analysis {
             targets: Some(targets),
             image: self.inputs.config.image,
             units_elsewhere: false,
+            implementation: self.inputs.config.implementation,
         };
         {
             let kept = lock(&self.shared.engine);

@@ -3,9 +3,7 @@
 //! and the order in which those answers are tried (`hover`).
 
 use crate::analysis::FunctionSummary;
-use crate::devices::{
-    predefined_macros, registry, trait_sets, AspectId, DeviceTable, ResolvedTarget,
-};
+use crate::devices::{predefined_macros, registry, AspectId, DeviceTable, ResolvedTarget};
 use crate::syntax::pp::{MacroAt, Origin};
 use crate::text::TextRange;
 
@@ -43,16 +41,40 @@ pub fn aspect_hover(
     table: &DeviceTable,
     targets: &[ResolvedTarget],
 ) -> Option<(TextRange, String)> {
+    aspect_hover_under(
+        text,
+        offset,
+        yaml,
+        table,
+        targets,
+        crate::devices::Implementation::Dpcpp,
+    )
+}
+
+/// [`aspect_hover`] under an implementation's trait rules.
+pub fn aspect_hover_under(
+    text: &str,
+    offset: usize,
+    yaml: bool,
+    table: &DeviceTable,
+    targets: &[ResolvedTarget],
+    implementation: crate::devices::Implementation,
+) -> Option<(TextRange, String)> {
     let (range, word) = word_at(text, offset)?;
     let reg = registry();
     let id = reg.by_name(word)?;
     if !names_an_aspect(text, range, yaml) {
         return None;
     }
-    Some((range, describe(id, table, targets)))
+    Some((range, describe(id, table, targets, implementation)))
 }
 
-fn describe(id: AspectId, table: &DeviceTable, targets: &[ResolvedTarget]) -> String {
+fn describe(
+    id: AspectId,
+    table: &DeviceTable,
+    targets: &[ResolvedTarget],
+    implementation: crate::devices::Implementation,
+) -> String {
     let reg = registry();
     let info = reg.get(id);
     let mut s = format!(
@@ -92,9 +114,16 @@ fn describe(id: AspectId, table: &DeviceTable, targets: &[ResolvedTarget]) -> St
             names(&without)
         ),
     };
-    let sets = trait_sets(targets, table);
+    let sets = crate::devices::trait_sets_under(implementation, targets, table);
+    let (under, fixed) = match implementation {
+        crate::devices::Implementation::Dpcpp => (format!("`-fsycl-targets={list}`"), ""),
+        crate::devices::Implementation::AdaptiveCpp => (
+            format!("AdaptiveCpp's targets (`{list}`)"),
+            " (AdaptiveCpp's fixed values, whatever the targets)",
+        ),
+    };
     s.push_str(&format!(
-        "\nUnder `-fsycl-targets={list}`: {support}.\n\n`any_device_has_v<aspect::{n}>` = {}, `all_devices_have_v<aspect::{n}>` = {}\n",
+        "\nUnder {under}: {support}.\n\n`any_device_has_v<aspect::{n}>` = {}, `all_devices_have_v<aspect::{n}>` = {}{fixed}\n",
         sets.any_device_has(id),
         sets.all_devices_have(id),
         n = info.name,
@@ -129,13 +158,20 @@ fn macro_meaning(word: &str, table: &DeviceTable) -> Option<String> {
             "defined in the device compile of `{}` only",
             target.canonical
         )
+    } else if let Some(m) = crate::devices::acpp::macro_meaning(word) {
+        m.to_string()
     } else {
         return None;
     })
 }
 
 /// Hover text for a predefined macro: what defines it and its value for the configured targets.
+/// An AdaptiveCpp macro has its meaning only: whether a pass defines it is the per-compile
+/// answer's ([`macro_value_hover`]).
 pub fn macro_hover(word: &str, table: &DeviceTable, targets: &[ResolvedTarget]) -> Option<String> {
+    if let Some(meaning) = crate::devices::acpp::macro_meaning(word) {
+        return Some(format!("**`{word}`**: {meaning}.\n"));
+    }
     let meaning = macro_meaning(word, table)?;
     let list = targets
         .iter()
@@ -360,6 +396,8 @@ pub struct HoverQuery<'a> {
     pub yaml: bool,
     pub table: &'a DeviceTable,
     pub targets: &'a [ResolvedTarget],
+    /// Whose trait values the aspect hover gives (AdaptiveCpp's are fixed).
+    pub implementation: crate::devices::Implementation,
     /// The kernels and decorated functions of the latest analysis.
     pub functions: &'a [FunctionSummary],
 }
@@ -404,7 +442,15 @@ impl MacroValue {
 /// macro's meaning or (in YAML) a top-level key's target, which in a C++ file only stand in
 /// for the word's value per device compile (`HoverAnswer::MacroValue`).
 pub fn hover(q: &HoverQuery<'_>) -> HoverAnswer {
-    let found = aspect_hover(q.text, q.offset, q.yaml, q.table, q.targets).or_else(|| {
+    let found = aspect_hover_under(
+        q.text,
+        q.offset,
+        q.yaml,
+        q.table,
+        q.targets,
+        q.implementation,
+    )
+    .or_else(|| {
         function_at(q.functions, q.file, q.offset).map(|f| (f.name_span.range, function_hover(f)))
     });
     if let Some((range, markdown)) = found {
@@ -530,6 +576,7 @@ mod tests {
             yaml,
             table,
             targets: &l.targets,
+            implementation: crate::devices::Implementation::Dpcpp,
             functions,
         });
         (text, answer)
@@ -726,5 +773,92 @@ mod tests {
             hover_at("intel_gpu_x:\n  aspe$0cts: []\n", Some("d.yaml"), true, &[]).1,
             HoverAnswer::Ready(None)
         );
+    }
+
+    /// An AdaptiveCpp project's passes answer a hover on its macros: `__SYCL_DEVICE_ONLY__`
+    /// in the CUDA device pass only, `__SYCL_SINGLE_SOURCE__` in the host pass of `generic`,
+    /// each with where it comes from and, for AdaptiveCpp's own names, what it means.
+    #[test]
+    fn hover_an_adaptivecpp_macro_per_pass() {
+        use crate::workspace::{CompileEnv, Sources};
+        use std::sync::Arc;
+        let table = DeviceTable::builtin();
+        let spec = crate::devices::acpp::parse_spec("omp;cuda:sm_80;generic", table).unwrap();
+        let env = CompileEnv::new(crate::devices::acpp::device_compiles(&spec), Vec::new());
+        let text = "#if __SYCL_DEVICE_ONLY__\n#endif\n";
+        let sources = Sources::new(
+            &env,
+            vec![Arc::from("k.cpp")],
+            vec![Some(Arc::from(text))],
+            None,
+        );
+        let hover = |name: &str| {
+            let per = sources.macro_at(0, 1, name);
+            macro_value_hover(name, &per, true, table).unwrap()
+        };
+        let h = hover("__SYCL_DEVICE_ONLY__");
+        assert!(
+            h.contains("`1`, predefined by the cuda:sm_80 device pass"),
+            "{h}"
+        );
+        assert!(h.contains("not defined"), "{h}");
+        let h = hover("__SYCL_SINGLE_SOURCE__");
+        assert!(h.contains("unified host-device pass"), "{h}");
+        assert!(h.contains("`1`, predefined by the host pass"), "{h}");
+        let h = hover("__acpp_if_target_device");
+        assert!(
+            h.contains("`__acpp_if_target_device(...)` = `__VA_ARGS__`, predefined by the cuda:sm_80 device pass"),
+            "{h}"
+        );
+        let h = hover("__ACPP_ENABLE_CUDA_TARGET__");
+        assert!(
+            h.starts_with("**`__ACPP_ENABLE_CUDA_TARGET__`**: defined by AdaptiveCpp"),
+            "{h}"
+        );
+        assert!(
+            h.contains("predefined by --acpp-targets=omp;cuda:sm_80;generic"),
+            "{h}"
+        );
+        // Its meaning without a compile.
+        let l = parse_target_list("spir64", table);
+        assert_eq!(
+            macro_hover("__ACPP__", table, &l.targets).as_deref(),
+            Some("**`__ACPP__`**: defined when compiling with AdaptiveCpp (`acpp`).\n")
+        );
+    }
+
+    /// Under AdaptiveCpp the traits are its fixed values, not the targets' (`aspect.hpp`).
+    #[test]
+    fn hover_an_aspect_under_adaptivecpp() {
+        let table = DeviceTable::builtin();
+        let l = parse_target_list("amd_gpu_gfx1200", table);
+        let text = "sycl::any_device_has_v<sycl::aspect::fp64>";
+        let at = text.find("fp64").unwrap();
+        let (_, dpcpp) = aspect_hover(text, at, false, table, &l.targets).unwrap();
+        assert!(
+            dpcpp.contains("`any_device_has_v<aspect::fp64>` = false"),
+            "{dpcpp}"
+        );
+        let (_, acpp) = aspect_hover_under(
+            text,
+            at,
+            false,
+            table,
+            &l.targets,
+            crate::devices::Implementation::AdaptiveCpp,
+        )
+        .unwrap();
+        assert!(
+            acpp.contains("`any_device_has_v<aspect::fp64>` = true, `all_devices_have_v<aspect::fp64>` = false (AdaptiveCpp's fixed values"),
+            "{acpp}"
+        );
+        assert!(
+            acpp.contains("Under AdaptiveCpp's targets (`amd_gpu_gfx1200`)"),
+            "{acpp}"
+        );
+        let hints =
+            crate::ide::inlay_hints::trait_hints_under(text, crate::devices::acpp::trait_sets());
+        assert_eq!(hints.len(), 1);
+        assert!(hints[0].1.contains("true"), "{hints:?}");
     }
 }

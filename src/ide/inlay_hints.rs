@@ -10,7 +10,11 @@ pub fn trait_hints(
     table: &DeviceTable,
     targets: &[ResolvedTarget],
 ) -> Vec<(usize, String)> {
-    let sets = trait_sets(targets, table);
+    trait_hints_under(text, trait_sets(targets, table))
+}
+
+/// The hints under given trait values (AdaptiveCpp's are fixed: `devices::trait_sets_under`).
+pub fn trait_hints_under(text: &str, sets: crate::devices::TraitSets) -> Vec<(usize, String)> {
     let reg = registry();
     let mut hints = Vec::new();
     for (trait_name, any) in [("any_device_has", true), ("all_devices_have", false)] {

@@ -299,7 +299,8 @@ impl State {
         let env = project.compile_env(targets.as_deref(), &self.snapshot.table);
         let reparse = env.key() != self.compile().key();
         let mut config = AnalysisConfig::new(self.snapshot.table.clone(), targets, env)
-            .with_image(project.image_rule());
+            .with_image(project.image_rule())
+            .with_implementation(project.implementation());
         config.diagnostics = self.snapshot.configs.diagnostics().cloned().collect();
         if !reparse {
             // The same preprocessing: the environment (and the memo of headers it keeps) stays.

@@ -25,6 +25,9 @@ pub struct SyclFlags {
     pub device_unoptimised: bool,
     /// Some entry passes `-fsycl-fp64-conv-emu`.
     pub fp64_conv_emu: bool,
+    /// The entries run AdaptiveCpp: their targets specifications, merged (the devices are in
+    /// `targets` too).
+    pub acpp: Option<crate::devices::acpp::AcppTargets>,
     /// Each file's macros and include directories.
     pub files: Vec<(PathBuf, FileFlags)>,
 }
@@ -36,7 +39,22 @@ pub fn compile_env(
     table: &crate::devices::DeviceTable,
     flags: &SyclFlags,
 ) -> CompileEnv {
-    CompileEnv::for_targets(targets, table, flags.files.clone())
+    match &flags.acpp {
+        // AdaptiveCpp's passes, unless the targets were configured over the database's.
+        Some(spec)
+            if targets.is_some_and(|t| {
+                t.iter()
+                    .map(|t| t.canonical.as_str())
+                    .eq(spec.table_targets().iter().map(String::as_str))
+            }) =>
+        {
+            CompileEnv::new(
+                crate::devices::acpp::device_compiles(spec),
+                flags.files.clone(),
+            )
+        }
+        _ => CompileEnv::for_targets(targets, table, flags.files.clone()),
+    }
 }
 
 pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String> {
@@ -50,6 +68,8 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
     // Targets a device-config file adds are passed through by name and checked later against
     // the whole table; `--offload-arch` spellings are read against the built-in one.
     let table = crate::devices::DeviceTable::builtin();
+    // What an `acpp` command without `--acpp-targets` reads, as the build would.
+    let acpp_env = crate::devices::acpp::env_spec(|n| std::env::var(n).ok());
     for e in entries {
         let args: Vec<String> = match (e.get("arguments"), e.get("command")) {
             (Some(serde_json::Value::Array(a)), _) => a
@@ -67,7 +87,10 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
                 .and_then(|_| std::fs::read_to_string(p).ok())
         };
         let args = driver::expand_response_files(&args, &dir, &read);
-        let f = driver::parse(&args, &dir, table);
+        let f = driver::parse_with_env(&args, &dir, table, acpp_env.as_deref());
+        if let Some(spec) = &f.acpp {
+            merge_acpp(&mut flags.acpp, spec);
+        }
         flags.device_unoptimised |= !f.device_optimised;
         flags.fp64_conv_emu |= f.fp64_conv_emu;
         if let Some(file) = e.get("file").and_then(|f| f.as_str()) {
@@ -114,6 +137,30 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
 }
 
 /// Where the database names `word` as a `-device` value (its first such place), else its start.
+/// Entries that name different AdaptiveCpp specifications: one specification of them all.
+fn merge_acpp(
+    into: &mut Option<crate::devices::acpp::AcppTargets>,
+    spec: &crate::devices::acpp::AcppTargets,
+) {
+    let Some(all) = into else {
+        *into = Some(spec.clone());
+        return;
+    };
+    if all.spec != spec.spec {
+        all.spec = format!("{};{}", all.spec, spec.spec);
+    }
+    for f in &spec.flows {
+        if !all.flows.contains(f) {
+            all.flows.push(f.clone());
+        }
+    }
+    for t in &spec.targets {
+        if !all.targets.contains(t) {
+            all.targets.push(t.clone());
+        }
+    }
+}
+
 fn locate(text: &str, word: &str) -> crate::text::TextRange {
     let after_device = text
         .match_indices("-device")

@@ -163,6 +163,20 @@ impl Project {
         }
     }
 
+    /// AdaptiveCpp's rules when the database's commands run `acpp` and the targets are theirs
+    /// alone (not configured over them, nor mixed with DPC++ commands' targets), as
+    /// `compile_env` gives its passes' macros then.
+    pub fn implementation(&self) -> devices::Implementation {
+        match &self.flags.acpp {
+            Some(spec)
+                if !self.targets_configured && self.flags.targets == spec.table_targets() =>
+            {
+                devices::Implementation::AdaptiveCpp
+            }
+            _ => devices::Implementation::Dpcpp,
+        }
+    }
+
     /// How sources are preprocessed for `targets` (the implicit `spir64` when `None`).
     pub fn compile_env(
         &self,
@@ -217,6 +231,38 @@ mod tests {
         })
         .unwrap();
         assert_eq!(p.target_list.as_deref(), Some("nvidia_gpu_sm_80"));
+    }
+
+    /// AdaptiveCpp's rules and passes hold while the targets are the `acpp` commands' alone.
+    #[test]
+    fn an_acpp_database_is_adaptivecpps_while_its_targets_are() {
+        let table = DeviceTable::builtin();
+        let acpp = r#"{"directory": "/b", "file": "a.cpp", "command": "acpp --acpp-targets='omp;hip:gfx90a' -c a.cpp"}"#;
+        let project = |db: String, targets: Option<&str>| {
+            let flags = sycl_flags_from_compile_commands(&db).unwrap();
+            Project::with_flags(
+                &ProjectConfig {
+                    targets: targets.map(String::from),
+                    ..Default::default()
+                },
+                flags,
+            )
+        };
+        let p = project(format!("[{acpp}]"), None);
+        assert_eq!(p.implementation(), devices::Implementation::AdaptiveCpp);
+        assert_eq!(p.target_list.as_deref(), Some("x86_64,amd_gpu_gfx90a"));
+        let targets = p.targets(table).unwrap();
+        let env = p.compile_env(targets.as_deref(), table);
+        assert_eq!(
+            env.compile_count(),
+            2,
+            "the host pass and the gfx90a device pass"
+        );
+        let p = project(format!("[{acpp}]"), Some("amd_gpu_gfx90a"));
+        assert_eq!(p.implementation(), devices::Implementation::Dpcpp);
+        let mixed = format!("[{acpp}, {}]", &DB[1..DB.len() - 1]);
+        let p = project(mixed, None);
+        assert_eq!(p.implementation(), devices::Implementation::Dpcpp);
     }
 
     #[test]

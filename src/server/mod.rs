@@ -367,8 +367,9 @@ fn project_of(
         }
     };
     let env = project.compile_env(targets.as_deref(), &table);
-    let config =
-        crate::ide::AnalysisConfig::new(table, targets, env).with_image(project.image_rule());
+    let config = crate::ide::AnalysisConfig::new(table, targets, env)
+        .with_image(project.image_rule())
+        .with_implementation(project.implementation());
     Ok((project, config))
 }
 

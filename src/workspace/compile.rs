@@ -107,7 +107,12 @@ impl CompileEnv {
             let varying = device
                 .classes
                 .iter()
-                .flat_map(|c| c.macros.iter().map(|m| Arc::from(m.0.as_str())))
+                // A function-like macro (`f(...)`, the `-D` form) is looked up by its name.
+                .flat_map(|c| {
+                    c.macros
+                        .iter()
+                        .map(|m| Arc::from(m.0.split('(').next().unwrap_or_default()))
+                })
                 .collect();
             let compiles = device
                 .classes

@@ -111,6 +111,9 @@ pub struct Macros {
     /// A watched name was looked up in the base (defined or not): the text may compile
     /// differently in another compile.
     read_watched: std::cell::Cell<bool>,
+    /// Every watched name is reserved (`__X`, DPC++'s per-target macros): lookups of other
+    /// names skip the hash. AdaptiveCpp's passes differ in `ACPP_LIBKERNEL_*` too.
+    watched_reserved: bool,
     /// Header readings under way, innermost last: each records what it reads and writes.
     recording: std::cell::RefCell<Vec<memo::Recording>>,
 }
@@ -122,14 +125,14 @@ impl Macros {
             local: FxHashMap::default(),
             watched: None,
             read_watched: std::cell::Cell::new(false),
+            watched_reserved: true,
             recording: Default::default(),
         }
     }
 
-    /// Records from now on whether one of `names` (reserved names, `__X`) is looked up in the
-    /// base table.
+    /// Records from now on whether one of `names` is looked up in the base table.
     pub fn watch(&mut self, names: Arc<FxHashSet<Arc<str>>>) {
-        debug_assert!(names.iter().all(|n| n.starts_with("__")));
+        self.watched_reserved = names.iter().all(|n| n.starts_with("__"));
         self.watched = Some(names);
     }
 
@@ -176,9 +179,9 @@ impl Macros {
 
     pub fn get(&self, name: &str) -> Option<&Macro> {
         let (found, from_base) = self.lookup(name);
-        // Watched names are reserved ones (`__NVPTX__`): most lookups skip the hash.
+        // Watched names are mostly reserved ones (`__NVPTX__`): most lookups skip the hash.
         let watched = from_base
-            && name.starts_with("__")
+            && (name.starts_with("__") || !self.watched_reserved)
             && self.watched.as_ref().is_some_and(|w| w.contains(name));
         if watched {
             self.read_watched.set(true);
