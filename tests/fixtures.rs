@@ -11,7 +11,9 @@
 //! the chain and ends with the use; `when` the translation units the message says the finding
 //! is made in (a header they compile differently). Several `// expect:` may share a line. A line `// fixture-targets: LIST` sets `--targets`; a line
 //! `// fixture-flags: FLAGS` gives compile flags as a compile command would (`-O0`,
-//! `-fsycl-fp64-conv-emu`; without it, the driver's default: optimised device code). Every finding must be
+//! `-fsycl-fp64-conv-emu`; without it, the driver's default: optimised device code); a line
+//! `// fixture-compiler: PATH` the compiler the command runs (`clang++` without it), whose path
+//! may name a DPC++ release (`.../compiler/2023.2.1/linux/bin/icpx`). Every finding must be
 //! expected and every expectation found; a fixture without expectations must stay silent.
 //!
 //! A fixture directory holding a `compile_commands.json` (its `directory` relative to the
@@ -53,6 +55,7 @@ fn fixture_files(path: &Path) -> Vec<PathBuf> {
 struct Header {
     targets: Option<String>,
     flags: Option<String>,
+    compiler: Option<String>,
 }
 
 /// The file names of the translation units a message says it is made in (`(when compiled in
@@ -84,6 +87,9 @@ fn expectations(name: &str, text: &str) -> (Vec<(Finding, Vec<String>)>, Header)
         }
         if let Some(t) = line.split("// fixture-flags:").nth(1) {
             header.flags = Some(t.trim().to_string());
+        }
+        if let Some(t) = line.split("// fixture-compiler:").nth(1) {
+            header.compiler = Some(t.trim().to_string());
         }
         for spec in line.split("// expect:").skip(1) {
             let (spec, when) = match spec.split_once(" when ") {
@@ -156,6 +162,7 @@ fn analysed_alone(
     files: &[PathBuf],
     targets: Option<String>,
     flags: Option<String>,
+    compiler: Option<String>,
     path: &Path,
 ) -> Vec<(Finding, Vec<String>, String)> {
     let mut sources = Vec::new();
@@ -176,7 +183,10 @@ fn analysed_alone(
             path.display()
         );
     }
-    let mut command = vec!["clang++".to_string(), "-fsycl".to_string()];
+    let mut command = vec![
+        compiler.unwrap_or_else(|| "clang++".to_string()),
+        "-fsycl".to_string(),
+    ];
     command.extend(flags.iter().flat_map(|f| driver::split_command(f)));
     let compile = driver::parse(&command, Path::new("."), table);
     let report = analyze(
@@ -187,6 +197,7 @@ fn analysed_alone(
             image: ImageRule {
                 optimised: compile.device_optimised,
                 fp64_conv_emu: compile.fp64_conv_emu,
+                typed_pointers: compile.release.is_some_and(|r| r.typed_pointers()),
             },
             units_elsewhere: false,
             implementation: Default::default(),
@@ -223,6 +234,7 @@ fn run_fixture(path: &Path) -> Result<(), String> {
     let mut expected = Vec::new();
     let mut targets = None;
     let mut flags = None;
+    let mut compiler = None;
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         let name = f.file_name().unwrap().to_string_lossy().to_string();
@@ -230,11 +242,12 @@ fn run_fixture(path: &Path) -> Result<(), String> {
         expected.extend(e);
         targets = targets.or(h.targets);
         flags = flags.or(h.flags);
+        compiler = compiler.or(h.compiler);
     }
     let actual = if path.join("compile_commands.json").is_file() {
         checked_project(path)
     } else {
-        analysed_alone(&files, targets, flags, path)
+        analysed_alone(&files, targets, flags, compiler, path)
     };
     let mut problems = Vec::new();
     let mut unmatched: Vec<&(Finding, Vec<String>, String)> = actual.iter().collect();

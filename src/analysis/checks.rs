@@ -57,16 +57,6 @@ pub(super) fn unknown_aspects(file: &SourceFile) -> Vec<Diagnostic> {
     out
 }
 
-/// The chain of a finding as diagnostic steps; the nodes it passes through go to `deps`.
-pub(super) fn chain_steps(
-    graph: &Graph,
-    from: NodeId,
-    aspect: AspectId,
-    deps: &mut Vec<NodeId>,
-) -> Vec<ChainStep> {
-    chain_steps_in(graph, from, aspect, ImageRule::default(), deps)
-}
-
 /// `chain_steps` through the uses that count in an image built under `rule`.
 pub(super) fn chain_steps_in(
     graph: &Graph,
@@ -116,9 +106,12 @@ pub(super) fn chain_steps_in(
     steps
 }
 
+/// `rule`: the release's unoptimised rule (`ImageRule::declared`), as DPC++ checks
+/// `device_has` before optimising.
 pub(super) fn check_mismatch(
     graph: &Graph,
     node: NodeId,
+    rule: ImageRule,
     out: &mut Vec<Diagnostic>,
     deps: &mut Vec<NodeId>,
 ) {
@@ -144,7 +137,7 @@ pub(super) fn check_mismatch(
             })
             .collect();
         let missing: BTreeMap<&str, AspectId> = graph
-            .used(node)
+            .used_in(node, rule)
             .iter()
             .filter(|a| !declared.contains(*a))
             .map(|a| (reg.name(a), a))
@@ -166,7 +159,7 @@ pub(super) fn check_mismatch(
             );
             d.function = Some(name.clone());
             d.aspect = Some(aspect_name.to_string());
-            d.chain = chain_steps(graph, node, aspect, deps);
+            d.chain = chain_steps_in(graph, node, aspect, rule, deps);
             out.push(d);
         }
     }

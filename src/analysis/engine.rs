@@ -349,7 +349,13 @@ impl OneCompile {
                     diagnostics: Vec::new(),
                 };
                 if settings.implementation.reads_device_has() {
-                    check_mismatch(&graph, node, &mut f.diagnostics, &mut f.deps);
+                    check_mismatch(
+                        &graph,
+                        node,
+                        settings.image.declared(),
+                        &mut f.diagnostics,
+                        &mut f.deps,
+                    );
                 }
                 if settings.targets.is_some() && graph.entry_points().binary_search(&node).is_ok() {
                     check_target(
@@ -396,6 +402,7 @@ impl OneCompile {
         }
         sort_findings(&mut diagnostics);
         diagnostics.dedup();
+        let declared = settings.image.declared();
         let mut summarized: Vec<NodeId> = graph
             .entry_points()
             .iter()
@@ -414,7 +421,7 @@ impl OneCompile {
             let (file, start) = graph.name_start(n);
             let instance = graph.is_instance(n);
             let name = instance.then(|| graph.display_name(n));
-            (file, start, instance, graph.used(n), name, n)
+            (file, start, instance, graph.used_in(n, declared), name, n)
         });
         let summaries = summarized
             .into_iter()
@@ -426,7 +433,7 @@ impl OneCompile {
                     name: graph.display_name(n),
                     kernel: graph.is_kernel(n),
                     declared: graph.device_has(n).map(declared_names),
-                    used: graph.used(n),
+                    used: graph.used_in(n, declared),
                 }
             })
             .collect();

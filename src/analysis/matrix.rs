@@ -240,8 +240,8 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                 name: graph.display_name(node),
                 kernel: graph.is_kernel(node),
                 declared: decl.map(declared_names),
-                used: graph.used(node),
-                guarded: graph.guarded(node),
+                used: graph.used_in(node, settings.image.declared()),
+                guarded: graph.guarded(node, settings.image.declared()),
                 cells,
             }
         })

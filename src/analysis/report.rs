@@ -30,6 +30,7 @@ impl Settings<'_> {
             optimised: self.image.optimised,
             fp64_conv_emu: self.image.fp64_conv_emu
                 && info.aot_toolchain.as_deref() == Some("ocloc"),
+            typed_pointers: self.image.typed_pointers,
         }
     }
 }

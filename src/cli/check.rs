@@ -36,6 +36,8 @@ pub struct CheckArgs {
     pub facts_out: Option<PathBuf>,
     /// Facts files of the shards, merged: their files are not parsed again.
     pub facts: Vec<PathBuf>,
+    /// `--dpcpp`: the release whose rules apply, over the one the compiler path names.
+    pub dpcpp: Option<crate::devices::DpcppRelease>,
 }
 
 /// `K/N`: the K-th (1-based) of N shards.
@@ -120,8 +122,12 @@ pub(crate) fn load(
     };
     let env = project.compile_env(targets.as_deref(), &table);
     let notes = project.driver_notes();
+    let mut image = project.image_rule();
+    if let Some(release) = args.dpcpp {
+        image.typed_pointers = release.typed_pointers();
+    }
     let config = AnalysisConfig::new(table, targets, env)
-        .with_image(project.image_rule())
+        .with_image(image)
         .with_implementation(project.implementation());
     let bar: std::sync::OnceLock<Option<indicatif::ProgressBar>> = std::sync::OnceLock::new();
     let ws = project::load(

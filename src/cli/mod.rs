@@ -198,6 +198,13 @@ enum Command {
         /// (unless changed since); the results equal those of an unsharded run.
         #[arg(long = "facts", value_name = "FILE", conflicts_with = "shard")]
         facts: Vec<PathBuf>,
+        /// The DPC++ (oneAPI) release that builds the project, whose rules the analysis
+        /// follows: 2023.x and older compiled device code with typed pointers, so a `double *`
+        /// (a pointer to anything that uses an aspect) used that aspect. Default: the version
+        /// in compile_commands.json's compiler path (`.../compiler/2023.2.1/linux/bin/icpx`),
+        /// else the current release.
+        #[arg(long, value_name = "VERSION", value_parser = parse_dpcpp)]
+        dpcpp: Option<crate::devices::DpcppRelease>,
     },
     /// Analyse continuously: print the findings, then the findings of each file that changes
     /// as files are saved (through the daemon at --connect, else a daemon of its own that
@@ -235,7 +242,17 @@ enum Command {
         /// sources are relative to FILE's directory; on standard output, to the current one).
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
+        /// The DPC++ (oneAPI) release that builds the project, as for `check`.
+        #[arg(long, value_name = "VERSION", value_parser = parse_dpcpp)]
+        dpcpp: Option<crate::devices::DpcppRelease>,
     },
+}
+
+/// `--dpcpp VERSION`: `2023.2`, `2024.0`, `current`.
+fn parse_dpcpp(text: &str) -> Result<crate::devices::DpcppRelease, String> {
+    crate::devices::DpcppRelease::parse(text).ok_or_else(|| {
+        format!("'{text}' is not a DPC++ release: give its version (2023.2, 2024.0) or 'current'")
+    })
 }
 
 #[derive(Subcommand, Debug)]
@@ -419,10 +436,15 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             shard,
             facts_out,
             facts,
+            dpcpp,
         } = cli.command
         else {
             unreachable!("matched above")
         };
+        if dpcpp.is_some() {
+            // The daemon follows its own project's release: said, not ignored.
+            return Err("--dpcpp applies to a check computed here, not with --connect".into());
+        }
         let args = check::CheckArgs {
             paths,
             targets,
@@ -433,6 +455,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             shard,
             facts_out,
             facts,
+            dpcpp: None,
         };
         return remote::check(&socket, &args, reporter);
     }
@@ -783,6 +806,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             format,
             no_cache,
             output,
+            dpcpp,
         } => report::run(
             check::CheckArgs {
                 paths,
@@ -797,6 +821,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 shard: None,
                 facts_out: None,
                 facts: Vec::new(),
+                dpcpp,
             },
             format,
             output.as_deref(),
@@ -814,6 +839,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             shard,
             facts_out,
             facts,
+            dpcpp,
         } => check::run(
             check::CheckArgs {
                 paths,
@@ -825,6 +851,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 shard,
                 facts_out,
                 facts,
+                dpcpp,
             },
             !cli.configs.is_empty(),
             &table,

@@ -45,6 +45,8 @@ pub struct CompileFlags {
     /// `-fsycl-fp64-conv-emu`: the driver passes it to the device compile of AOT Intel GPU
     /// targets only (and ignores it, with a warning, for the others).
     pub fp64_conv_emu: bool,
+    /// The DPC++ release the compiler's path names (`.../compiler/2023.2.1/linux/bin/icpx`).
+    pub release: Option<super::DpcppRelease>,
     /// The command runs AdaptiveCpp (`acpp --acpp-targets=...`): its specification read, whose
     /// devices are `targets` and whose passes predefine other macros than DPC++'s.
     pub acpp: Option<AcppTargets>,
@@ -271,7 +273,12 @@ pub fn parse_with_env(
 }
 
 fn parse_dpcpp(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags {
-    let mut f = CompileFlags::default();
+    let mut f = CompileFlags {
+        release: args
+            .first()
+            .and_then(|c| super::DpcppRelease::of_compiler(c)),
+        ..CompileFlags::default()
+    };
     // The last of each kind wins, as for any clang option.
     let mut opt_level: Option<bool> = None;
     let mut early: Option<bool> = None;

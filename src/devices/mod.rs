@@ -10,6 +10,7 @@ pub mod macros;
 pub mod names;
 pub mod predefined;
 pub mod provenance;
+pub mod release;
 pub mod sycl_ls;
 pub mod table;
 pub mod targets;
@@ -22,6 +23,7 @@ pub use macros::{
     predefined_macros, render_macros, trait_sets, trait_sets_under, MacroFormat, TraitSets,
 };
 pub use names::TargetKind;
+pub use release::DpcppRelease;
 pub use table::{ConfigSet, DeviceTable};
 pub use targets::{
     parse_target_list, resolve, InvalidTarget, ResolvedTarget, TargetList, DEVICE_BOUND_PREFIX,

@@ -50,6 +50,7 @@ impl AnalysisConfig {
             image: ImageRule {
                 optimised: true,
                 fp64_conv_emu: false,
+                typed_pointers: false,
             },
             diagnostics: Arc::from(Vec::new()),
             implementation: crate::devices::Implementation::Dpcpp,

@@ -25,6 +25,9 @@ pub struct SyclFlags {
     pub device_unoptimised: bool,
     /// Some entry passes `-fsycl-fp64-conv-emu`.
     pub fp64_conv_emu: bool,
+    /// Some entry's compiler is a DPC++ release with typed pointers (its path names 2023 or
+    /// older).
+    pub typed_pointers: bool,
     /// The entries run AdaptiveCpp: their targets specifications, merged (the devices are in
     /// `targets` too).
     pub acpp: Option<crate::devices::acpp::AcppTargets>,
@@ -93,6 +96,7 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
         }
         flags.device_unoptimised |= !f.device_optimised;
         flags.fp64_conv_emu |= f.fp64_conv_emu;
+        flags.typed_pointers |= f.release.is_some_and(|r| r.typed_pointers());
         if let Some(file) = e.get("file").and_then(|f| f.as_str()) {
             flags.files.push((
                 dir.join(file),

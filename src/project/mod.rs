@@ -155,11 +155,13 @@ impl Project {
     }
 
     /// How the database's commands build device images: optimised unless an entry says
-    /// otherwise, `-fsycl-fp64-conv-emu` if an entry passes it.
+    /// otherwise, `-fsycl-fp64-conv-emu` if an entry passes it, typed pointers if an entry's
+    /// compiler is DPC++ 2023 or older.
     pub fn image_rule(&self) -> ImageRule {
         ImageRule {
             optimised: !self.flags.device_unoptimised,
             fp64_conv_emu: self.flags.fp64_conv_emu,
+            typed_pointers: self.flags.typed_pointers,
         }
     }
 

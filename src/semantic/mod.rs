@@ -74,16 +74,26 @@ pub struct Fate {
     pub narrowed: bool,
     /// Double work that `-fsycl-fp64-conv-emu` emulates (no arithmetic).
     pub conversion: bool,
+    /// A pointer whose pointee uses the aspect (`double *p` passed on): DPC++ 2023 and
+    /// older, whose device IR had typed pointers, counted it (`ImageRule::typed_pointers`).
+    pub pointee: bool,
 }
 
 impl Fate {
     pub const KEPT: Fate = Fate {
         narrowed: false,
         conversion: false,
+        pointee: false,
     };
     pub const CONVERSION: Fate = Fate {
         narrowed: false,
         conversion: true,
+        pointee: false,
+    };
+    pub const POINTEE: Fate = Fate {
+        narrowed: false,
+        conversion: false,
+        pointee: true,
     };
 }
 

@@ -2,6 +2,7 @@
 //! aspects propagated bottom-up over strongly connected components.
 
 use std::collections::VecDeque;
+use std::sync::OnceLock;
 
 use petgraph::algo::tarjan_scc;
 use petgraph::graph::DiGraph;
@@ -22,9 +23,12 @@ pub enum DeclSource {
 /// What the whole graph decides: kernels, device code, propagated aspects.
 #[derive(Clone)]
 pub struct Derived {
-    /// Per node, the aspects used under each `ImageRule` (by `ImageRule::index`); the first
-    /// is the unoptimised rule `device_has` checks follow.
-    pub(super) used: Vec<[AspectSet; 4]>,
+    /// Per node, the aspects used under each `ImageRule` of the current release (by
+    /// `ImageRule::index`); the first is the unoptimised rule `device_has` checks follow.
+    used: Vec<[AspectSet; 4]>,
+    /// The same under DPC++ 2023's typed pointers, computed when a report first asks: most
+    /// projects never do, and a second table would double this part of the memory.
+    typed: OnceLock<Vec<[AspectSet; 4]>>,
     pub(super) kernel: Vec<bool>,
     pub(super) device: Vec<bool>,
     pub(super) decl: Vec<Option<DeclSource>>,
@@ -37,7 +41,8 @@ impl Derived {
     pub fn compute(sk: &Skeleton, bodies: &Bodies) -> Self {
         let n = bodies.len();
         let mut d = Derived {
-            used: vec![[AspectSet::EMPTY; 4]; n],
+            used: Vec::new(),
+            typed: OnceLock::new(),
             kernel: vec![false; n],
             device: vec![false; n],
             decl: bodies
@@ -84,8 +89,17 @@ impl Derived {
             .filter(|&n| d.kernel[n] || bodies.info[n].external)
             .collect();
         d.mark_device(bodies);
-        d.propagate(bodies);
+        d.used = propagate(bodies, false);
         d
+    }
+
+    /// Per node, the aspects used under the rules of the release `typed_pointers` says.
+    pub(super) fn used(&self, bodies: &Bodies, typed_pointers: bool) -> &[[AspectSet; 4]] {
+        if typed_pointers {
+            self.typed.get_or_init(|| propagate(bodies, true))
+        } else {
+            &self.used
+        }
     }
 
     /// Device code: everything reachable from a kernel, a `SYCL_EXTERNAL` function or a function
@@ -109,47 +123,49 @@ impl Derived {
             }
         }
     }
+}
 
-    /// used(F) = direct(F) ∪ ⋃ (used(G) − mask(F→G)), solved per strongly connected component
-    /// in reverse topological order, iterating each component to its fixpoint.
-    fn propagate(&mut self, bodies: &Bodies) {
-        let n = self.used.len();
-        let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, 0);
-        let ids: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
-        for (from, edges) in bodies.edges.iter().enumerate() {
-            for e in edges {
-                g.add_edge(ids[from], ids[e.to], ());
-            }
+/// used(F) = direct(F) ∪ ⋃ (used(G) − mask(F→G)), solved per strongly connected component
+/// in reverse topological order, iterating each component to its fixpoint.
+fn propagate(bodies: &Bodies, typed_pointers: bool) -> Vec<[AspectSet; 4]> {
+    let n = bodies.len();
+    let mut used = vec![[AspectSet::EMPTY; 4]; n];
+    let mut g: DiGraph<(), ()> = DiGraph::with_capacity(n, 0);
+    let ids: Vec<_> = (0..n).map(|_| g.add_node(())).collect();
+    for (from, edges) in bodies.edges.iter().enumerate() {
+        for e in edges {
+            g.add_edge(ids[from], ids[e.to], ());
         }
-        for node in 0..n {
-            for rule in ImageRule::ALL {
-                self.used[node][rule.index()] = bodies.uses[node]
-                    .iter()
-                    .filter(|u| rule.keeps(u))
-                    .map(|u| u.aspect)
-                    .collect();
-            }
+    }
+    for node in 0..n {
+        for rule in ImageRule::all(typed_pointers) {
+            used[node][rule.index()] = bodies.uses[node]
+                .iter()
+                .filter(|u| rule.keeps(u))
+                .map(|u| u.aspect)
+                .collect();
         }
-        for scc in tarjan_scc(&g) {
-            loop {
-                let mut changed = false;
-                for &ix in &scc {
-                    let node = ix.index();
-                    let mut set = self.used[node];
-                    for e in &bodies.edges[node] {
-                        for (s, callee) in set.iter_mut().zip(self.used[e.to]) {
-                            *s = s.union(callee.difference(e.mask));
-                        }
-                    }
-                    if set != self.used[node] {
-                        self.used[node] = set;
-                        changed = true;
+    }
+    for scc in tarjan_scc(&g) {
+        loop {
+            let mut changed = false;
+            for &ix in &scc {
+                let node = ix.index();
+                let mut set = used[node];
+                for e in &bodies.edges[node] {
+                    for (s, callee) in set.iter_mut().zip(used[e.to]) {
+                        *s = s.union(callee.difference(e.mask));
                     }
                 }
-                if !changed {
-                    break;
+                if set != used[node] {
+                    used[node] = set;
+                    changed = true;
                 }
+            }
+            if !changed {
+                break;
             }
         }
     }
+    used
 }

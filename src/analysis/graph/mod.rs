@@ -58,40 +58,48 @@ impl Use {
 
 /// How a device image's aspects are computed: DPC++ recomputes them after optimisation
 /// (unless `-O0` or `-fno-sycl-early-optimizations`), and with `-fsycl-fp64-conv-emu` an AOT
-/// Intel GPU image leaves out fp64 that is only conversions. `device_has` checks always use
-/// the unoptimised rule (`ImageRule::default()`).
+/// Intel GPU image leaves out fp64 that is only conversions. `device_has` checks use the
+/// unoptimised rule of the release (`ImageRule::declared`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ImageRule {
     pub optimised: bool,
     pub fp64_conv_emu: bool,
+    /// DPC++ 2023 and older (`devices::DpcppRelease`): device IR with typed pointers, whose
+    /// element type counted, so a `double *` value used fp64.
+    pub typed_pointers: bool,
 }
 
 impl ImageRule {
-    pub(crate) const ALL: [ImageRule; 4] = [
-        ImageRule {
-            optimised: false,
-            fp64_conv_emu: false,
-        },
-        ImageRule {
-            optimised: true,
-            fp64_conv_emu: false,
-        },
-        ImageRule {
-            optimised: false,
-            fp64_conv_emu: true,
-        },
-        ImageRule {
-            optimised: true,
-            fp64_conv_emu: true,
-        },
-    ];
+    /// The rules of one release (`typed_pointers` as given), by `index`.
+    pub(crate) fn all(typed_pointers: bool) -> [ImageRule; 4] {
+        [(false, false), (true, false), (false, true), (true, true)].map(
+            |(optimised, fp64_conv_emu)| ImageRule {
+                optimised,
+                fp64_conv_emu,
+                typed_pointers,
+            },
+        )
+    }
 
+    /// The slot of the rule among its release's (`Derived` keeps the two releases apart).
     pub(crate) fn index(self) -> usize {
         usize::from(self.optimised) + 2 * usize::from(self.fp64_conv_emu)
     }
 
-    /// Whether a use counts in an image built under this rule; only fp64 can vanish.
+    /// The rule `device_has` checks follow: the unoptimised one of the same release.
+    pub fn declared(self) -> ImageRule {
+        ImageRule {
+            typed_pointers: self.typed_pointers,
+            ..ImageRule::default()
+        }
+    }
+
+    /// Whether a use counts in an image built under this rule; a pointee's only with typed
+    /// pointers, and otherwise only fp64 can vanish.
     pub fn keeps(self, u: &Use) -> bool {
+        if u.fate.pointee && !self.typed_pointers {
+            return false;
+        }
         if Some(u.aspect) != crate::devices::registry().by_name("fp64") {
             return true;
         }

@@ -64,6 +64,7 @@ impl<'a> Graph<'a> {
         // Maps, not vectors over every node: a chain touches a handful of nodes.
         let mut parent: HashMap<NodeId, (NodeId, usize)> = HashMap::default();
         let mut queue = VecDeque::from([from]);
+        let used = self.d.used(self.bodies, rule.typed_pointers);
         while let Some(n) = queue.pop_front() {
             if let Some(u) = self.uses[n]
                 .iter()
@@ -82,7 +83,7 @@ impl<'a> Graph<'a> {
                 if e.to != from
                     && !parent.contains_key(&e.to)
                     && !e.mask.contains(aspect)
-                    && self.d.used[e.to][rule.index()].contains(aspect)
+                    && used[e.to][rule.index()].contains(aspect)
                 {
                     parent.insert(e.to, (n, i));
                     queue.push_back(e.to);
@@ -93,8 +94,9 @@ impl<'a> Graph<'a> {
     }
 
     /// Aspects used in `node`'s reach only where a guard (`if_device_has<A>(f)`) lets them: the
-    /// device checks them at run time, so they never fail a launch.
-    pub fn guarded(&self, node: NodeId) -> AspectSet {
+    /// device checks them at run time, so they never fail a launch. `rule`: the release's
+    /// unoptimised rule (`ImageRule::declared`).
+    pub fn guarded(&self, node: NodeId, rule: ImageRule) -> AspectSet {
         let mut all = AspectSet::default();
         let mut seen: rustc_hash::FxHashSet<NodeId> = Default::default();
         let mut stack = vec![node];
@@ -102,12 +104,12 @@ impl<'a> Graph<'a> {
             if !seen.insert(n) {
                 continue;
             }
-            for u in &self.uses[n] {
+            for u in self.uses[n].iter().filter(|u| rule.keeps(u)) {
                 all.insert(u.aspect);
             }
             stack.extend(self.edges[n].iter().map(|e| e.to));
         }
-        let used = self.used(node);
+        let used = self.used_in(node, rule);
         all.iter().filter(|a| !used.contains(*a)).collect()
     }
 
@@ -237,13 +239,9 @@ impl<'a> Graph<'a> {
         }
     }
 
-    pub fn used(&self, node: NodeId) -> AspectSet {
-        self.d.used[node][0]
-    }
-
     /// The aspects `node`'s reach uses in an image built under `rule`.
     pub fn used_in(&self, node: NodeId, rule: ImageRule) -> AspectSet {
-        self.d.used[node][rule.index()]
+        self.d.used(self.bodies, rule.typed_pointers)[node][rule.index()]
     }
 
     /// Every node, instances included.

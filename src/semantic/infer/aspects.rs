@@ -75,6 +75,7 @@ impl Cx<'_, '_> {
                         l.span,
                         Fate::CONVERSION,
                     );
+                    self.add_pointee(&t, l.span.range(), l.span, &mut add);
                 }
             }
             if let Some(ret) = &self.func.ret {
@@ -86,6 +87,12 @@ impl Cx<'_, '_> {
                         self.func.name_span.range(),
                         self.func.name_span,
                         Fate::CONVERSION,
+                    );
+                    self.add_pointee(
+                        &t,
+                        self.func.name_span.range(),
+                        self.func.name_span,
+                        &mut add,
                     );
                 }
             }
@@ -121,6 +128,7 @@ impl Cx<'_, '_> {
                             l.span,
                             Fate::CONVERSION,
                         );
+                        self.add_pointee(&t, l.span.range(), l.span, &mut add);
                         // An `atomic_ref<T>` is built on an lvalue of type `T` (its constructor
                         // takes a `T&`: SYCL 2020 4.15.3), a use of `T`.
                         if let Some(x) = super::atomic_element(&t) {
@@ -150,6 +158,12 @@ impl Cx<'_, '_> {
                     self.func.name_span.range(),
                     self.func.name_span,
                     Fate::KEPT,
+                );
+                self.add_pointee(
+                    &t,
+                    self.func.name_span.range(),
+                    self.func.name_span,
+                    &mut add,
                 );
             }
         }
@@ -231,10 +245,17 @@ impl Cx<'_, '_> {
         }
         if !self.is_constant(e) {
             let t = self.op_ty(e);
+            self.add_pointee(
+                &t,
+                body.spans[e as usize].range(),
+                body.spans[e as usize],
+                add,
+            );
             let set = self.aspects(&t);
             let fate = Fate {
                 narrowed: narrowed.contains(&e),
                 conversion: !self.is_arithmetic(e),
+                pointee: false,
             };
             if !set.is_empty() {
                 // Where a double literal is what makes arithmetic run in double, it is the use.
@@ -384,6 +405,30 @@ impl Cx<'_, '_> {
     /// Aspects a value of this type uses (by value: pointers and references carry nothing).
     pub fn aspects(&self, t: &Ty) -> AspectSet {
         aspects_of(self.ix, t.strip_ref(), 0)
+    }
+
+    /// Records what a pointer value's pointee uses by value, through pointers to pointers:
+    /// with typed pointers (DPC++ 2023 and older) a pointer type contained its element type,
+    /// whose aspects the pass took (`Fate::POINTEE`, counted by those releases' rule only).
+    fn add_pointee(&self, t: &Ty, key: TextRange, span: Span, add: &mut AddUse) {
+        let ptr = t.strip_ref();
+        let mut t = ptr;
+        let mut set = AspectSet::EMPTY;
+        while let Ty::Ptr(x) = t {
+            t = x.strip_ref();
+            set = set.union(aspects_of(self.ix, t, 0));
+        }
+        if !set.is_empty() {
+            add(
+                set,
+                &|| {
+                    format!("{ptr} (DPC++ 2023 and older: typed pointers, a pointer's element type counted)")
+                },
+                key,
+                span,
+                Fate::POINTEE,
+            );
+        }
     }
 }
 
