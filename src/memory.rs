@@ -14,6 +14,23 @@ pub fn trim() {
     }
 }
 
+/// One heap for every thread, for a server that lives long and mostly waits: with two, the
+/// daemon's peak at 100 k lines was 66 MiB for 35 MiB of live blocks (heaptrack), what one
+/// arena freed the other could not reuse; with one, 56 MiB, and no edit slower
+/// (BENCHMARKS.md, 2026-12-05). Before any thread starts; `MALLOC_ARENA_MAX` or
+/// `GLIBC_TUNABLES` in the environment still decide when set.
+pub fn single_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none()
+        && std::env::var_os("GLIBC_TUNABLES").is_none()
+    {
+        // SAFETY: mallopt only sets an allocator parameter; no other thread exists yet.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+}
+
 /// What the heap holds, in bytes: (allocated and live, freed but still resident or mapped).
 /// For the log: tells live data from fragmentation when the resident size is too large.
 /// `mallinfo2` (glibc 2.33) is looked up when the process runs, not linked: the released

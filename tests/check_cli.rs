@@ -1334,3 +1334,53 @@ void host_branch(sycl::queue& q, float* b) {
     let f = found("icpx -fsycl -fsycl-targets=amd_gpu_gfx1200 -c k.cpp", 1);
     assert!(f.iter().any(|d| d.1 == "aspect-mismatch"), "{f:#?}");
 }
+
+/// DPC++ 2023 and older counted a `double *` as a use of fp64 (typed pointers): the release
+/// comes from the compiler path of compile_commands.json, `--dpcpp` overrides it, and the
+/// persisted report of one release is never replayed for another.
+#[test]
+fn the_dpcpp_release_decides_whether_a_double_pointer_uses_fp64() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "#include <sycl/sycl.hpp>\n\
+               void run(sycl::queue &q, double *d, int *out) {\n\
+               q.single_task([=]() [[sycl::device_has()]] { out[0] = d != nullptr; });\n}\n";
+    std::fs::write(dir.path().join("k.cpp"), src).unwrap();
+    let db = serde_json::json!([{
+        "directory": dir.path(),
+        "file": "k.cpp",
+        "command": "/opt/intel/oneapi/compiler/2023.2.1/linux/bin/icpx -fsycl -c k.cpp",
+    }]);
+    std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+    let cache = dir.path().join("cache");
+    let run = |extra: &[&str], code: i32| {
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["check", ".", "--format", "json"])
+            .args(extra)
+            .env("XDG_CACHE_HOME", &cache)
+            .assert()
+            .code(code)
+            .get_output()
+            .stdout
+            .clone();
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["message"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let old = run(&[], 1);
+    assert_eq!(old.len(), 1, "{old:?}");
+    assert!(old[0].contains("fp64"), "{old:?}");
+    assert_eq!(run(&["--dpcpp", "2024.0"], 0), Vec::<String>::new());
+    assert_eq!(run(&["--dpcpp", "current"], 0), Vec::<String>::new());
+    assert_eq!(run(&["--dpcpp", "2023.2"], 1), old);
+    bin()
+        .current_dir(dir.path())
+        .args(["check", ".", "--dpcpp", "23"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("'23' is not a DPC++ release"));
+}

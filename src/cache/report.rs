@@ -30,6 +30,10 @@ pub fn report_key(files: &[SourceFile], hashes: &[u64], settings: &Settings, env
     env_key.hash(&mut h);
     format!("{:?}", settings.targets).hash(&mut h);
     format!("{:?}", settings.table).hash(&mut h);
+    // Not all in the environment: `--dpcpp` is an option of the check, not a flag.
+    settings.image.hash(&mut h);
+    settings.units_elsewhere.hash(&mut h);
+    settings.implementation.hash(&mut h);
     files.len().hash(&mut h);
     for (f, content) in files.iter().zip(hashes) {
         f.path.hash(&mut h);

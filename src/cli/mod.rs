@@ -362,6 +362,9 @@ pub fn main() -> i32 {
             return if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
         }
     };
+    if matches!(cli.command, Command::Daemon { .. }) {
+        crate::memory::single_arena();
+    }
     // Servers log what they do; a command only what went wrong.
     let default = match cli.command {
         Command::Daemon { .. } | Command::Lsp { .. } => "info",

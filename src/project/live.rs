@@ -18,9 +18,6 @@ use crate::diagnostics::Diagnostic;
 use crate::ide::{Analysis, AnalysisConfig, AnalysisHost, Change};
 use crate::{syntax, workspace};
 
-/// Projects of this many files or more give freed memory back after each new state.
-const TRIM_FROM_FILES: usize = 1000;
-
 /// A changed file read from the disk: its text, else why it is skipped (`None`: it is gone).
 pub type ChangedSource = Result<String, Option<String>>;
 
@@ -121,10 +118,10 @@ impl Live {
                 tracing::debug!(?how, elapsed = ?started.elapsed(), "findings");
                 analysis.add_notices(&mut report);
                 // The update and the analysis before it freed tens of megabytes (at 500 k
-                // lines) that glibc would keep and the next update grow from.
-                if self.files.len() >= TRIM_FROM_FILES {
-                    crate::memory::trim();
-                }
+                // lines) that glibc would keep and the next update grow from; at 100 k lines
+                // trimming after every state, not only from 1000 files, lowered the peak from
+                // 69-73 to 66 MiB (BENCHMARKS.md, 2026-12-05), and costs little on a small heap.
+                crate::memory::trim();
                 Arc::new(report)
             })
             .clone()
