@@ -137,9 +137,9 @@ fn propagate(bodies: &Bodies, typed_pointers: bool) -> Vec<[AspectSet; 4]> {
             g.add_edge(ids[from], ids[e.to], ());
         }
     }
-    for node in 0..n {
+    for (slots, uses) in used.iter_mut().zip(&bodies.uses) {
         for rule in ImageRule::all(typed_pointers) {
-            used[node][rule.index()] = bodies.uses[node]
+            slots[rule.index()] = uses
                 .iter()
                 .filter(|u| rule.keeps(u))
                 .map(|u| u.aspect)
