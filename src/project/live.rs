@@ -121,7 +121,7 @@ impl Live {
                 // lines) that glibc would keep and the next update grow from; at 100 k lines
                 // trimming after every state, not only from 1000 files, lowered the peak from
                 // 69-73 to 66 MiB (BENCHMARKS.md, 2026-12-05), and costs little on a small heap.
-                crate::memory::trim();
+                crate::memory::trim_and_log("state");
                 Arc::new(report)
             })
             .clone()
