@@ -1,11 +1,12 @@
 //! Which DPC++ release compiles the project, where its rules differ from the current one.
 //!
-//! Before opaque pointers (oneAPI 2023.x and older) DPC++'s device IR had typed pointers, and
-//! `SYCLPropagateAspectsUsage` took a value's aspects from its type's contained types, which
-//! for a typed pointer are its element type: a `double *` kernel argument, capture or value
-//! used fp64 without any double being loaded. DPC++ 2024.0 compiles SPIR-V device code with
-//! opaque pointers, which contain no type. (Sources in `protocol.md`, "What the analysis
-//! counts".)
+//! oneAPI 2023.1 and 2023.2 compiled SPIR-V device code with typed pointers, and
+//! `SYCLPropagateAspectsUsage` took a value's aspects from its type's subtypes, which for a
+//! typed pointer are its element type: a `double *` kernel argument, capture or value used fp64
+//! without any double being loaded. intel/llvm switched to opaque pointers, which contain no
+//! type, in mid-2023 (PR #9828): 2024.0 is the first release with them. Releases before 2023
+//! ran no aspect check at all; they are given the 2023 rule. (Sources in `protocol.md`, "What
+//! the analysis counts".)
 
 use std::path::Path;
 
