@@ -14,11 +14,12 @@ pub fn trim() {
     }
 }
 
-/// One heap for every thread, for a server that lives long and mostly waits: with two, the
-/// daemon's peak at 100 k lines was 66 MiB for 35 MiB of live blocks (heaptrack), what one
-/// arena freed the other could not reuse; with one, 56 MiB, and no edit slower
-/// (BENCHMARKS.md, 2026-12-05). Before any thread starts; `MALLOC_ARENA_MAX` or
-/// `GLIBC_TUNABLES` in the environment still decide when set.
+/// One heap for every thread, for the daemon, which lives long beside builds that load the
+/// machine: under load its threads spread over two arenas, and what one freed the other could
+/// not reuse (peak 66 -> 56 MiB at 100 k lines, 251 -> 217 MiB at 500 k, with one). Quiet, both
+/// peak alike and one arena makes the first load 10-25 % slower, once (BENCHMARKS.md,
+/// 2026-12-05). Before any thread starts; `MALLOC_ARENA_MAX` or `GLIBC_TUNABLES` in the
+/// environment still decide when set.
 pub fn single_arena() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     if std::env::var_os("MALLOC_ARENA_MAX").is_none()

@@ -118,9 +118,9 @@ impl Live {
                 tracing::debug!(?how, elapsed = ?started.elapsed(), "findings");
                 analysis.add_notices(&mut report);
                 // The update and the analysis before it freed tens of megabytes (at 500 k
-                // lines) that glibc would keep and the next update grow from; at 100 k lines
-                // trimming after every state, not only from 1000 files, lowered the peak from
-                // 69-73 to 66 MiB (BENCHMARKS.md, 2026-12-05), and costs little on a small heap.
+                // lines) that glibc would keep and the next update grow from; trimming after
+                // every state, not only from 1 000 files, lowered the 100 k-line daemon's peak
+                // from 69-73 to 66 MiB (two arenas, loaded machine; BENCHMARKS.md, 2026-12-05).
                 crate::memory::trim_and_log("state");
                 Arc::new(report)
             })
