@@ -567,14 +567,50 @@ fn check_device_count(
     Ok(())
 }
 
+/// Aspects DPC++ renamed at its last ABI break (the non-uniform groups' new names), as a
+/// `sycl-ls` of an older release still prints them; `None`: gone without a successor.
+/// (Pre-break `aspects.def`: ballot 54, fixed-size 55, opportunistic 56, tangle 57; newest:
+/// fragment 50, chunk 51, tangle 52.)
+const RENAMED: [(&str, Option<&str>); 4] = [
+    ("ext_oneapi_ballot_group", Some("ext_oneapi_fragment")),
+    ("ext_oneapi_fixed_size_group", Some("ext_oneapi_chunk")),
+    ("ext_oneapi_tangle_group", Some("ext_oneapi_tangle")),
+    ("ext_oneapi_opportunistic_group", None),
+];
+
 fn read_aspects(value: &str, at: usize, sink: &mut DiagnosticSink) -> (AspectSet, Vec<String>) {
     let reg = registry();
     let mut set = AspectSet::EMPTY;
     let mut unknown = Vec::new();
     for (word, range) in words(value, at) {
+        let renamed = RENAMED.iter().find(|(old, _)| *old == word);
         match reg.by_name(word) {
             Some(id) => {
                 set.insert(id);
+            }
+            None if renamed.is_some() => {
+                let message = match renamed.and_then(|(_, new)| *new) {
+                    Some(new) => {
+                        if let Some(id) = reg.by_name(new) {
+                            set.insert(id);
+                        }
+                        format!(
+                            "'{word}' is what DPC++ releases before its last ABI break call '{new}': \
+                             written as '{new}'"
+                        )
+                    }
+                    None => format!(
+                        "'{word}' of DPC++ releases before its last ABI break has no successor in \
+                         the current aspects: left out of the device's entry"
+                    ),
+                };
+                sink.push(
+                    range,
+                    Severity::Note,
+                    Code::DeprecatedAspect,
+                    message,
+                    Vec::new(),
+                );
             }
             None => {
                 let suggestions = suggest(word, reg.names(), 3);
@@ -903,12 +939,42 @@ default_selector()";
     fn unknown_aspects_are_errors_at_the_word_and_left_out() {
         let c = read_test(&PVC.replace(
             "atomic64 ext_intel_esimd",
-            "atomic64 ext_oneapi_ballot_group ext_intel_esimd",
+            "atomic64 ext_oneapi_ballots_group ext_intel_esimd",
         ));
         assert_eq!(codes(&c), [("unknown-aspect", 18, 52)]);
         assert!(!c.is_malformed());
-        assert_eq!(c.devices[0].unknown_aspects, ["ext_oneapi_ballot_group"]);
+        assert_eq!(c.devices[0].unknown_aspects, ["ext_oneapi_ballots_group"]);
         assert_eq!(c.entries[0].aspects.len(), 5);
+    }
+
+    /// An older DPC++'s `sycl-ls` prints the non-uniform groups' former names: each is read as
+    /// its new name (a note says so), the one without a successor is left out with a note.
+    #[test]
+    fn aspects_renamed_at_the_abi_break_are_read_by_their_new_names() {
+        let c = read_test(&PVC.replace(
+            "atomic64 ext_intel_esimd",
+            "atomic64 ext_oneapi_ballot_group ext_oneapi_opportunistic_group ext_intel_esimd",
+        ));
+        assert!(!c.is_malformed());
+        let notes: Vec<_> = c
+            .diagnostics
+            .iter()
+            .map(|d| (d.code.as_str(), d.severity))
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                ("deprecated-aspect", Severity::Note),
+                ("deprecated-aspect", Severity::Note)
+            ]
+        );
+        assert!(c.diagnostics[0]
+            .message
+            .contains("written as 'ext_oneapi_fragment'"));
+        assert!(c.devices[0].unknown_aspects.is_empty());
+        assert_eq!(c.entries[0].aspects.len(), 6);
+        let fragment = registry().by_name("ext_oneapi_fragment").unwrap();
+        assert!(c.entries[0].aspects.contains(fragment));
     }
 
     #[test]
