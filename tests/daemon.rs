@@ -635,15 +635,7 @@ fn check_file_reads_compile_commands_as_check_does() {
     }]);
     std::fs::create_dir_all(root.join("build")).unwrap();
     std::fs::write(root.join("build/compile_commands.json"), db.to_string()).unwrap();
-    let socket = dir.path().join("run/d.sock");
-    let mut child = Command::new(bin())
-        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
-        .arg(&root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for(&socket);
+    let (_daemon, socket) = serve_root(dir.path(), &root);
     let mut c = Conn::open(&socket);
     let r = c.call(1, "sycl/checkFile", json!({ "path": kernel }));
     let diags = r["result"]["diagnostics"].as_array().unwrap();
@@ -670,8 +662,6 @@ fn check_file_reads_compile_commands_as_check_does() {
         json!({ "targets": "intel_gpu_dg1" }),
     );
     assert!(r["result"].to_string().contains("fp64"), "{r}");
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// An `acpp` database reaches the daemon as it reaches `check`: its targets, its passes' macros
@@ -701,16 +691,7 @@ fn check_file_reads_an_adaptivecpp_database() {
         "command": "acpp --acpp-targets=\"omp;hip:gfx1200\" -c k.cpp",
     }]);
     std::fs::write(root.join("compile_commands.json"), db.to_string()).unwrap();
-    let socket = dir.path().join("run/d.sock");
-    let mut child = Command::new(bin())
-        .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
-        .arg(&root)
-        .env_remove("ACPP_TARGETS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for(&socket);
+    let (_daemon, socket) = serve_root(dir.path(), &root);
     let mut c = Conn::open(&socket);
     let r = c.call(1, "sycl/checkFile", json!({ "path": kernel }));
     let diags = r["result"]["diagnostics"].as_array().unwrap();
@@ -722,8 +703,6 @@ fn check_file_reads_an_adaptivecpp_database() {
             && message.contains("AdaptiveCpp compiles it for that device all the same"),
         "{r}"
     );
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// The daemon keeps one live analysis: a source saved on disk changes the next answer (read
@@ -869,12 +848,14 @@ fn subscribers_get_the_findings_and_each_change() {
     assert_eq!(r["result"]["subscribed"], false, "{r}");
 }
 
-/// A daemon over `root` with its socket under `dir`, killed however the test ends.
+/// A daemon over `root` with its socket under `dir`, killed however the test ends (an
+/// `ACPP_TARGETS` of the test's environment would change what AdaptiveCpp databases mean).
 fn serve_root(dir: &Path, root: &Path) -> (Daemon, PathBuf) {
     let socket = dir.join("run/d.sock");
     let child = Command::new(bin())
         .args(["daemon", "--socket", socket.to_str().unwrap(), "--root"])
         .arg(root)
+        .env_remove("ACPP_TARGETS")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
