@@ -798,6 +798,8 @@ fn subscribers_get_the_findings_and_each_change() {
     let kernel = root.join("k.cpp");
     let fp64 = "#include <sycl/sycl.hpp>\nvoid run(sycl::queue &q, float *o) {\n  q.single_task([=] { o[0] = o[1] * 0.1; });\n}\n";
     std::fs::write(&kernel, fp64).unwrap();
+    // A file whose findings never change: sent once, then never again.
+    std::fs::write(root.join("other.cpp"), fp64.replace("run(", "other(")).unwrap();
     let (_daemon, socket) = serve_root(dir.path(), &root);
     // One that subscribes and never reads again.
     let mut idle = Conn::open(&socket);
@@ -814,6 +816,9 @@ fn subscribers_get_the_findings_and_each_change() {
     };
     let first = read(&mut c);
     assert_eq!(first["method"], "sycl/publishDiagnostics", "{first}");
+    // Files in path order: `k.cpp`, then `other.cpp`.
+    let second = read(&mut c);
+    assert_eq!(second["params"]["path"], "other.cpp", "{second}");
     assert!(first["params"]["uri"]
         .as_str()
         .unwrap()
@@ -827,7 +832,7 @@ fn subscribers_get_the_findings_and_each_change() {
     // The state is complete: the totals, and the root the paths are relative to.
     let done = read(&mut c);
     assert_eq!(done["method"], "sycl/publishDone", "{done}");
-    assert_eq!(done["params"]["diagnostics"], 1, "{done}");
+    assert_eq!(done["params"]["diagnostics"], 2, "{done}");
     assert_eq!(first["params"]["path"], "k.cpp", "relative to the root");
     assert_eq!(
         Path::new(done["params"]["root"].as_str().unwrap()),
@@ -837,9 +842,12 @@ fn subscribers_get_the_findings_and_each_change() {
     std::fs::write(&kernel, fp64.replace("0.1", "0.1f")).unwrap();
     let next = read(&mut c);
     assert_eq!(next["method"], "sycl/publishDiagnostics", "{next}");
+    assert_eq!(next["params"]["path"], "k.cpp", "{next}");
     assert_eq!(next["params"]["diagnostics"], json!([]), "{next}");
+    // Nothing for `other.cpp`, whose findings are the same.
     let done = read(&mut c);
-    assert_eq!(done["params"]["diagnostics"], 0, "{done}");
+    assert_eq!(done["method"], "sycl/publishDone", "{done}");
+    assert_eq!(done["params"]["diagnostics"], 1, "{done}");
     // Others are still answered.
     let mut other = Conn::open(&socket);
     let r = other.call(7, "sycl/listAspects", json!({}));

@@ -471,37 +471,33 @@ async fn publish(
         }
         _ => return true,
     };
-    let hash = |v: &Vec<Value>| {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::hash::DefaultHasher::new();
-        Value::Array(v.clone()).to_string().hash(&mut h);
-        h.finish()
-    };
-    let mut next: HashMap<String, u64> = HashMap::new();
-    for (file, diagnostics) in &by_file {
-        let h = hash(diagnostics);
+    let mut next: HashMap<String, u64> = HashMap::with_capacity(by_file.files.len());
+    let mut sent = 0;
+    for (file, indices) in &by_file.files {
+        let diagnostics = by_file.of(indices);
+        let h = content_hash(&diagnostics);
         next.insert(file.clone(), h);
-        if sub.sent.get(file) != Some(&h)
-            && send(framed, notification(file, diagnostics)).await.is_err()
-        {
-            return false;
+        if sub.sent.get(file) != Some(&h) {
+            sent += 1;
+            if send(framed, notification(file, &diagnostics))
+                .await
+                .is_err()
+            {
+                return false;
+            }
         }
     }
-    let mut sent = by_file
-        .keys()
-        .filter(|f| sub.sent.get(*f) != next.get(*f))
-        .count();
     for file in sub.sent.keys().filter(|f| !next.contains_key(*f)) {
         sent += 1;
-        if send(framed, notification(file, &[])).await.is_err() {
+        let none: [&crate::diagnostics::Diagnostic; 0] = [];
+        if send(framed, notification(file, &none)).await.is_err() {
             return false;
         }
     }
     // A client knows the state is complete (the first answer, each change) when this comes.
     if sent > 0 || !sub.published {
-        let total: usize = by_file.values().map(Vec::len).sum();
         let done = json!({ "jsonrpc": "2.0", "method": "sycl/publishDone",
-            "params": { "root": super::root_of(&snapshot_root), "files": by_file.len(), "diagnostics": total } });
+            "params": { "root": super::root_of(&snapshot_root), "files": by_file.files.len(), "diagnostics": by_file.total() } });
         if send(framed, done).await.is_err() {
             return false;
         }
@@ -511,7 +507,28 @@ async fn publish(
     true
 }
 
-fn notification(file: &str, diagnostics: &[Value]) -> Value {
+/// A hash of what a file's notification would hold, serialized into the hasher: nothing is
+/// built for the files whose findings did not change.
+fn content_hash(diagnostics: &[&crate::diagnostics::Diagnostic]) -> u64 {
+    use std::hash::Hasher;
+    struct HashWriter(std::hash::DefaultHasher);
+    impl std::io::Write for HashWriter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.write(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = HashWriter(std::hash::DefaultHasher::new());
+    // Serializing a diagnostic cannot fail (no maps with non-string keys); if it did, the
+    // partial hash only makes the file sent again.
+    let _ = serde_json::to_writer(&mut w, diagnostics);
+    w.0.finish()
+}
+
+fn notification(file: &str, diagnostics: &[&crate::diagnostics::Diagnostic]) -> Value {
     let absolute = crate::workspace::absolute(Path::new(file));
     let uri = url::Url::from_file_path(&absolute)
         .map(|u| u.to_string())
