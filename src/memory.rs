@@ -16,7 +16,7 @@ pub fn trim() {
 
 /// One heap for every thread, for the daemon, which lives long beside builds that load the
 /// machine: under load its threads spread over two arenas, and what one freed the other could
-/// not reuse (peak 66 -> 56 MiB at 100 k lines, 251 -> 217 MiB at 500 k, with one). Quiet, both
+/// not reuse (500 k lines beside two busy cores: peak 204 -> 185 MiB with one). Quiet, both
 /// peak alike and one arena makes the first load 10-25 % slower, once (BENCHMARKS.md,
 /// 2026-12-05). Before any thread starts; `MALLOC_ARENA_MAX` or `GLIBC_TUNABLES` in the
 /// environment still decide when set.
