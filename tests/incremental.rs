@@ -362,8 +362,12 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
 fn each_translation_unit_sees_its_own_meaning_of_a_header() {
     use sycl_analyzer::workspace::{CompileEnv, FileFlags, Sources};
     let header = "#pragma once\n#include <sycl/sycl.hpp>\n#ifdef M1\ntypedef double r1;\n#else\ntypedef float r1;\n#endif\n#if defined(M2) && !defined(M3)\n#define R2 double\n#else\n#define R2 float\n#endif\ntemplate <typename T> void k1(sycl::queue& q, T* p) { q.single_task([=] { r1 x = p[0]; p[0] = x; }); }\ntemplate <typename T> void k2(sycl::queue& q, T* p) { q.single_task([=] { R2 x = p[0]; p[0] = x; }); }\ninline r1 twice(r1 x) { return x * 2; }\n";
-    let unit = |k: usize, defines: &str| {
-        format!("{defines}#include \"common.hpp\"\nvoid run{k}(sycl::queue& q, float* p) {{\n  k1(q, p);\n  k2(q, p);\n  q.single_task([=]() [[sycl::device_has()]] {{ p[0] = twice(p[0]); }});\n}}\n")
+    // A second header, which some units include: a change of that keeps the unit groups but
+    // not which units compile which file.
+    let extra = "#pragma once\n#include <sycl/sycl.hpp>\ninline void extra(sycl::queue& q, float* p) { q.single_task([=] { p[0] = p[0] * 0.5; }); }\n";
+    let unit = |k: usize, defines: &str, more: bool| {
+        let more = if more { "#include \"extra.hpp\"\n" } else { "" };
+        format!("{defines}#include \"common.hpp\"\n{more}void run{k}(sycl::queue& q, float* p) {{\n  k1(q, p);\n  k2(q, p);\n  q.single_task([=]() [[sycl::device_has()]] {{ p[0] = twice(p[0]); }});\n}}\n")
     };
     let table = DeviceTable::builtin();
     let targets = parse_target_list("intel_gpu_dg1", table).targets;
@@ -376,8 +380,11 @@ fn each_translation_unit_sees_its_own_meaning_of_a_header() {
     };
     // Per unit: its `#define`d macros and its `-D` ones.
     type Units = Vec<(Vec<&'static str>, Vec<&'static str>)>;
-    let extract = |units: &Units, only: Option<usize>| -> Vec<SourceFile> {
-        let mut texts = vec![("w/common.hpp".to_string(), header.to_string())];
+    let extract = |units: &Units, more: &[bool], only: Option<usize>| -> Vec<SourceFile> {
+        let mut texts = vec![
+            ("w/common.hpp".to_string(), header.to_string()),
+            ("w/extra.hpp".to_string(), extra.to_string()),
+        ];
         let mut flags = Vec::new();
         for (k, (defined, flagged)) in units.iter().enumerate() {
             if only.is_some_and(|o| o != k) {
@@ -393,7 +400,7 @@ fn each_translation_unit_sees_its_own_meaning_of_a_header() {
                     ..FileFlags::default()
                 },
             ));
-            texts.push((path, unit(k, &defines)));
+            texts.push((path, unit(k, &defines, more[k])));
         }
         let env = CompileEnv::for_targets(Some(&targets), table, flags);
         let paths: Vec<Arc<str>> = texts.iter().map(|t| Arc::from(t.0.as_str())).collect();
@@ -423,9 +430,50 @@ fn each_translation_unit_sees_its_own_meaning_of_a_header() {
     let macros = ["M1", "M2", "M3"];
     let mut rng = Rng::new(11);
     let mut units: Units = vec![(Vec::new(), Vec::new()); 4];
-    let mut analysis = Engine::new(extract(&units, None));
+    let mut more = vec![false; units.len()];
+    let mut analysis = Engine::new(extract(&units, &more, None));
+    // A unit with its own meaning of the header (another unit group), then one without,
+    // starts including another header: which units compile which file must follow, though the
+    // groups stay.
+    units[0].0.push("M1");
+    for k in [0, 1] {
+        let files = extract(&units, &more, None);
+        analysis.update(files.clone());
+        let before = analysis.report(&settings);
+        assert_eq!(before.diagnostics, analyze(&files, &settings).diagnostics);
+        more[k] = true;
+        let files = extract(&units, &more, None);
+        analysis.update(files.clone());
+        let got = analysis.report(&settings);
+        assert_eq!(
+            got.diagnostics,
+            analyze(&files, &settings).diagnostics,
+            "u{k}"
+        );
+        assert!(
+            got.diagnostics.iter().any(|d| &*d.file == "w/extra.hpp"),
+            "u{k}: {:#?}",
+            got.diagnostics
+        );
+        more[k] = false;
+    }
+    units[0].0.clear();
+    analysis.update(extract(&units, &more, None));
     let mut varied = 0;
-    for step in 0..20 {
+    for step in 0..30 {
+        if step % 3 == 2 {
+            let k = rng.below(units.len() as u64) as usize;
+            more[k] = !more[k];
+            let files = extract(&units, &more, None);
+            analysis.update(files.clone());
+            let got = analysis.report(&settings);
+            let want = analyze(&files, &settings);
+            assert_eq!(
+                got.diagnostics, want.diagnostics,
+                "step {step}: an include changed"
+            );
+            continue;
+        }
         let k = rng.below(units.len() as u64) as usize;
         let m = macros[rng.below(macros.len() as u64) as usize];
         let list = match rng.below(2) {
@@ -438,7 +486,7 @@ fn each_translation_unit_sees_its_own_meaning_of_a_header() {
             }
             None => list.push(m),
         }
-        let files = extract(&units, None);
+        let files = extract(&units, &more, None);
         varied = varied.max(files[0].facts.preprocessor.variants.len());
         analysis.update(files.clone());
         let got = analysis.report(&settings);
@@ -449,7 +497,7 @@ fn each_translation_unit_sees_its_own_meaning_of_a_header() {
         );
         let mut alone = std::collections::BTreeSet::new();
         for k in 0..units.len() {
-            alone.extend(found(&analyze(&extract(&units, Some(k)), &settings)));
+            alone.extend(found(&analyze(&extract(&units, &more, Some(k)), &settings)));
         }
         assert_eq!(found(&want), alone, "step {step}: {units:?}");
     }

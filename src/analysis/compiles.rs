@@ -12,7 +12,7 @@
 //! findings elsewhere are dropped; a finding some groups make and others do not names the units.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
@@ -35,6 +35,9 @@ pub struct Engine {
     /// others do not name (and so is the only one when no header varies by unit).
     groups: Vec<Vec<String>>,
     compiles: Vec<Compile>,
+    /// Made on the first report with several unit groups, kept while no file's includes or
+    /// path change: resolving every include of the workspace was a tenth of a save's answer.
+    unit_map: OnceLock<UnitMap>,
 }
 
 struct Compile {
@@ -213,6 +216,7 @@ impl Engine {
             files,
             groups,
             compiles,
+            unit_map: OnceLock::new(),
         }
     }
 
@@ -234,6 +238,9 @@ impl Engine {
         let mut out = Update::Unchanged;
         for (p, c) in parts.compiles.into_iter().zip(&mut self.compiles) {
             out = out.merge(c.analysis.update(p.files));
+        }
+        if !same_includes(&self.files, &files) {
+            self.unit_map = OnceLock::new();
         }
         self.files = files;
         out
@@ -289,7 +296,7 @@ impl Engine {
             .iter()
             .map(|&k| settings.targets.map(|all| self.targets_of(k, all)))
             .collect();
-        let units = (self.groups.len() > 1).then(|| UnitMap::new(&self.files, &self.groups));
+        let units = unit_map(&self.unit_map, &self.files, &self.groups);
         let mut reports: Vec<Made> = Vec::new();
         for (&k, mine) in answering.iter().zip(&mine) {
             let c = &mut self.compiles[k];
@@ -301,7 +308,7 @@ impl Engine {
                 implementation: settings.implementation,
             };
             let mut report = c.analysis.report_for(&s, &summarize);
-            if let Some(u) = &units {
+            if let Some(u) = units {
                 u.keep(&mut report, c.group);
             }
             reports.push(Made {
@@ -312,7 +319,7 @@ impl Engine {
                 report,
             });
         }
-        let mut report = merge(reports, self.files.len(), units.as_ref());
+        let mut report = merge(reports, self.files.len(), units);
         report.stats.varying_files = varying;
         merge_instances(&mut report.diagnostics);
         report
@@ -329,17 +336,17 @@ struct Made {
 
 /// Which translation units compile each file, when a header means different things in
 /// different units. A unit is a source file no workspace file includes.
-struct UnitMap<'f> {
-    files: &'f [SourceFile],
-    index: FxHashMap<&'f str, usize>,
+struct UnitMap {
+    paths: Vec<Arc<str>>,
+    index: FxHashMap<Arc<str>, usize>,
     /// Per file, the units that compile it.
     compilers: Vec<Vec<u32>>,
     /// Per file, its unit group when it is a named unit (else the first).
     group_of: Vec<usize>,
 }
 
-impl<'f> UnitMap<'f> {
-    fn new(files: &'f [SourceFile], groups: &[Vec<String>]) -> Self {
+impl UnitMap {
+    fn new(files: &[SourceFile], groups: &[Vec<String>]) -> Self {
         let paths = PathIndex::new(files.iter().map(|f| &*f.path));
         // Every variant's includes too: a unit may include more in some meaning.
         let direct: Vec<Vec<u32>> = files
@@ -376,10 +383,10 @@ impl<'f> UnitMap<'f> {
                 }
             }
         }
-        let index: FxHashMap<&str, usize> = files
+        let index: FxHashMap<Arc<str>, usize> = files
             .iter()
             .enumerate()
-            .map(|(i, f)| (&*f.path, i))
+            .map(|(i, f)| (f.path.clone(), i))
             .collect();
         let mut group_of = vec![0; files.len()];
         for (g, units) in groups.iter().enumerate() {
@@ -390,7 +397,7 @@ impl<'f> UnitMap<'f> {
             }
         }
         UnitMap {
-            files,
+            paths: files.iter().map(|f| f.path.clone()).collect(),
             index,
             compilers,
             group_of,
@@ -411,7 +418,7 @@ impl<'f> UnitMap<'f> {
     }
 
     /// The units of `groups` that compile `file`, by path.
-    fn units(&self, groups: &[usize], file: &str) -> Vec<&'f str> {
+    fn units(&self, groups: &[usize], file: &str) -> Vec<&str> {
         let units = self
             .index
             .get(file)
@@ -419,7 +426,7 @@ impl<'f> UnitMap<'f> {
         let mut out: Vec<&str> = units
             .iter()
             .filter(|&&u| groups.contains(&self.group_of[u as usize]))
-            .map(|&u| &*self.files[u as usize].path)
+            .map(|&u| &*self.paths[u as usize])
             .collect();
         out.sort_unstable();
         out
@@ -463,7 +470,7 @@ impl Engine {
     pub fn matrix_of(&self, settings: &Settings, wanted: &dyn Fn(&str) -> bool) -> matrix::Matrix {
         let all = settings.targets.unwrap_or_default();
         let order: Vec<String> = all.iter().map(|t| t.canonical.clone()).collect();
-        let units = (self.groups.len() > 1).then(|| UnitMap::new(&self.files, &self.groups));
+        let units = unit_map(&self.unit_map, &self.files, &self.groups);
         let parts = self
             .compiles
             .iter()
@@ -478,13 +485,34 @@ impl Engine {
                     units_elsewhere: settings.units_elsewhere,
                     implementation: settings.implementation,
                 };
-                let wanted =
-                    |f: &str| wanted(f) && units.as_ref().is_none_or(|u| u.compiles(c.group, f));
+                let wanted = |f: &str| wanted(f) && units.is_none_or(|u| u.compiles(c.group, f));
                 (names, c.analysis.matrix_rows(&s, &wanted))
             })
             .collect();
         matrix::merge(&order, parts)
     }
+}
+
+/// Which units compile each file, when there are several unit groups (`Engine::unit_map`).
+fn unit_map<'e>(
+    cached: &'e OnceLock<UnitMap>,
+    files: &[SourceFile],
+    groups: &[Vec<String>],
+) -> Option<&'e UnitMap> {
+    (groups.len() > 1).then(|| cached.get_or_init(|| UnitMap::new(files, groups)))
+}
+
+/// Whether two states of the same files include the same files (what `UnitMap` reads): paths,
+/// and every meaning's includes.
+fn same_includes(old: &[SourceFile], new: &[SourceFile]) -> bool {
+    fn includes(f: &SourceFile) -> impl Iterator<Item = &Vec<String>> {
+        let pp = &f.facts.preprocessor;
+        std::iter::once(&f.facts.includes).chain(pp.variants.iter().map(|v| &v.facts.includes))
+    }
+    old.len() == new.len()
+        && old.iter().zip(new).all(|(a, b)| {
+            a.path == b.path && (Arc::ptr_eq(&a.facts, &b.facts) || includes(a).eq(includes(b)))
+        })
 }
 
 /// One report from those of the compiles.
@@ -684,4 +712,42 @@ pub(super) fn same_summaries(all: impl Iterator<Item = FunctionSummary>) -> Vec<
             .or_insert(s);
     }
     summaries.into_values().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, text: &str) -> SourceFile {
+        SourceFile {
+            path: path.into(),
+            facts: Arc::new(crate::syntax::extract(text)),
+        }
+    }
+
+    /// The unit map is kept across a save of a body and made again when an include changes.
+    #[test]
+    fn the_unit_map_is_kept_until_an_include_changes() {
+        let before = vec![
+            file("a.cpp", "#include \"h.hpp\"\nvoid f() {}\n"),
+            file("h.hpp", "void g();\n"),
+        ];
+        let body = vec![
+            file("a.cpp", "#include \"h.hpp\"\nvoid f() { int x = 1; }\n"),
+            before[1].clone(),
+        ];
+        let include = vec![
+            file(
+                "a.cpp",
+                "#include \"h.hpp\"\n#include \"i.hpp\"\nvoid f() {}\n",
+            ),
+            before[1].clone(),
+        ];
+        let renamed = vec![before[0].clone(), file("g.hpp", "void g();\n")];
+        assert!(same_includes(&before, &before));
+        assert!(same_includes(&before, &body));
+        assert!(!same_includes(&before, &include));
+        assert!(!same_includes(&before, &renamed));
+        assert!(!same_includes(&before, &before[..1]));
+    }
 }

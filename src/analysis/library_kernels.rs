@@ -18,7 +18,6 @@ pub(super) fn check_library_kernels(
     out: &mut Vec<Diagnostic>,
 ) {
     let reg = registry();
-    let mut reached: Option<Vec<bool>> = None;
     for node in graph.nodes() {
         let calls = graph.library_kernels(node);
         if calls.is_empty()
@@ -29,7 +28,7 @@ pub(super) fn check_library_kernels(
         }
         // Only calls the program can make: a header's routine wrappers (dpct's helpers) hold
         // calls for every element type, of which a program calls a few.
-        let reached = reached.get_or_insert_with(|| graph.reached_from_sources());
+        let reached = graph.reached_from_sources();
         if !reached.get(node).copied().unwrap_or(false) {
             continue;
         }

@@ -35,6 +35,11 @@ pub struct Derived {
     /// Nodes that declare aspects, and kernels or `SYCL_EXTERNAL` functions, in node order.
     pub(super) decorated: Vec<NodeId>,
     pub(super) entry_points: Vec<NodeId>,
+    /// `Graph::referenced_patterns` and `Graph::reached_from_sources`, each a walk of the
+    /// whole graph: made once per graph (a `Derived` is made again whenever calls or launches
+    /// change), not once per report, which every save of a body asks for.
+    pub(super) referenced: OnceLock<Vec<bool>>,
+    pub(super) reached: OnceLock<Vec<bool>>,
 }
 
 impl Derived {
@@ -55,6 +60,8 @@ impl Derived {
                 .collect(),
             decorated: Vec::new(),
             entry_points: Vec::new(),
+            referenced: OnceLock::new(),
+            reached: OnceLock::new(),
         };
         let launched = bodies.info.iter().flat_map(|i| &i.functor_props);
         for &(o, class) in launched.chain(&sk.class_kernels) {

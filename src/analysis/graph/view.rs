@@ -170,7 +170,11 @@ impl<'a> Graph<'a> {
 
     /// Per node below the instances: whether it is a template pattern that code which is
     /// compiled (a non-template function, an instance, or such a pattern) calls or launches.
-    pub fn referenced_patterns(&self) -> Vec<bool> {
+    pub fn referenced_patterns(&self) -> &'a [bool] {
+        self.d.referenced.get_or_init(|| self.walk_referenced())
+    }
+
+    fn walk_referenced(&self) -> Vec<bool> {
         let base = self.bodies.base_count;
         let templated = |n: NodeId| self.members_of(n).any(|(_, f)| !f.tparams.is_empty());
         let pattern: Vec<bool> = (0..base).map(templated).collect();
@@ -196,7 +200,11 @@ impl<'a> Graph<'a> {
     /// Per node: whether a function of a source file (not a header) is it or calls it,
     /// directly or through others. A header's function nobody reaches that way (a helper
     /// library's type-dispatch wrapper the program never calls) may be compiled, but never runs.
-    pub fn reached_from_sources(&self) -> Vec<bool> {
+    pub fn reached_from_sources(&self) -> &'a [bool] {
+        self.d.reached.get_or_init(|| self.walk_from_sources())
+    }
+
+    fn walk_from_sources(&self) -> Vec<bool> {
         let mut seen = vec![false; self.edges.len()];
         // Per file, not per node: a path's extension is read once.
         let source: Vec<bool> = self
