@@ -473,13 +473,11 @@ async fn publish(
     };
     let mut next: HashMap<String, u64> = HashMap::with_capacity(by_file.files.len());
     let mut sent = 0;
-    for (file, indices) in &by_file.files {
-        let diagnostics = by_file.of(indices);
-        let h = content_hash(&diagnostics);
-        next.insert(file.clone(), h);
-        if sub.sent.get(file) != Some(&h) {
+    for (file, (indices, h)) in &by_file.files {
+        next.insert(file.clone(), *h);
+        if sub.sent.get(file) != Some(h) {
             sent += 1;
-            if send(framed, notification(file, &diagnostics))
+            if send(framed, notification(file, &by_file.of(indices)))
                 .await
                 .is_err()
             {
@@ -505,27 +503,6 @@ async fn publish(
     sub.published = true;
     sub.sent = next;
     true
-}
-
-/// A hash of what a file's notification would hold, serialized into the hasher: nothing is
-/// built for the files whose findings did not change.
-fn content_hash(diagnostics: &[&crate::diagnostics::Diagnostic]) -> u64 {
-    use std::hash::Hasher;
-    struct HashWriter(std::hash::DefaultHasher);
-    impl std::io::Write for HashWriter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.write(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut w = HashWriter(std::hash::DefaultHasher::new());
-    // Serializing a diagnostic cannot fail (no maps with non-string keys); if it did, the
-    // partial hash only makes the file sent again.
-    let _ = serde_json::to_writer(&mut w, diagnostics);
-    w.0.finish()
 }
 
 fn notification(file: &str, diagnostics: &[&crate::diagnostics::Diagnostic]) -> Value {

@@ -461,7 +461,9 @@ fn analysis_for(snapshot: &Snapshot, params: &Value, fresh: &[&Path]) -> Result<
 /// publish was 40 MiB the daemon held for a moment after every change.
 pub struct FindingsByFile {
     pub report: Arc<crate::analysis::Report>,
-    pub files: std::collections::BTreeMap<String, Vec<usize>>,
+    /// Per file, the indices of its diagnostics and a hash of them as a notification holds
+    /// them (computed here, off the async runtime).
+    pub files: std::collections::BTreeMap<String, (Vec<usize>, u64)>,
 }
 
 impl FindingsByFile {
@@ -474,25 +476,54 @@ impl FindingsByFile {
     }
 
     pub fn total(&self) -> usize {
-        self.files.values().map(Vec::len).sum()
+        self.files.values().map(|(v, _)| v.len()).sum()
     }
+}
+
+/// A hash of diagnostics as they serialize, written into the hasher: nothing is built for the
+/// files whose findings did not change.
+fn content_hash(diagnostics: &[&Diagnostic]) -> u64 {
+    use std::hash::Hasher;
+    struct HashWriter(std::hash::DefaultHasher);
+    impl std::io::Write for HashWriter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.write(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut w = HashWriter(std::hash::DefaultHasher::new());
+    // Serializing a diagnostic cannot fail (no maps with non-string keys); if it did, the
+    // partial hash only makes the file sent again.
+    let _ = serde_json::to_writer(&mut w, diagnostics);
+    w.0.finish()
 }
 
 pub fn findings_by_file(snapshot: &Snapshot, params: &Value) -> Result<FindingsByFile, RpcError> {
     let paths = path_filter(snapshot, params)?;
     let report = analysis_for(snapshot, params, &[])?.report();
-    let mut files: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    let mut grouped: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
     for (i, d) in report.diagnostics.iter().enumerate() {
         if under_any(&paths, &d.file) {
-            match files.get_mut(&*d.file) {
+            match grouped.get_mut(&*d.file) {
                 Some(v) => v.push(i),
                 None => {
-                    files.insert(d.file.to_string(), vec![i]);
+                    grouped.insert(d.file.to_string(), vec![i]);
                 }
             }
         }
     }
-    Ok(FindingsByFile { report, files })
+    let mut found = FindingsByFile {
+        report,
+        files: Default::default(),
+    };
+    for (file, indices) in grouped {
+        let hash = content_hash(&found.of(&indices));
+        found.files.insert(file, (indices, hash));
+    }
+    Ok(found)
 }
 
 fn check_file(snapshot: &Snapshot, params: &Value) -> Result<Value, RpcError> {
