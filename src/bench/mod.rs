@@ -187,9 +187,11 @@ fn query_latency(queries: usize) -> Result<(Value, Value), String> {
     let dir = std::env::temp_dir().join(format!("sycl-analyzer-bench-sock-{}", std::process::id()));
     let socket = dir.join("d.sock");
     let (snapshot, _) = crate::server::Snapshot::load(vec![PathBuf::from(".")], Vec::new());
+    let listener = crate::server::daemon::bind(&socket)?;
     let s2 = socket.clone();
-    let server =
-        std::thread::spawn(move || crate::server::daemon::run(&s2, snapshot, Default::default()));
+    let server = std::thread::spawn(move || {
+        crate::server::daemon::run(listener, &s2, snapshot, Default::default())
+    });
     let start = Instant::now();
     while UnixStream::connect(&socket).is_err() {
         if start.elapsed() > Duration::from_secs(10) {
