@@ -39,16 +39,14 @@ several repositories, works when --source names where each input comes from (no 
 needed then). The data committed in config/ is reproduced byte for byte by:
 
     python3 config/regen-from-dpcpp.py TREE --check \\
-      --source device_table=intel/llvm@250ca20b58e27e44c9a8f77a2f45f12398c3768e \\
-      --source aspects=intel/llvm@250ca20b58e27e44c9a8f77a2f45f12398c3768e \\
+      --source device_table=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
+      --source aspects=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
       --source aspects_deprecated=intel/llvm@df84a293c783ed0fbf5cfb8a7e328e42e604e820 \\
       --source target_names=intel/llvm@e5a6590081666edb186c2371a64efda5fdc2b2c9
 
-where TREE holds, each file at the commit named, intel/llvm's DeviceConfigFile.td and
-aspects.def (250ca20b58e2, one commit), SYCLTargetParser.cpp (e5a659008166) and
-aspects_deprecated.def (df84a293c783). (Before, the first two came from a personal fork,
-KornevNikita/llvm@fabc8bf0a590: the same targets, and two aspects no intel/llvm commit found
-has, ext_oneapi_per_event_profiling and ext_intel_igca.)
+where TREE holds DeviceConfigFile.td and aspects.def of KornevNikita/llvm at that commit,
+SYCLTargetParser.cpp of intel/llvm at e5a6590081666edb, and aspects_deprecated.def of
+intel/llvm at df84a293c783ed0f.
 """
 
 from __future__ import annotations

@@ -411,7 +411,7 @@ fn header_output_compiles_as_c() {
 #[test]
 fn aspects_and_targets_listings() {
     let v = json_of(bin().args(["aspects", "--format", "json"]));
-    assert_eq!(v.as_array().unwrap().len(), 99);
+    assert_eq!(v.as_array().unwrap().len(), 101);
     let host = v
         .as_array()
         .unwrap()

@@ -59,12 +59,6 @@ fn names(nodes: &[Node]) -> BTreeSet<String> {
         .collect()
 }
 
-/// The reference's aspects are those of a personal fork, KornevNikita/llvm@fabc8bf0a590; the
-/// embedded ones are intel/llvm@250ca20b58e2's (the newest intel/llvm aspects.def found), which
-/// has two aspects fewer and numbers ipc_event one lower. Nothing else may differ.
-const FORK_ONLY_ASPECTS: [&str; 2] = ["ext_oneapi_per_event_profiling", "ext_intel_igca"];
-const RENUMBERED_ASPECTS: [(&str, i64); 1] = [("ext_oneapi_ipc_event", 98)];
-
 #[test]
 fn aspect_registry_matches_reference() {
     let text = reference("aspects.yaml");
@@ -74,18 +68,10 @@ fn aspect_registry_matches_reference() {
     for (section, deprecated) in [("aspects", false), ("deprecated_aspects", true)] {
         for a in seq(field(&root, section).unwrap()) {
             let name = field(a, "name").unwrap().as_str().unwrap();
-            if FORK_ONLY_ASPECTS.contains(&name) {
-                assert!(reg.by_name(name).is_none(), "{name} is embedded again");
-                continue;
-            }
             let id = reg
                 .by_name(name)
                 .unwrap_or_else(|| panic!("{name} missing"));
-            let value = RENUMBERED_ASPECTS
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map_or_else(|| int(field(a, "value").unwrap()), |&(_, v)| v);
-            assert_eq!(reg.get(id).value, value, "{name}");
+            assert_eq!(reg.get(id).value, int(field(a, "value").unwrap()), "{name}");
             assert_eq!(reg.get(id).deprecated.is_some(), deprecated, "{name}");
             seen += 1;
         }
@@ -94,7 +80,7 @@ fn aspect_registry_matches_reference() {
     let counts = field(&root, "counts").unwrap();
     assert_eq!(
         reg.current().len() as i64,
-        int(field(counts, "non_deprecated").unwrap()) - FORK_ONLY_ASPECTS.len() as i64
+        int(field(counts, "non_deprecated").unwrap())
     );
     assert_eq!(
         (reg.len() - reg.current().len()) as i64,
@@ -438,11 +424,9 @@ fn concrete_sets_of_section_5() {
     assert_eq!(e.message, "SYCL target is invalid: 'intel_gpu_bad'");
 }
 
-/// `--version` and sources.yaml name intel/llvm revisions only, of the files the reference was
-/// written from: aspects_deprecated.def as aspects.yaml's `source:` block names it, the name
-/// table of targets.md's source list. The reference's DeviceConfigFile.td and aspects.def are
-/// a personal fork's; the embedded ones are of one intel/llvm commit, whose table is the
-/// reference's target by target (above) and whose aspects differ only as said above.
+/// `--version` and sources.yaml name the very files the reference was written from: the
+/// aspect and device-table sources of aspects.yaml's `source:` block, the name table of
+/// targets.md's source list.
 #[test]
 fn embedded_sources_are_those_of_the_reference() {
     use sycl_analyzer::devices::provenance;
@@ -455,9 +439,6 @@ fn embedded_sources_are_those_of_the_reference() {
             .find(|s| s.data == data)
             .unwrap_or_else(|| panic!("sources.yaml has no {data}"))
     };
-    for s in provenance::embedded() {
-        assert_eq!(s.repo, "intel/llvm", "{}", s.data);
-    }
     for (data, key) in [
         ("aspects", "aspects_def"),
         ("aspects_deprecated", "aspects_deprecated_def"),
@@ -465,21 +446,14 @@ fn embedded_sources_are_those_of_the_reference() {
     ] {
         let r = field(source, key).unwrap();
         let s = embedded(data);
-        assert_eq!(field(r, "path").unwrap().as_str(), Some(s.path.as_str()));
-        if data == "aspects_deprecated" {
+        for (name, value) in [("repo", &s.repo), ("commit", &s.commit), ("path", &s.path)] {
             assert_eq!(
-                field(r, "commit").unwrap().as_str(),
-                Some(s.commit.as_str())
-            );
-        } else {
-            assert_eq!(
-                field(r, "repo").unwrap().as_str(),
-                Some("KornevNikita/llvm"),
-                "the reference's {data} source changed: compare it with the embedded one"
+                field(r, name).unwrap().as_str(),
+                Some(value.as_str()),
+                "{data} {name}"
             );
         }
     }
-    assert_eq!(embedded("aspects").commit, embedded("device_table").commit);
     let md = reference("targets.md");
     let row = md.lines().find(|l| l.starts_with("| newest name")).unwrap();
     let names = embedded("target_names");

@@ -23,7 +23,7 @@ fn committed_schema_equals_the_generated_one() {
     let aspects = schema["definitions"]["aspect"]["anyOf"][0]["enum"]
         .as_array()
         .unwrap();
-    assert_eq!(aspects.len(), 99);
+    assert_eq!(aspects.len(), 101);
     assert!(aspects.iter().any(|a| a == "ext_oneapi_atomic16"));
     assert_eq!(schema["properties"].as_object().unwrap().len(), 101);
     let entry = &schema["definitions"]["entry"];

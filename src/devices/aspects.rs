@@ -247,8 +247,8 @@ mod tests {
     #[test]
     fn embedded_registry_loads_with_current_and_deprecated() {
         let r = registry();
-        assert_eq!(r.current().len(), 95);
-        assert_eq!(r.len(), 99);
+        assert_eq!(r.current().len(), 97);
+        assert_eq!(r.len(), 101);
         let fp64 = r.by_name("fp64").unwrap();
         assert_eq!(r.get(fp64).value, 6);
         assert_eq!(r.by_value(27).map(|id| r.name(id)), Some("atomic64"));
