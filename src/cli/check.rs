@@ -157,15 +157,14 @@ pub(crate) fn load(
     Ok(Ok(ws))
 }
 
-/// `check FILE` run below its project's root (from `src/`, say) names files relative to the
-/// root, as cargo does, not as absolute paths: the process moves to the root, and the paths
-/// of the arguments are made absolute first.
+/// `check FILE` names files relative to its project's root, as `check .` does there, from
+/// wherever it is run (below the root, as cargo does, or above it): the process moves to the
+/// root, and the paths of the arguments are made absolute first.
 pub(crate) fn enter_project_root(args: &mut CheckArgs) -> Result<(), String> {
     let Some((root, _)) = named_files(args) else {
         return Ok(());
     };
-    if root.is_relative() {
-        // Under the current directory: named from here, as the user wrote them.
+    if root == Path::new(".") {
         return Ok(());
     }
     let abs = |p: &PathBuf| crate::workspace::absolute(p);
