@@ -1,6 +1,7 @@
 //! `check FILE...` through the real binary: the named files are analysed with the project that
 //! holds them (its compile_commands.json, the headers they include), and the findings located
-//! in them are the ones `check .` gives there, under the same names.
+//! in them are the ones `check .` gives there, under the same names. `report FILE` and a
+//! private `watch PATH` name files and kernels the same way, from wherever they run.
 
 use assert_cmd::Command;
 
@@ -153,6 +154,73 @@ fn a_named_file_from_above_its_project_is_named_from_the_root() {
             .starts_with("lambda at src/main.cpp:4:"),
         "{json}"
     );
+}
+
+/// The first state a private `watch PATH` (a daemon of its own) prints, run in `dir`.
+fn watched(dir: &std::path::Path, path: &str) -> String {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("sycl-analyzer"))
+        .current_dir(dir)
+        .args(["watch", path])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut printed = String::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !printed.contains("watching for changes") {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => printed.push_str(&(line + "\n")),
+            Err(_) => break,
+        }
+    }
+    // Its daemon ends when its standard input, held by watch, closes.
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(printed.contains("watching for changes"), "{printed}");
+    printed
+}
+
+/// A private `watch` names files and kernels alike, relative to the root of the project that
+/// holds its path (a directory's project too, found upward as `check FILE` finds it), from
+/// wherever it runs: `watch src/` used to name kernels relative to `src/`, its daemon's root,
+/// and files relative to the current directory.
+#[test]
+fn watch_names_files_and_kernels_from_the_project_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let above = dir.path();
+    let root = above.join("proj");
+    write_project(&root);
+    for (cwd, path) in [
+        (root.clone(), "src/"),
+        (root.join("src"), "."),
+        (above.to_path_buf(), "proj/src"),
+    ] {
+        let printed = watched(&cwd, path);
+        assert!(
+            printed.contains("kernel 'lambda at src/main.cpp:4:"),
+            "from {}: {printed}",
+            cwd.display()
+        );
+        assert!(printed.contains("┌─ src/main.cpp:4:"), "{printed}");
+        assert!(printed.contains("┌─ src/helpers.hpp:1:"), "{printed}");
+        // With the source lines, read from the root whatever the current directory.
+        assert!(printed.contains("return x * 0.1;"), "{printed}");
+        assert!(!printed.contains("proj/"), "{printed}");
+        assert!(!printed.contains("at main.cpp"), "{printed}");
+    }
 }
 
 /// `report FILE` shows the kernels of the file, analysed with its project; an HTML page
