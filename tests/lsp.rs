@@ -1427,3 +1427,56 @@ fn lsp_connect_makes_editors_share_the_daemons_analysis() {
     let _ = daemon.kill();
     let _ = daemon.wait();
 }
+
+/// A copy of `examples/vector-math`, whose `main.cpp` has findings whose chains pass through
+/// its other files: the directory and `main.cpp`'s URI.
+fn vector_math() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("vector-math");
+    common::copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vector-math"),
+        &root,
+    );
+    let uri = format!("file://{}/src/main.cpp", root.display());
+    (dir, root, uri)
+}
+
+/// Messages name kernels by their place relative to the workspace folder, as `check` does
+/// there (`lambda at src/main.cpp:17:37`), not by an absolute path that an editor's problem
+/// list cuts off; so do the answers served from the editor's state.
+#[test]
+fn kernels_are_named_relative_to_the_workspace_folder() {
+    let (_dir, root, uri) = vector_math();
+    let mut c = started(&root, "intel_gpu_dg1");
+    let d = c.diagnostics_for(&uri, |p| p["diagnostics"].as_array().unwrap().len() >= 2);
+    let all = d["diagnostics"].to_string();
+    assert!(
+        all.contains("function 'lambda at src/main.cpp:17:37' uses aspect 'fp64'"),
+        "{all}"
+    );
+    assert!(
+        all.contains("kernel 'lambda at src/main.cpp:17:37' uses aspect 'fp64'"),
+        "{all}"
+    );
+    let absolute = root.display().to_string();
+    for d in d["diagnostics"].as_array().unwrap() {
+        let related = d["relatedInformation"].as_array().unwrap();
+        for message in std::iter::once(d).chain(related).map(|m| &m["message"]) {
+            assert!(!message.as_str().unwrap().contains(&absolute), "{message}");
+        }
+    }
+    // Locations stay absolute URIs.
+    assert!(
+        all.contains(&format!("file://{absolute}/src/blend.hpp")),
+        "{all}"
+    );
+    let m = c.request("sycl/kernelMatrix", json!({}));
+    let names: Vec<&str> = m["result"]["kernels"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{m}"))
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"lambda at src/main.cpp:17:37"), "{m}");
+    shutdown(c);
+}

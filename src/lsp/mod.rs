@@ -300,7 +300,10 @@ impl State {
         let reparse = env.key() != self.compile().key();
         let mut config = AnalysisConfig::new(self.snapshot.table.clone(), targets, env)
             .with_image(project.image_rule())
-            .with_implementation(project.implementation());
+            .with_implementation(project.implementation())
+            // Files are absolute here: a kernel is named as `check` names it (a message is
+            // cut off in an editor's problem list long before an absolute path ends).
+            .with_names_from(self.root.as_deref());
         config.diagnostics = self.snapshot.configs.diagnostics().cloned().collect();
         if !reparse {
             // The same preprocessing: the environment (and the memo of headers it keeps) stays.
