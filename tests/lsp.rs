@@ -1480,3 +1480,65 @@ fn kernels_are_named_relative_to_the_workspace_folder() {
     assert!(names.contains(&"lambda at src/main.cpp:17:37"), "{m}");
     shutdown(c);
 }
+
+/// A document opened while the workspace is being indexed gets its findings once, whole:
+/// it used to get those an analysis of the document alone finds (the sub-group size, made in
+/// the file), then the chains through the other files a moment later.
+#[test]
+fn the_first_publish_of_a_document_is_its_whole_set() {
+    let (_dir, root, uri) = vector_math();
+    // Files enough that indexing is still under way when the document is analysed.
+    for i in 0..300 {
+        std::fs::write(
+            root.join(format!("src/filler{i}.cpp")),
+            format!("float filler{i}(float x) {{ return x * {i}.5f + 1.0f; }}\n"),
+        )
+        .unwrap();
+    }
+    let text = std::fs::read_to_string(root.join("src/main.cpp")).unwrap();
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()),
+                "capabilities": {}, "initializationOptions": { "targets": "intel_gpu_dg1,intel_gpu_pvc" } }),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    let codes = |p: &Value| -> Vec<String> {
+        let mut codes: Vec<String> = p["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect();
+        codes.sort();
+        codes
+    };
+    let first = codes(&c.diagnostics_for(&uri, |_| true));
+    assert_eq!(
+        first,
+        [
+            "aspect-mismatch",
+            "target-unsupported-aspect",
+            "target-unsupported-sub-group-size"
+        ]
+    );
+    // Nothing else is sent for it until it changes.
+    let r = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    assert!(r["result"].is_array(), "{r}");
+    let later = c
+        .seen()
+        .iter()
+        .filter(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
+        })
+        .count();
+    assert_eq!(later, 1, "{:?}", c.seen());
+    shutdown(c);
+}

@@ -138,6 +138,10 @@ struct State {
     /// overtaken before it starts or while it waits for the analysis gives way (runs queued
     /// behind a long one, every didOpen at start-up, delayed the first edit by their work).
     latest: Arc<std::sync::atomic::AtomicU64>,
+    /// The workspace was indexed once (or there is none). Before, a run analyses the open
+    /// documents alone: its findings lack every chain through a closed file, so they are
+    /// kept for the features and published only by the first run that sees the index.
+    indexed: bool,
     /// What each file was last sent, to skip sending it again unchanged.
     /// Per file, with the document version it answered.
     /// Per file with findings or open, the version and a hash of the findings last sent (a
@@ -448,6 +452,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 docs: HashMap::new(),
                 generation: 0,
                 latest: Arc::default(),
+                indexed: false,
                 published: HashMap::new(),
                 progress: false,
                 config_paths: Vec::new(),
