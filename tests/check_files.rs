@@ -154,6 +154,21 @@ fn a_named_file_from_above_its_project_is_named_from_the_root() {
             .starts_with("lambda at src/main.cpp:4:"),
         "{json}"
     );
+    // The page says which file it is about as it names it.
+    let page = Command::cargo_bin("sycl-analyzer")
+        .unwrap()
+        .current_dir(above)
+        .args([
+            "report",
+            "--no-cache",
+            "--format",
+            "html",
+            "proj/src/main.cpp",
+        ])
+        .output()
+        .unwrap();
+    let page = String::from_utf8(page.stdout).unwrap();
+    assert!(page.contains("Kernels × targets: src/main.cpp<"), "{page}");
 }
 
 /// The first state a private `watch PATH` (a daemon of its own) prints, run in `dir`.
