@@ -53,3 +53,25 @@ fn a_bench_failing_midway_leaves_nothing_either() {
     );
     assert_eq!(left(tmp.path()), Vec::<String>::new());
 }
+
+/// `bench --daemon` on a generated workspace removes it too.
+#[test]
+fn the_daemon_bench_leaves_nothing_either() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("sycl-analyzer")
+        .unwrap()
+        .current_dir(tmp.path())
+        .env("TMPDIR", tmp.path())
+        .env("XDG_CACHE_HOME", tmp.path().join("no-cache-here"))
+        .args(["bench", "--daemon", "5", "--synthetic", "2000"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let figures: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(figures.is_object(), "{figures}");
+    assert_eq!(left(tmp.path()), Vec::<String>::new());
+}

@@ -357,14 +357,6 @@ pub(crate) enum MacroOutput {
     Cmake,
 }
 
-/// A new directory of this process under the temp dir.
-fn tempfile_dir(name: &str) -> Result<PathBuf, String> {
-    let d = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).map_err(|e| format!("cannot create '{}': {e}", d.display()))?;
-    Ok(d)
-}
-
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
     let cli = match command()
@@ -670,19 +662,20 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             json,
         } => {
             if let Some(n) = daemon {
+                // Removed when dropped, also when generating or the run fails midway.
                 let generated = match &dir {
                     Some(_) => None,
                     None => {
-                        let d = tempfile_dir("sycl-analyzer-bench-daemon-ws")?;
+                        let d = crate::bench::Scratch::new("sycl-analyzer-bench-daemon-ws")?;
                         let lines = synthetic.unwrap_or(100_000);
-                        crate::bench::synth::generate(&d, lines, seed)
+                        crate::bench::synth::generate(d.path(), lines, seed)
                             .map_err(|e| format!("cannot generate the workspace: {e}"))?;
                         Some(d)
                     }
                 };
                 let root = dir
                     .clone()
-                    .or_else(|| generated.clone())
+                    .or_else(|| generated.as_ref().map(|d| d.path().to_path_buf()))
                     .expect("one of them");
                 let figures = crate::bench::daemon::run(
                     &root,
@@ -692,9 +685,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                     daemon_soak,
                     soak_new_names,
                 );
-                if let Some(d) = generated {
-                    let _ = std::fs::remove_dir_all(d);
-                }
+                drop(generated);
                 output::print_json(&figures?);
                 return Ok(EXIT_OK);
             }
