@@ -57,3 +57,58 @@ fn a_declared_but_unused_aspect_is_said_to_be_declared() {
     );
     assert!(messages[1].1.contains("uses aspect 'fp64'"), "{messages:?}");
 }
+
+fn check_text(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::cargo_bin("sycl-analyzer")
+        .unwrap()
+        .current_dir(dir)
+        .arg("check")
+        .arg("--no-cache")
+        .args(args)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Where each text stands in `out`, in the order given; fails on one missing.
+fn positions(out: &str, texts: &[&str]) -> Vec<usize> {
+    texts
+        .iter()
+        .map(|t| out.find(t).unwrap_or_else(|| panic!("no {t:?} in:\n{out}")))
+        .collect()
+}
+
+/// The kernel is at the bottom of the file and its chain climbs it (`scale` above the
+/// kernel, `widen` above `scale`): the snippets follow the calls, not the lines.
+#[test]
+fn a_chain_climbing_one_file_is_printed_in_call_order() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = check_text(root, &["tests/fixtures/chain_climbing_one_file.cpp"]);
+    let at = positions(
+        &out,
+        &[
+            "chain_climbing_one_file.cpp:16:17\n",
+            "16 │   q.single_task",
+            "propagated from call to function 'scale(float)'",
+            "chain_climbing_one_file.cpp:12:10\n",
+            "propagated from call to function 'widen(float)'",
+            "chain_climbing_one_file.cpp:7:10\n",
+            " 7 │   double d = x;",
+            "uses 'double' here",
+        ],
+    );
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}\n{out}");
+}
+
+/// The README's example output is what the command prints (its first lines, the command
+/// aside, appear as written).
+#[test]
+fn the_readme_example_output_is_printed_as_shown() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let command = "$ sycl-analyzer check examples/vector-math\n";
+    let start = readme.find(command).expect("the README shows the command") + command.len();
+    let shown = &readme[start..start + readme[start..].find("```").unwrap()];
+    let out = check_text(root, &["examples/vector-math"]);
+    assert!(out.contains(shown), "README:\n{shown}\nprinted:\n{out}");
+}
