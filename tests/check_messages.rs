@@ -112,3 +112,99 @@ fn the_readme_example_output_is_printed_as_shown() {
     let out = check_text(root, &["examples/vector-math"]);
     assert!(out.contains(shown), "README:\n{shown}\nprinted:\n{out}");
 }
+
+/// A kernel computing in double, in a fresh directory.
+fn double_kernel() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cpp"),
+        "#include <sycl/sycl.hpp>\n\
+         void run(sycl::queue &q, double *d) {\n\
+         \x20 q.single_task([=]() { d[0] = d[1] * d[2]; });\n\
+         }\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// The messages of the findings of `code` in `check --format json`'s answer.
+fn json_messages(dir: &std::path::Path, args: &[&str], code: &str) -> Vec<String> {
+    let out = check_text(dir, &[args, &["--format", "json", "."]].concat());
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == code)
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// DPC++'s entry of `amd_gpu_gfx1200` is an empty placeholder: the finding says so, and the
+/// `--config` entry it points to does make it go.
+#[test]
+fn a_placeholder_target_is_said_to_be_one() {
+    let dir = double_kernel();
+    let messages = json_messages(
+        dir.path(),
+        &["--targets", "amd_gpu_gfx1200,intel_gpu_dg1"],
+        "target-unsupported-aspect",
+    );
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].ends_with(
+            "('amd_gpu_gfx1200' has no aspect at all in DPC++'s default device table: its entry \
+             there is an empty placeholder, not what its devices have; a --config entry that \
+             lists their aspects fixes this)"
+        ),
+        "{messages:?}"
+    );
+    // dg1 really lacks fp64: no note for it.
+    assert!(!messages[0].contains("'intel_gpu_dg1' has no aspect"));
+
+    std::fs::write(
+        dir.path().join("devices.yaml"),
+        "amd_gpu_gfx1200:\n  aspects: [gpu, fp16, fp64]\n",
+    )
+    .unwrap();
+    let messages = json_messages(
+        dir.path(),
+        &["--targets", "amd_gpu_gfx1200", "--config", "devices.yaml"],
+        "target-unsupported-aspect",
+    );
+    assert!(messages.is_empty(), "{messages:?}");
+}
+
+/// A user entry dropped for an unknown aspect, then named as a target: the error says the
+/// entry was dropped (where), not "did you mean" other targets.
+#[test]
+fn a_target_whose_entry_was_dropped_says_so() {
+    let dir = double_kernel();
+    std::fs::write(
+        dir.path().join("devices.yaml"),
+        "# ours\nintel_gpu_aml_x:\n  aspects: [fp16, fp46]\n",
+    )
+    .unwrap();
+    let out = Command::cargo_bin("sycl-analyzer")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["check", "--no-cache", "--config", "devices.yaml"])
+        .args(["--targets", "intel_gpu_aml_x", "."])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("error[invalid-target]"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        line.ends_with(
+            "SYCL target is invalid: 'intel_gpu_aml_x': the entry 'intel_gpu_aml_x' of \
+             devices.yaml:2 was dropped for its errors (see above)"
+        ),
+        "{stderr}"
+    );
+    // Its errors are above it.
+    let config_error = stderr.find("devices.yaml:3:").unwrap();
+    assert!(config_error < stderr.find(line).unwrap(), "{stderr}");
+}

@@ -274,9 +274,36 @@ fn acpp_unsupported_message(kind: &str, name: &str, aspect: &str, lacking: &[&st
     format!(
         "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has: AdaptiveCpp \
          compiles it for that device all the same (it leaves no kernel out by aspect), and \
-         running it there is not supported",
-        targets.join(", ")
+         running it there is not supported{}",
+        targets.join(", "),
+        placeholder_note(lacking)
     )
+}
+
+/// Why a target lacks every aspect when DPC++'s default table has only an empty placeholder
+/// for it: the finding follows from the table, not from the devices, and a user entry fixes
+/// it. Empty when no target of `lacking` is one.
+pub(super) fn placeholder_note(lacking: &[impl AsRef<str>]) -> String {
+    let empty: Vec<String> = lacking
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|t| crate::devices::DeviceTable::is_placeholder(t))
+        .map(|t| format!("'{t}'"))
+        .collect();
+    match empty.as_slice() {
+        [] => String::new(),
+        [one] => format!(
+            " ({one} has no aspect at all in DPC++'s default device table: its entry there is \
+             an empty placeholder, not what its devices have; a --config entry that lists \
+             their aspects fixes this)"
+        ),
+        many => format!(
+            " ({} have no aspect at all in DPC++'s default device table: their entries there \
+             are empty placeholders, not what their devices have; --config entries that list \
+             their aspects fix this)",
+            many.join(", ")
+        ),
+    }
 }
 
 /// The message of a `target-unsupported-aspect` finding; `kind` is `kernel` or
@@ -334,6 +361,7 @@ pub(super) fn target_unsupported_message(
             quote(&unfiltered)
         ));
     }
+    msg.push_str(&placeholder_note(&all));
     msg
 }
 
