@@ -208,3 +208,54 @@ fn a_target_whose_entry_was_dropped_says_so() {
     let config_error = stderr.find("devices.yaml:3:").unwrap();
     assert!(config_error < stderr.find(line).unwrap(), "{stderr}");
 }
+
+/// A struct used for a float member is a use of fp64 when it holds a double: the use says
+/// which field, through nested members and bases; its `use` stays the type.
+#[test]
+fn a_struct_use_names_the_field_that_needs_the_aspect() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = check_text(
+        root,
+        &[
+            "--targets",
+            "intel_gpu_dg1",
+            "--format",
+            "json",
+            "tests/fixtures/members_say_which_field.cpp",
+        ],
+    );
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let uses: Vec<(String, String)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let last = d["chain"].as_array().unwrap().last().unwrap();
+            (
+                last["use"].as_str().unwrap().to_string(),
+                last["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        (
+            "Params",
+            "uses 'Params' here: it holds field 'scale' of type 'double'",
+        ),
+        (
+            "Outer",
+            "uses 'Outer' here: it holds field 'inner' of type 'Params', which holds field \
+             'scale' of type 'double'",
+        ),
+        (
+            "Derived",
+            "uses 'Derived' here: it derives from 'Base', which holds field 'weight' of type \
+             'double'",
+        ),
+    ];
+    assert_eq!(
+        uses,
+        expected.map(|(u, m)| (u.to_string(), m.to_string())),
+        "{json:#}"
+    );
+}

@@ -92,18 +92,29 @@ pub(super) fn chain_steps_in(
         file: graph.path(found.file).clone(),
         range: at.range,
         pos: at.pos,
-        message: match graph.macro_at(found.file, at.range) {
-            Some(m) if m.starts_with("#include") => {
-                format!("uses '{}' here, in the text of {m}", found.what)
-            }
-            Some(m) => format!(
-                "uses '{}' here, in the expansion of macro '{m}'",
-                found.what
-            ),
-            None => format!("uses '{}' here", found.what),
-        },
+        message: use_message(
+            &found.what,
+            found.why.as_deref(),
+            graph.macro_at(found.file, at.range),
+        ),
     });
     steps
+}
+
+/// "uses 'Params' here": where the use stands when a macro or an included text made it, and
+/// why a value of its type uses the aspect when the type's name does not say.
+fn use_message(what: &str, why: Option<&str>, made_by: Option<&str>) -> String {
+    let mut msg = format!("uses '{what}' here");
+    match made_by {
+        Some(m) if m.starts_with("#include") => msg.push_str(&format!(", in the text of {m}")),
+        Some(m) => msg.push_str(&format!(", in the expansion of macro '{m}'")),
+        None => {}
+    }
+    if let Some(why) = why {
+        msg.push_str(": ");
+        msg.push_str(why);
+    }
+    msg
 }
 
 /// `rule`: the release's unoptimised rule (`ImageRule::declared`), as DPC++ checks
