@@ -210,7 +210,8 @@ fn a_target_whose_entry_was_dropped_says_so() {
 }
 
 /// A struct used for a float member is a use of fp64 when it holds a double: the use says
-/// which field, through nested members and bases; its `use` stays the type.
+/// which field, through nested members, bases and template arguments; its `use` stays the
+/// type.
 #[test]
 fn a_struct_use_names_the_field_that_needs_the_aspect() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -251,6 +252,18 @@ fn a_struct_use_names_the_field_that_needs_the_aspect() {
             "Derived",
             "uses 'Derived' here: it derives from 'Base', which holds field 'weight' of type \
              'double'",
+        ),
+        (
+            "Box<Params>",
+            "uses 'Box<Params>' here: it holds field 'value' of type 'Params', which holds \
+             field 'scale' of type 'double'",
+        ),
+        // The type's name says it.
+        ("sycl::vec<double, 2>", "uses 'sycl::vec<double, 2>' here"),
+        (
+            "std::pair<int, Params>",
+            "uses 'std::pair<int, Params>' here: it holds its template argument 'Params', \
+             which holds field 'scale' of type 'double'",
         ),
     ];
     assert_eq!(

@@ -561,7 +561,8 @@ fn class_holds(ix: &Index, c: &ClassTy, aspect: AspectId, depth: usize) -> Optio
             .iter()
             .find_map(|a| then(format!("holds its template argument '{a}'"), a))
         {
-            return Some(steps);
+            // `vec<double, 3>`: the argument in its name says it.
+            return Some(if steps.len() == 1 { Vec::new() } else { steps });
         }
     }
     let (fi, ci) = c.decl?;
