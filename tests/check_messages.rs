@@ -173,6 +173,28 @@ fn a_placeholder_target_is_said_to_be_one() {
         "target-unsupported-aspect",
     );
     assert!(messages.is_empty(), "{messages:?}");
+
+    let out = Command::cargo_bin("sycl-analyzer")
+        .unwrap()
+        .args([
+            "query",
+            "target",
+            "amd_gpu_gfx1200,amd_gpu_gfx90a",
+            "--format",
+            "text",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].ends_with(
+            "0 aspects (an empty placeholder in DPC++'s default table, not what its devices \
+             have: a --config entry can list them)"
+        ),
+        "{text}"
+    );
+    assert!(!lines[1].contains("placeholder"), "{text}");
 }
 
 /// A user entry dropped for an unknown aspect, then named as a target: the error says the

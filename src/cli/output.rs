@@ -320,12 +320,17 @@ pub fn query_target_text(
                 );
                 match info {
                     Some(i) => {
+                        let placeholder = &*i.source == crate::devices::config::BUILTIN_FILE
+                            && t.entry.as_deref().is_some_and(DeviceTable::is_placeholder);
                         let _ = write!(
                             out,
                             ", {} aspects{}",
                             i.aspects.len(),
                             if i.may_support_other_aspects {
                                 " (devices may have more)"
+                            } else if placeholder {
+                                " (an empty placeholder in DPC++'s default table, not what its \
+                                 devices have: a --config entry can list them)"
                             } else {
                                 ""
                             }
