@@ -102,9 +102,21 @@ codes! {
         "an entry written under an alias (`intel_gpu_12_60_7`); it applies to the canonical name",
         "Write the entry under the canonical target name the message gives.";
     InvalidTarget => "invalid-target", Error,
-        "`SYCL target is invalid: 'X'`, the driver's wording, with did-you-mean; when a device-config file dropped an entry named X for its errors, instead of names like it: `...: the entry 'X' of FILE:LINE was dropped for its errors (see above)`",
+        "`SYCL target is invalid: 'X'`, the driver's wording, with did-you-mean; when a device-config file dropped an entry named X for its errors, instead of names like it: `...: the entry 'X' of FILE:LINE was dropped for its errors (reported on that file)`",
         "Use a target name from `sycl-analyzer targets`; the message suggests the closest ones, \
          or names the device-config entry of that name that was dropped: fix its errors.";
+    EmptyTargets => "empty-targets", Error,
+        "an empty target list (`--targets \"\"`, an empty `-fsycl-targets=`): the DPC++ driver refuses it, so the run stops (exit 2) instead of answering for the implicit `spir64`",
+        "Name the targets (`--targets intel_gpu_pvc`), or leave the option out for the implicit `spir64` (an unset CI variable expands to the empty list).";
+    InvalidCompileDatabase => "invalid-compile-database", Error,
+        "a `compile_commands.json` that is not a JSON array of objects, or an entry without `directory`, `file` or `command`/`arguments`, as clangd refuses it (the run stops: exit 2)",
+        "Fix the entry the message names (its index and position are given); CMake writes complete entries with `-DCMAKE_EXPORT_COMPILE_COMMANDS=ON`.";
+    NoSource => "no-source", Error,
+        "the paths hold no C++ source the analysis can read (none, or only binary, unreadable or oversized files): nothing was checked, so the run stops (exit 2)",
+        "Pass the directory or files of the project's sources; a file skipped is named in a `file-skipped` note.";
+    RunFailed => "run-failed", Error,
+        "the run could not read an input or write an output (exit 2)",
+        "Act on the message: a path that does not exist, a file that cannot be read, an option that does not apply.";
     AspectMismatch => "aspect-mismatch", Warning,
         "a function or kernel decorated with `device_has` uses an aspect it does not list (with `function`, `aspect`, `chain`)",
         "The call chain leads to the use. Add the aspect to the `[[sycl::device_has(...)]]` list, or \
@@ -149,6 +161,24 @@ codes! {
     MergeExistingTarget => "merge-existing-target", Warning,
         "`config from-sycl-ls --merge`: the merged file already defines the device's target; its entry is kept and the device's left out",
         "Remove or rename the file's entry first if the device's should replace it.";
+}
+
+impl Code {
+    /// A problem in what the run was given (a device-config file, a target list, the compile
+    /// database, a file it could not read), not a finding in the sources: machine outputs keep
+    /// them apart (JSON `problems`, SARIF notifications), and an error among them means the
+    /// run could not answer.
+    pub fn is_input_problem(self) -> bool {
+        !matches!(
+            self,
+            Code::AspectMismatch
+                | Code::TargetUnsupportedAspect
+                | Code::LibraryKernelUnsupportedAspect
+                | Code::TargetUnsupportedSubGroupSize
+                | Code::IfArchitectureNotAot
+                | Code::InstantiationLimit
+        )
+    }
 }
 
 impl<'de> Deserialize<'de> for Code {

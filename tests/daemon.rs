@@ -371,8 +371,7 @@ fn query_connect_uses_the_daemon() {
             "intel_gpu_dg1",
             "--format",
             "cmake",
-            "--connect",
-            d.socket.to_str().unwrap(),
+            &format!("--connect={}", d.socket.display()),
         ])
         .output()
         .unwrap();
@@ -387,14 +386,13 @@ fn query_connect_uses_the_daemon() {
             "query",
             "target",
             "intel_gpu_bad",
-            "--connect",
-            d.socket.to_str().unwrap(),
+            &format!("--connect={}", d.socket.display()),
         ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let out = Command::new(bin())
-        .args(["query", "macros", "--connect", "/nonexistent/d.sock"])
+        .args(["query", "macros", "--connect=/nonexistent/d.sock"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -1393,7 +1393,7 @@ fn lsp_connect_makes_editors_share_the_daemons_analysis() {
     let uri = format!("file://{}", kernel.display());
     let editors: Vec<Client> = (0..2)
         .map(|_| {
-            let mut c = Client::start_with(&["--connect", socket.to_str().unwrap()]);
+            let mut c = Client::start_with(&[&format!("--connect={}", socket.display())]);
             c.request(
                 "initialize",
                 json!({ "processId": null, "rootUri": format!("file://{}", root.display()),

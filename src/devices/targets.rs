@@ -198,7 +198,7 @@ pub(super) fn resolve_unsuggested(
     let mut message = format!("SYCL target is invalid: '{input}'");
     if let Some(d) = table.dropped(input) {
         message.push_str(&format!(
-            ": the entry '{input}' of {}:{} was dropped for its errors (see above)",
+            ": the entry '{input}' of {}:{} was dropped for its errors (reported on that file)",
             d.file, d.line
         ));
     }
@@ -316,7 +316,7 @@ mod tests {
         assert_eq!(
             e.message,
             "SYCL target is invalid: 'intel_gpu_aml_x': the entry 'intel_gpu_aml_x' of \
-             dev.yaml:1 was dropped for its errors (see above)"
+             dev.yaml:1 was dropped for its errors (reported on that file)"
         );
         assert!(e.suggestions.is_empty());
         let e = resolve("intel_gpu_aml_y", &table).unwrap_err();
