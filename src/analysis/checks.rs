@@ -304,14 +304,14 @@ pub(super) fn placeholder_note(lacking: &[impl AsRef<str>]) -> String {
     match empty.as_slice() {
         [] => String::new(),
         [one] => format!(
-            " ({one} has no aspect at all in DPC++'s default device table: its entry there is \
-             an empty placeholder, not what its devices have; a --config entry that lists \
-             their aspects fixes this)"
+            "; DPC++'s default device table has only an empty placeholder for {one} (no aspect \
+             at all), not what its devices have: a --config entry that lists their aspects \
+             fixes this"
         ),
         many => format!(
-            " ({} have no aspect at all in DPC++'s default device table: their entries there \
-             are empty placeholders, not what their devices have; --config entries that list \
-             their aspects fix this)",
+            "; DPC++'s default device table has only empty placeholders for {} (no aspect at \
+             all), not what their devices have: --config entries that list their aspects fix \
+             this",
             many.join(", ")
         ),
     }
