@@ -121,6 +121,18 @@ fn check_connect_prints_what_check_prints() {
         );
         assert_eq!(local.status.code(), Some(1), "{args:?}");
     }
+    // From a subdirectory, files and kernels are named from the project's root by both.
+    let args = ["device_lib.cpp", "--targets", "intel_gpu_dg1"];
+    let src = proj.path().join("src");
+    let local = run_in(&src, &[&["check", "--no-cache"], &args[..]].concat());
+    let remote = run_in(&src, &[&["check", connect.as_str()], &args[..]].concat());
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(text(&remote), text(&local));
+    assert!(
+        text(&local).contains("┌─ src/device_lib.cpp:5:61"),
+        "{}",
+        text(&local)
+    );
     // The daemon follows the disk: a fix is answered at once, exit 0 as `check` gives.
     let blend = proj.path().join("src/blend.hpp");
     let fixed = std::fs::read_to_string(&blend)

@@ -216,19 +216,30 @@ pub(crate) fn load(
     Ok(ws)
 }
 
-/// `check FILE` run below its project's root (from `src/`, say) names files relative to the
-/// root, as cargo does, not as absolute paths: the process moves to the root, and the paths
-/// of the arguments are made absolute first.
+/// `check FILE` names files relative to its project's root, as `check .` does there, from
+/// wherever it is run (below the root, as cargo does, or above it): the process moves to the
+/// root, and the paths of the arguments are made absolute first (the named files relative to
+/// the root, as `report`'s page then names them).
 pub(crate) fn enter_project_root(args: &mut CheckArgs) -> Result<(), String> {
     let Some((root, _)) = named_files(args) else {
         return Ok(());
     };
-    if root.is_relative() {
-        // Under the current directory: named from here, as the user wrote them.
+    if root == Path::new(".") {
         return Ok(());
     }
     let abs = |p: &PathBuf| crate::workspace::absolute(p);
-    args.paths = args.paths.iter().map(abs).collect();
+    let root_abs = abs(&root);
+    args.paths = args
+        .paths
+        .iter()
+        .map(|p| {
+            let p = abs(p);
+            match p.strip_prefix(&root_abs) {
+                Ok(rest) => rest.to_path_buf(),
+                Err(_) => p,
+            }
+        })
+        .collect();
     args.compile_commands = args.compile_commands.as_ref().map(abs);
     args.include_dirs = args.include_dirs.iter().map(abs).collect();
     args.facts = args.facts.iter().map(abs).collect();

@@ -565,13 +565,15 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             roots.clone()
         };
         let (socket, roots, configs) = server::daemon::settle(&socket, &roots, &cli.configs)?;
+        // Bound first: a daemon already serving the socket is refused before anything loads,
+        // and the stdin watcher below never removes a socket this process does not own.
+        let listener = server::daemon::bind(&socket)?;
         let (snapshot, problems) = server::Snapshot::load(roots, configs);
         for p in problems {
             tracing::warn!("{p}");
         }
         let diagnostics: Vec<Diagnostic> = snapshot.configs.diagnostics().cloned().collect();
         reporter.report(&diagnostics);
-        tracing::info!(socket = %socket.display(), "daemon listening");
         let limits = server::daemon::Limits {
             max_connections: *max_connections as usize,
             idle_timeout: std::time::Duration::from_secs(*idle_timeout),
@@ -584,7 +586,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 std::process::exit(EXIT_OK);
             });
         }
-        server::daemon::run(&socket, snapshot, limits)?;
+        server::daemon::run(listener, &socket, snapshot, limits)?;
         return Ok(EXIT_OK);
     }
     if let Command::Config(ConfigCommand::FromSyclLs {

@@ -196,6 +196,12 @@ fn check_with(
     };
     let root = PathBuf::from(result["root"].as_str().unwrap_or("."));
     let relative = args.paths.iter().all(|p| p.is_relative());
+    if relative && root.is_dir() {
+        // Named from the daemon's root, as `check` names a project's files from its root
+        // wherever it is run; the snippets are read from there too.
+        std::env::set_current_dir(&root)
+            .map_err(|e| format!("cannot enter the daemon's root '{}': {e}", root.display()))?;
+    }
     let name = |file: &str| display_name(&root, file, relative);
     let mut diagnostics: Vec<Diagnostic> = serde_json::from_value(result["diagnostics"].clone())
         .map_err(|e| format!("the daemon's answer is not understood: {e}"))?;
@@ -237,15 +243,14 @@ fn check_with(
 }
 
 /// A file the daemon names relative to its `root`, named as `check` names it: relative to the
-/// current directory when under it, else relative to the root (as `check` names the files of
-/// a project whose root is above the current directory); absolute when the user gave
-/// absolute paths.
+/// root (as `check` names a project's files, from wherever it runs); absolute when the user
+/// gave absolute paths.
 pub fn display_name(root: &Path, file: &str, relative: bool) -> String {
-    let abs = root.join(file);
-    let here = crate::workspace::absolute(Path::new("."));
-    match abs.strip_prefix(&here) {
-        Ok(rest) if relative => crate::workspace::tidy(rest).display().to_string(),
-        _ if relative => file.to_string(),
-        _ => abs.display().to_string(),
+    if relative {
+        crate::workspace::tidy(Path::new(file))
+            .display()
+            .to_string()
+    } else {
+        root.join(file).display().to_string()
     }
 }
