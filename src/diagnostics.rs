@@ -102,8 +102,9 @@ codes! {
         "an entry written under an alias (`intel_gpu_12_60_7`); it applies to the canonical name",
         "Write the entry under the canonical target name the message gives.";
     InvalidTarget => "invalid-target", Error,
-        "`SYCL target is invalid: 'X'`, the driver's wording, with did-you-mean",
-        "Use a target name from `sycl-analyzer targets`; the message suggests the closest ones.";
+        "`SYCL target is invalid: 'X'`, the driver's wording, with did-you-mean; when a device-config file dropped an entry named X for its errors, instead of names like it: `...: the entry 'X' of FILE:LINE was dropped for its errors (reported on that file)`",
+        "Use a target name from `sycl-analyzer targets`; the message suggests the closest ones, \
+         or names the device-config entry of that name that was dropped: fix its errors.";
     EmptyTargets => "empty-targets", Error,
         "an empty target list (`--targets \"\"`, an empty `-fsycl-targets=`): the DPC++ driver refuses it, so the run stops (exit 2) instead of answering for the implicit `spir64`",
         "Name the targets (`--targets intel_gpu_pvc`), or leave the option out for the implicit `spir64` (an unset CI variable expands to the empty list).";
@@ -122,10 +123,12 @@ codes! {
          change the use (a `float` literal `0.5f` instead of `0.5`, a 32-bit atomic). DPC++ warns \
          the same at compile time, and the kernel cannot run on a device without the aspect.";
     TargetUnsupportedAspect => "target-unsupported-aspect", Warning,
-        "a kernel or `SYCL_EXTERNAL` function uses or declares an aspect that no device of a configured target has",
+        "a kernel or `SYCL_EXTERNAL` function uses or declares an aspect that no device of a configured target has; a target whose entry in the default table is one of DPC++'s empty placeholders (no aspect at all: `amd_gpu_gfx1200`, `amd_gpu_gfx1201`) is said to be one, with the `--config` entry that fixes it",
         "The AOT image for that target will not contain the kernel; launching it there throws \
          `errc::kernel_not_supported`. Drop the target, guard the use with `if_architecture_is` or \
-         a `__SYCL_ANY_DEVICE_HAS_*__` macro, or stop using the aspect.";
+         a `__SYCL_ANY_DEVICE_HAS_*__` macro, or stop using the aspect. For a target the message \
+         says is an empty placeholder, give its devices' aspects in a `--config` entry (and to \
+         DPC++ with `-fsycl-device-config-file=`).";
     LibraryKernelUnsupportedAspect => "library-kernel-unsupported-aspect", Warning,
         "a oneMKL / oneMath routine called on `double`, `std::complex<double>` or `sycl::half` data runs a precompiled library kernel that needs an aspect (`fp64`, `fp16`) no device of a configured target has (with `function`: the routine, `aspect`, `chain`: the data argument)",
         "The library's kernel is not compiled with the program, so DPC++ cannot warn; the call \
