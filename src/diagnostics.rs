@@ -168,6 +168,11 @@ impl Code {
     /// database, a file it could not read), not a finding in the sources: machine outputs keep
     /// them apart (JSON `problems`, SARIF notifications), and an error among them means the
     /// run could not answer.
+    ///
+    /// `unknown-aspect` is both: in a device-config file an input problem, in a source's
+    /// `device_has(...)` a finding (the compiler's error). Only the source's can reach a
+    /// report's findings, so it counts as a finding here; a config file's always come to the
+    /// front ends as that file's problems, never through a report.
     pub fn is_input_problem(self) -> bool {
         !matches!(
             self,
@@ -177,6 +182,7 @@ impl Code {
                 | Code::TargetUnsupportedSubGroupSize
                 | Code::IfArchitectureNotAot
                 | Code::InstantiationLimit
+                | Code::UnknownAspect
         )
     }
 }

@@ -390,3 +390,24 @@ fn connect_outside_query_is_refused() {
             ));
     }
 }
+
+/// An unknown aspect in a source's `device_has(...)` is a finding of the source (the compiler's
+/// error), not a problem of the input: exit 1 and a SARIF result, as in a device-config file it
+/// would be the file's problem.
+#[test]
+fn an_unknown_aspect_in_a_source_is_a_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cpp"),
+        "#include <sycl/sycl.hpp>\nvoid f(sycl::queue &q) {\n  q.single_task([=]() [[sycl::device_has(sycl::aspect::fp61)]] {});\n}\n",
+    )
+    .unwrap();
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&output_of(dir.path(), &["k.cpp"], "sarif", 1)).unwrap();
+    let run = &sarif["runs"][0];
+    assert_eq!(run["results"][0]["ruleId"], "unknown-aspect", "{sarif}");
+    assert_eq!(
+        run["invocations"][0]["executionSuccessful"], true,
+        "{sarif}"
+    );
+}
