@@ -155,8 +155,8 @@ impl Matrix {
     }
 }
 
-/// The rows of one device compile, for its targets, of the kernels in the files `wanted`
-/// accepts.
+/// The rows of one device compile, for its targets, of the kernels it compiles
+/// (`Graph::is_compiled`, as the checks) in the files `wanted` accepts.
 pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     let reg = registry();
     let targets = settings.targets.unwrap_or_default();
@@ -165,6 +165,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
         .entry_points()
         .iter()
         .filter(|&&node| wanted(graph.path(graph.node_file(node))))
+        .filter(|&&node| graph.is_compiled(node, settings.units_elsewhere))
         .map(|&node| {
             let decl = graph.device_has(node);
             // AdaptiveCpp reads no `device_has` and leaves no kernel out of a device's code: a
