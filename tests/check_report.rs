@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+mod common;
+
 /// Targets that leave kernels out: by aspect (dg1 has no fp64) and by sub-group size.
 const TARGETS: &str = "intel_gpu_dg1,intel_gpu_pvc,nvidia_gpu_sm_80";
 
@@ -249,5 +251,37 @@ fn the_daemon_answers_as_the_commands_do() {
     let matrix = call(&daemon.socket, 2, "sycl/kernelMatrix", params);
     let found = target_findings(&checked["diagnostics"], &matrix);
     assert_eq!(found, not_in_image(&matrix));
-    assert_eq!(found, agree(&root));
+    assert_eq!(relative(found, &root), agree(&root));
+}
+
+/// `root`'s pairs with paths relative to it, as the commands name files run from there.
+fn relative(pairs: BTreeSet<Pair>, root: &Path) -> BTreeSet<Pair> {
+    let prefix = format!("{}/", root.display());
+    pairs
+        .into_iter()
+        .map(|(f, l, t)| (f.strip_prefix(&prefix).unwrap_or(&f).to_string(), l, t))
+        .collect()
+}
+
+/// The language server's `sycl/check` and `sycl/kernelMatrix` (its session's targets) agree
+/// with each other and with the commands.
+#[test]
+fn the_language_server_answers_as_the_commands_do() {
+    let root = crate_dir().join("tests/fixtures").canonicalize().unwrap();
+    let mut c = common::Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()),
+                "capabilities": {}, "initializationOptions": { "targets": TARGETS } }),
+    );
+    c.notify("initialized", json!({}));
+    let checked = c.request("sycl/check", json!({}));
+    let matrix = c.request("sycl/kernelMatrix", json!({}));
+    let (checked, matrix) = (&checked["result"], &matrix["result"]);
+    let found = target_findings(&checked["diagnostics"], matrix);
+    assert_eq!(found, not_in_image(matrix));
+    assert_eq!(relative(found, &root), agree(&root));
+    c.request("shutdown", Value::Null);
+    c.notify("exit", Value::Null);
+    let _ = c.child.wait();
 }
