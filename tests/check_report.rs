@@ -32,9 +32,13 @@ fn crate_dir() -> &'static Path {
 /// `sycl-analyzer COMMAND . --targets TARGETS --format json` in `dir`; `check` exits 1 when
 /// it finds something.
 fn json_of(command: &str, dir: &Path) -> Value {
+    json_for(command, dir, TARGETS)
+}
+
+fn json_for(command: &str, dir: &Path, targets: &str) -> Value {
     let out = Command::new(bin())
         .current_dir(dir)
-        .args([command, ".", "--targets", TARGETS, "--format", "json"])
+        .args([command, ".", "--targets", targets, "--format", "json"])
         .arg("--no-cache")
         .output()
         .unwrap();
@@ -88,7 +92,13 @@ fn target_findings(diagnostics: &Value, matrix: &Value) -> BTreeSet<Pair> {
                 .unwrap_or(line),
             _ => continue,
         };
-        for t in d["targets"].as_array().unwrap() {
+        // An ocloc `-device` image keeps every kernel: the finding says it is compiled there.
+        let left_out = d["targets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| !t.as_str().unwrap().starts_with("spir64_gen:"));
+        for t in left_out {
             out.insert((
                 file.to_string(),
                 kernel_line,
@@ -166,6 +176,39 @@ fn check_and_report_agree_on_every_fixture_and_the_example() {
         agree(&crate_dir().join(dir));
     }
     assert!(!agree(&crate_dir().join("examples/vector-math")).is_empty());
+}
+
+/// An image for an ocloc `-device` keeps every kernel: a kernel whose aspect its device lacks
+/// is a finding that says ocloc compiles it there, and a `may_fail` cell, not `not_in_image`.
+#[test]
+fn an_ocloc_device_image_keeps_every_kernel_in_both() {
+    let dir = crate_dir().join("tests/fixtures/orphan_header_names_templates");
+    let targets = "spir64_gen:dg1,intel_gpu_dg1";
+    let check = json_for("check", &dir, targets);
+    let report = json_for("report", &dir, targets);
+    let d = &check["diagnostics"][0];
+    assert_eq!(
+        d["targets"],
+        json!(["spir64_gen:dg1", "intel_gpu_dg1"]),
+        "{check:#}"
+    );
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("so ocloc compiles this kernel for 'spir64_gen:dg1' all the same"),
+        "{d}"
+    );
+    let cells = &report["kernels"][0]["targets"];
+    assert_eq!(
+        cells["intel_gpu_dg1"]["status"], "not_in_image",
+        "{report:#}"
+    );
+    assert_eq!(cells["spir64_gen:dg1"]["status"], "may_fail", "{report:#}");
+    assert_eq!(
+        target_findings(&check["diagnostics"], &report),
+        not_in_image(&report)
+    );
 }
 
 /// Code no compiler sees is no row of the matrix at all, not a row the checks stay silent on.

@@ -216,11 +216,17 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                             });
                         }
                     }
-                    let status = match (reasons.is_empty(), jit || acpp) {
+                    // The driver filters an image by a kernel's features only for the
+                    // device-table names of `-fsycl-targets`: an image for an ocloc `-device`
+                    // (`spir64_gen:DEVICE`) keeps every kernel (intel/llvm PR #12727), as the
+                    // `target-unsupported-aspect` finding for it says.
+                    let keeps_all =
+                        acpp || t.canonical.starts_with(crate::devices::DEVICE_BOUND_PREFIX);
+                    let status = match (reasons.is_empty(), jit || keeps_all) {
                         (true, _) => Status::Compatible,
                         // A JIT image keeps the kernel; a device may still lack the aspect.
                         (false, true)
-                            if acpp
+                            if keeps_all
                                 || reasons.iter().all(|r| matches!(r, Reason::Aspect { .. })) =>
                         {
                             Status::MayFail
