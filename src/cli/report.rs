@@ -31,7 +31,8 @@ pub fn run(
     let output = output.map(crate::workspace::absolute);
     let output = output.as_deref();
     check::enter_project_root(&mut args)?;
-    let mut ws = match check::load(&args, configs_given, false, table, reporter)? {
+    // Packed, as `check` loads: the matrix is made a batch of parts at a time, as its findings.
+    let mut ws = match check::load(&args, configs_given, true, table, reporter)? {
         Ok(ws) => ws,
         Err(code) => return Ok(code),
     };
