@@ -328,3 +328,18 @@ fn the_language_server_answers_as_the_commands_do() {
     c.notify("exit", Value::Null);
     let _ = c.child.wait();
 }
+
+/// The same on real code: each directory of `SYCL_ANALYZER_CORPORA` (separated by `:`; HeCBench,
+/// SYCL-CTS and oneAPI-samples unpacked). Minutes per corpus in a release build, so run on
+/// request: `SYCL_ANALYZER_CORPORA=/corpora/HeCBench:/corpora/SYCL-CTS cargo test --release
+/// --test check_report -- --ignored`.
+#[test]
+#[ignore = "needs SYCL_ANALYZER_CORPORA"]
+fn check_and_report_agree_on_real_corpora() {
+    let corpora = std::env::var("SYCL_ANALYZER_CORPORA")
+        .expect("SYCL_ANALYZER_CORPORA names the corpus directories, separated by ':'");
+    for dir in corpora.split(':').filter(|d| !d.is_empty()) {
+        let pairs = agree(Path::new(dir));
+        eprintln!("{dir}: {} kernel × target pairs left out", pairs.len());
+    }
+}
