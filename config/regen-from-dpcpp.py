@@ -39,14 +39,18 @@ several repositories, works when --source names where each input comes from (no 
 needed then). The data committed in config/ is reproduced byte for byte by:
 
     python3 config/regen-from-dpcpp.py TREE --check \\
-      --source device_table=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
+      --source device_table=intel/llvm@250ca20b58e27e44c9a8f77a2f45f12398c3768e \\
       --source aspects=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15 \\
       --source aspects_deprecated=intel/llvm@df84a293c783ed0fbf5cfb8a7e328e42e604e820 \\
       --source target_names=intel/llvm@e5a6590081666edb186c2371a64efda5fdc2b2c9
 
-where TREE holds DeviceConfigFile.td and aspects.def of KornevNikita/llvm at that commit,
-SYCLTargetParser.cpp of intel/llvm at e5a6590081666edb, and aspects_deprecated.def of
-intel/llvm at df84a293c783ed0f.
+where TREE holds, each file at the commit named, DeviceConfigFile.td of intel/llvm
+(250ca20b58e2), aspects.def of KornevNikita/llvm (fabc8bf0a590), SYCLTargetParser.cpp of
+intel/llvm (e5a659008166) and aspects_deprecated.def of intel/llvm (df84a293c783). The aspects
+still come from that fork of intel/llvm's `sycl` branch: the newest aspects.def of an intel/llvm
+commit found (250ca20b58e2) lacks ext_oneapi_per_event_profiling (98, which DPC++'s tests use)
+and ext_intel_igca (101), and numbers ext_oneapi_ipc_event 98, not 99; regenerating from it would
+drop two aspects users name in device_has. The device table of that commit equals the fork's.
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ fn main() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     // TIME_PHASES_WARM=1: the warm start's parts (the index saved, then read back).
     if std::env::var_os("TIME_PHASES_WARM").is_some() {

@@ -102,18 +102,33 @@ codes! {
         "an entry written under an alias (`intel_gpu_12_60_7`); it applies to the canonical name",
         "Write the entry under the canonical target name the message gives.";
     InvalidTarget => "invalid-target", Error,
-        "`SYCL target is invalid: 'X'`, the driver's wording, with did-you-mean",
-        "Use a target name from `sycl-analyzer targets`; the message suggests the closest ones.";
+        "`SYCL target is invalid: 'X'`, the driver's wording, with did-you-mean; when a device-config file dropped an entry named X for its errors, instead of names like it: `...: the entry 'X' of FILE:LINE was dropped for its errors (reported on that file)`",
+        "Use a target name from `sycl-analyzer targets`; the message suggests the closest ones, \
+         or names the device-config entry of that name that was dropped: fix its errors.";
+    EmptyTargets => "empty-targets", Error,
+        "an empty target list (`--targets \"\"`, an empty `-fsycl-targets=`): the DPC++ driver refuses it, so the run stops (exit 2) instead of answering for the implicit `spir64`",
+        "Name the targets (`--targets intel_gpu_pvc`), or leave the option out for the implicit `spir64` (an unset CI variable expands to the empty list).";
+    InvalidCompileDatabase => "invalid-compile-database", Error,
+        "a `compile_commands.json` that is not a JSON array of objects, or an entry without `directory`, `file` or `command`/`arguments`, as clangd refuses it (the run stops: exit 2)",
+        "Fix the entry the message names (its index and position are given); CMake writes complete entries with `-DCMAKE_EXPORT_COMPILE_COMMANDS=ON`.";
+    NoSource => "no-source", Error,
+        "the paths hold no C++ source the analysis can read (none, or only binary, unreadable or oversized files): nothing was checked, so the run stops (exit 2)",
+        "Pass the directory or files of the project's sources; a file skipped is named in a `file-skipped` note.";
+    RunFailed => "run-failed", Error,
+        "the run could not read an input or write an output (exit 2)",
+        "Act on the message: a path that does not exist, a file that cannot be read, an option that does not apply.";
     AspectMismatch => "aspect-mismatch", Warning,
         "a function or kernel decorated with `device_has` uses an aspect it does not list (with `function`, `aspect`, `chain`)",
         "The call chain leads to the use. Add the aspect to the `[[sycl::device_has(...)]]` list, or \
          change the use (a `float` literal `0.5f` instead of `0.5`, a 32-bit atomic). DPC++ warns \
          the same at compile time, and the kernel cannot run on a device without the aspect.";
     TargetUnsupportedAspect => "target-unsupported-aspect", Warning,
-        "a kernel or `SYCL_EXTERNAL` function uses or declares an aspect that no device of a configured target has",
+        "a kernel or `SYCL_EXTERNAL` function uses or declares an aspect that no device of a configured target has; a target whose entry in the default table is one of DPC++'s empty placeholders (no aspect at all: `amd_gpu_gfx1200`, `amd_gpu_gfx1201`) is said to be one, with the `--config` entry that fixes it",
         "The AOT image for that target will not contain the kernel; launching it there throws \
          `errc::kernel_not_supported`. Drop the target, guard the use with `if_architecture_is` or \
-         a `__SYCL_ANY_DEVICE_HAS_*__` macro, or stop using the aspect.";
+         a `__SYCL_ANY_DEVICE_HAS_*__` macro, or stop using the aspect. For a target the message \
+         says is an empty placeholder, give its devices' aspects in a `--config` entry (and to \
+         DPC++ with `-fsycl-device-config-file=`).";
     LibraryKernelUnsupportedAspect => "library-kernel-unsupported-aspect", Warning,
         "a oneMKL / oneMath routine called on `double`, `std::complex<double>` or `sycl::half` data runs a precompiled library kernel that needs an aspect (`fp64`, `fp16`) no device of a configured target has (with `function`: the routine, `aspect`, `chain`: the data argument)",
         "The library's kernel is not compiled with the program, so DPC++ cannot warn; the call \
@@ -146,6 +161,24 @@ codes! {
     MergeExistingTarget => "merge-existing-target", Warning,
         "`config from-sycl-ls --merge`: the merged file already defines the device's target; its entry is kept and the device's left out",
         "Remove or rename the file's entry first if the device's should replace it.";
+}
+
+impl Code {
+    /// A problem in what the run was given (a device-config file, a target list, the compile
+    /// database, a file it could not read), not a finding in the sources: machine outputs keep
+    /// them apart (JSON `problems`, SARIF notifications), and an error among them means the
+    /// run could not answer.
+    pub fn is_input_problem(self) -> bool {
+        !matches!(
+            self,
+            Code::AspectMismatch
+                | Code::TargetUnsupportedAspect
+                | Code::LibraryKernelUnsupportedAspect
+                | Code::TargetUnsupportedSubGroupSize
+                | Code::IfArchitectureNotAot
+                | Code::InstantiationLimit
+        )
+    }
 }
 
 impl<'de> Deserialize<'de> for Code {

@@ -212,7 +212,7 @@ fn bad_inputs() {
             "intel_gpu_dg3",
         ])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains(
             "SYCL target is invalid: 'intel_gpu_dg3'",
         ));
@@ -242,9 +242,15 @@ fn bad_inputs() {
         v["stats"]["files"], 1,
         "blob skipped, ignored.cpp not walked: {v}"
     );
-    assert!(diags.iter().any(|d| d["code"] == "file-skipped"
-        && d["severity"] == "note"
-        && d["message"].as_str().unwrap().contains("binary")));
+    // A skipped file is a problem of the input, beside the findings.
+    assert!(v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["code"] == "file-skipped"
+            && d["severity"] == "note"
+            && d["message"].as_str().unwrap().contains("binary")));
+    assert!(!diags.iter().any(|d| d["code"] == "file-skipped"), "{v}");
     assert!(diags
         .iter()
         .any(|d| d["code"] == "aspect-mismatch"
@@ -358,8 +364,9 @@ fn offload_arch_backend_device_and_response_files_in_compile_commands() {
     // What the driver refuses is an error with its text, not an analysis for other targets.
     let db = serde_json::json!([{ "directory": root, "file": "k.cpp", "command": "icpx -fsycl --offload-arch=dg1,pvcc -c k.cpp" }]);
     std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
-    let v = json_out(&["check", root, "--format", "json"], 1);
-    let d = &v["diagnostics"][0];
+    let v = json_out(&["check", root, "--format", "json"], 2);
+    assert_eq!(v["diagnostics"], serde_json::json!([]), "{v}");
+    let d = &v["problems"][0];
     assert_eq!(d["code"], "invalid-target");
     assert!(
         d["message"]
@@ -385,11 +392,13 @@ fn ocloc_device_names_in_compile_commands_bind_or_note() {
         write_database(dir.path(), &command);
         json_out(&["check", root, "--format", "json", "--no-cache"], code)
     };
+    // The findings, then the problems of the inputs (a note on the database).
     let codes = |v: &serde_json::Value| -> Vec<String> {
         v["diagnostics"]
             .as_array()
             .unwrap()
             .iter()
+            .chain(v["problems"].as_array().unwrap())
             .map(|d| d["code"].as_str().unwrap().to_string())
             .collect()
     };
@@ -405,7 +414,7 @@ fn ocloc_device_names_in_compile_commands_bind_or_note() {
     // A family name: the generic spir64_gen (which may have fp64) with a note, exit 0.
     let v = check("xe-hpg", 0);
     assert_eq!(codes(&v), ["unbound-device"], "{v}");
-    let d = &v["diagnostics"][0];
+    let d = &v["problems"][0];
     assert_eq!(d["severity"], "note");
     assert!(d["file"]
         .as_str()
@@ -415,17 +424,20 @@ fn ocloc_device_names_in_compile_commands_bind_or_note() {
     let at = db.find("xe-hpg").unwrap();
     assert_eq!(d["column"].as_u64().unwrap() as usize, at + 1, "{d}");
     assert!(d["message"].as_str().unwrap().contains("'xe-hpg'"));
-    // In text, on stdout with the findings, counted as a note.
+    // In text, on standard error with the other problems of the inputs, not counted among the
+    // findings of the summary.
     let out = bin()
         .args(["check", root, "--no-cache"])
         .assert()
         .code(0)
         .get_output()
-        .stdout
         .clone();
-    let out = String::from_utf8(out).unwrap();
-    assert!(out.contains("note[unbound-device]"), "{out}");
-    assert!(out.contains("1 note(s)"), "{out}");
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(stderr.contains("note[unbound-device]"), "{stderr}");
+    assert!(stdout.contains("0 note(s)"), "{stdout}");
     // --targets wins over the database: its notes do not apply.
     let v = json_out(
         &[
@@ -1247,10 +1259,12 @@ void host_branch(sycl::queue& q, float* b) {
     let found = |command: &str, code: i32| -> Vec<(u64, String, Vec<String>, String)> {
         write_database(dir.path(), command);
         let v = json_out(&["check", root, "--format", "json", "--no-cache"], code);
+        // Findings, then the problems that refused the run (an invalid target).
         v["diagnostics"]
             .as_array()
             .unwrap()
             .iter()
+            .chain(v["problems"].as_array().unwrap())
             .map(|d| {
                 let targets = d["targets"]
                     .as_array()
@@ -1327,7 +1341,7 @@ void host_branch(sycl::queue& q, float* b) {
         []
     );
     // What acpp refuses is an error with did-you-mean, not an analysis for other targets.
-    let f = found("acpp --acpp-targets=hip:gfx120 -c k.cpp", 1);
+    let f = found("acpp --acpp-targets=hip:gfx120 -c k.cpp", 2);
     assert_eq!(f[0].1, "invalid-target");
     assert!(f[0].3.contains("did you mean"), "{}", f[0].3);
     // The same file under DPC++: device_has is read.

@@ -64,7 +64,7 @@ fn code_scanning_workflow_check_step_writes_what_the_upload_reads() {
     let out = Command::new("bash")
         .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", run])
         .current_dir(checkout.path())
-        .env("PATH", path)
+        .env("PATH", &path)
         .env("XDG_CACHE_HOME", checkout.path().join(".cache"))
         .output()
         .unwrap();
@@ -115,4 +115,86 @@ fn code_scanning_workflow_check_step_writes_what_the_upload_reads() {
             "{uri} does not resolve inside the checkout"
         );
     }
+
+    // A wrong input (here a compile database entry without `directory`) fails the step instead
+    // of uploading an empty, green result; the SARIF still says why.
+    std::fs::write(
+        checkout.path().join("compile_commands.json"),
+        r#"[{"file": "src/main.cpp", "command": "icpx -fsycl -fsycl-targets=intel_gpu_dg1 -c src/main.cpp"}]"#,
+    )
+    .unwrap();
+    let command = field(check, "run").unwrap();
+    let out = Command::new("bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", command])
+        .current_dir(checkout.path())
+        .env("PATH", &path)
+        .env("XDG_CACHE_HOME", checkout.path().join(".cache"))
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "the check step passed on a broken input"
+    );
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(checkout.path().join(sarif_file)).unwrap()).unwrap();
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false, "{sarif:#}");
+    assert_eq!(
+        invocation["toolExecutionNotifications"][0]["descriptor"]["id"],
+        "invalid-compile-database"
+    );
+}
+
+/// The README's Make snippet, run by GNU Make with the built binary on PATH: the macros of the
+/// targets in CXXFLAGS, and an unset target variable a failed build, not the implicit spir64's.
+#[test]
+fn readme_make_snippet_fails_on_an_empty_target_list() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme
+        .find("```make\n")
+        .expect("the README has a make block")
+        + "```make\n".len();
+    let snippet = &readme[start..start + readme[start..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Makefile"),
+        format!("{snippet}\nall:\n\t@echo $(CXXFLAGS)\n"),
+    )
+    .unwrap();
+    let bin_dir = PathBuf::from(env!("CARGO_BIN_EXE_sycl-analyzer"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let make = |targets: &str| {
+        Command::new("make")
+            .args(["-s", &format!("SYCL_TARGETS={targets}")])
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .output()
+            .expect("GNU Make runs")
+    };
+    let out = make("intel_gpu_pvc");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("-D__SYCL_TARGET_INTEL_GPU_PVC__"),
+        "{stdout}"
+    );
+    let out = make("");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "an empty target list built: {stderr}"
+    );
+    assert!(stderr.contains("empty-targets"), "{stderr}");
 }

@@ -137,7 +137,7 @@ fn query_macros_from_a_command_line() {
             "flags",
         ])
         .assert()
-        .code(1)
+        .code(2)
         .stdout("")
         .stderr(predicate::str::contains(
             "--flags:1:1: error[invalid-target]: SYCL target is invalid: 'pvcc'; did you mean",
@@ -190,7 +190,7 @@ fn invalid_target_is_reported_compiler_style_with_its_column() {
     bin()
         .args(["query", "macros", "--targets", "spir64,intel_gpu_pvcc", "--format", "flags"])
         .assert()
-        .code(1)
+        .code(2)
         .stdout("")
         .stderr(predicate::str::contains(
             "--targets:1:8: error[invalid-target]: SYCL target is invalid: 'intel_gpu_pvcc'; did you mean",
@@ -249,22 +249,30 @@ fn user_config_adds_and_overrides_targets_from_any_position() {
     assert_eq!(table.as_array().unwrap().len(), 105);
 }
 
+/// A broken config is no answer from the embedded table in its place (the user meant their
+/// entry): the command stops with exit 2 and says why; `config check` reports it as findings.
 #[test]
-fn broken_config_keeps_the_default_table_and_exits_1() {
+fn broken_config_stops_the_command_with_exit_2() {
     let f = yaml_file(b"intel_gpu_pvc:\n  aspects: [fp16\n");
-    let out = bin()
+    bin()
         .args(["--config", f.path().to_str().unwrap(), "query", "traits"])
         .args(["--targets", "intel_gpu_pvc", "--aspect", "fp64"])
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains(
-            ":3:1: error[yaml-syntax]: invalid YAML",
-        ))
-        .get_output()
-        .stdout
-        .clone();
-    // The embedded pvc entry (with fp64) is still in force.
-    assert_eq!(json(&out)["all_devices_have"]["fp64"], true);
+        .code(2)
+        .stderr(
+            predicate::str::contains(":3:1: error[yaml-syntax]: invalid YAML").and(
+                predicate::str::contains("have errors: nothing was answered"),
+            ),
+        )
+        .stdout("");
+    bin()
+        .args(["--config", f.path().to_str().unwrap(), "targets"])
+        .assert()
+        .code(2);
+    bin()
+        .args(["config", "check", f.path().to_str().unwrap()])
+        .assert()
+        .code(1);
 }
 
 /// Each broken input with the exact position of its diagnostic.
@@ -352,7 +360,7 @@ fn unknown_aspect_filter_is_reported() {
     bin()
         .args(["query", "traits", "--aspect", "fp16", "--aspect", "atomic46"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains(
             "--aspect:1:6: error[unknown-aspect]: unknown aspect 'atomic46'; did you mean 'atomic64'?",
         ));
@@ -567,7 +575,7 @@ fn bad_adaptivecpp_targets_are_refused() {
             &format!("acpp --acpp-targets={spec} -c a.cpp"),
         ])
         .assert()
-        .code(1)
+        .code(2)
         .stdout("")
         .stderr(predicate::str::contains(wanted));
     };

@@ -267,12 +267,26 @@ fn socket_is_private_and_single_and_survives_a_kill() {
         .permissions()
         .mode();
     assert_eq!(dir_mode & 0o777, 0o700);
-    let second = Command::new(bin())
-        .args(["daemon", "--socket", socket.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert_eq!(second.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&second.stderr).contains("another daemon is already serving"));
+    // A second daemon is refused without claiming the socket; with `--exit-with-stdin` (and
+    // its stdin closed at once) it must not remove the first one's socket either.
+    for extra in [&[][..], &["--exit-with-stdin"][..]] {
+        let second = Command::new(bin())
+            .args(["daemon", "--socket", socket.to_str().unwrap()])
+            .args(extra)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&second.stderr);
+        assert_eq!(second.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(
+            stderr.contains("another daemon is already serving"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("listening"), "{stderr}");
+        assert!(socket.exists(), "{extra:?}");
+        let mut c = Conn::open(&socket);
+        assert!(c.call(1, "sycl/listAspects", json!({}))["result"].is_array());
+    }
     // SIGKILL leaves the socket file behind; a new daemon replaces it.
     d.child.kill().unwrap();
     d.child.wait().unwrap();
@@ -371,8 +385,7 @@ fn query_connect_uses_the_daemon() {
             "intel_gpu_dg1",
             "--format",
             "cmake",
-            "--connect",
-            d.socket.to_str().unwrap(),
+            &format!("--connect={}", d.socket.display()),
         ])
         .output()
         .unwrap();
@@ -387,14 +400,13 @@ fn query_connect_uses_the_daemon() {
             "query",
             "target",
             "intel_gpu_bad",
-            "--connect",
-            d.socket.to_str().unwrap(),
+            &format!("--connect={}", d.socket.display()),
         ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let out = Command::new(bin())
-        .args(["query", "macros", "--connect", "/nonexistent/d.sock"])
+        .args(["query", "macros", "--connect=/nonexistent/d.sock"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -83,6 +83,7 @@ fn check_connect_prints_what_check_prints() {
     let proj = project();
     let d = daemon(proj.path());
     let socket = d.socket.to_str().unwrap();
+    let connect = format!("--connect={socket}");
     let cases: &[&[&str]] = &[
         &[
             "--targets",
@@ -109,10 +110,7 @@ fn check_connect_prints_what_check_prints() {
     ];
     for args in cases {
         let local = run_in(proj.path(), &[&["check", "--no-cache"], *args].concat());
-        let remote = run_in(
-            proj.path(),
-            &[&["check", "--connect", socket], *args].concat(),
-        );
+        let remote = run_in(proj.path(), &[&["check", connect.as_str()], *args].concat());
         let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
         assert_eq!(text(&remote), text(&local), "check {args:?}");
         assert_eq!(remote.status.code(), local.status.code(), "check {args:?}");
@@ -123,6 +121,18 @@ fn check_connect_prints_what_check_prints() {
         );
         assert_eq!(local.status.code(), Some(1), "{args:?}");
     }
+    // From a subdirectory, files and kernels are named from the project's root by both.
+    let args = ["device_lib.cpp", "--targets", "intel_gpu_dg1"];
+    let src = proj.path().join("src");
+    let local = run_in(&src, &[&["check", "--no-cache"], &args[..]].concat());
+    let remote = run_in(&src, &[&["check", connect.as_str()], &args[..]].concat());
+    let text = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(text(&remote), text(&local));
+    assert!(
+        text(&local).contains("┌─ src/device_lib.cpp:5:61"),
+        "{}",
+        text(&local)
+    );
     // The daemon follows the disk: a fix is answered at once, exit 0 as `check` gives.
     let blend = proj.path().join("src/blend.hpp");
     let fixed = std::fs::read_to_string(&blend)
@@ -133,8 +143,7 @@ fn check_connect_prints_what_check_prints() {
         proj.path(),
         &[
             "check",
-            "--connect",
-            socket,
+            connect.as_str(),
             "src/device_lib.cpp",
             "--targets",
             "intel_gpu_dg1",
@@ -152,8 +161,7 @@ fn check_connect_prints_what_check_prints() {
         proj.path(),
         &[
             "check",
-            "--connect",
-            socket,
+            connect.as_str(),
             "src",
             "--targets",
             "intel_gpu_dg1",
@@ -161,19 +169,18 @@ fn check_connect_prints_what_check_prints() {
     );
     assert_eq!(remote.status.code(), Some(1), "{remote:?}");
 
-    // Refusals as `check` refuses: a bad target (1, located in the option), options the
-    // daemon cannot honour, no daemon (2).
+    // Refusals as `check` refuses, all exit 2: a bad target (located in the option), options
+    // the daemon cannot honour, no daemon.
     let bad = run_in(
         proj.path(),
         &[
             "check",
-            "--connect",
-            socket,
+            connect.as_str(),
             "--targets",
             "intel_gpu_dg1,intel_gpu_bad",
         ],
     );
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(
         err.contains(
@@ -183,10 +190,10 @@ fn check_connect_prints_what_check_prints() {
     );
     let include = run_in(
         proj.path(),
-        &["check", "--connect", socket, "--include-dir", "src"],
+        &["check", connect.as_str(), "--include-dir", "src"],
     );
     assert_eq!(include.status.code(), Some(2));
-    let none = run_in(proj.path(), &["check", "--connect", "/nonexistent/d.sock"]);
+    let none = run_in(proj.path(), &["check", "--connect=/nonexistent/d.sock"]);
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("cannot connect to the daemon"));
 }

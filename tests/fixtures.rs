@@ -201,6 +201,7 @@ fn analysed_alone(
             },
             units_elsewhere: false,
             implementation: Default::default(),
+            names_from: None,
         },
     );
     report

@@ -37,6 +37,7 @@ fn cpp_extract_regressions() {
             image: Default::default(),
             units_elsewhere: false,
             implementation: Default::default(),
+            names_from: None,
         };
         let files = vec![SourceFile {
             path: Arc::from("/fuzz/a.cpp"),

@@ -93,6 +93,7 @@ fn incremental_updates_equal_full_analysis() {
             image: Default::default(),
             units_elsewhere: false,
             implementation: Default::default(),
+            names_from: None,
         };
         match analysis.update(files.clone()) {
             Update::Bodies { derived: false, .. } => bodies += 1,
@@ -185,6 +186,7 @@ fn body_edits_retype_instances_and_auto_callers_elsewhere() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     let mut analysis = Engine::new(files.clone());
     assert!(analysis.report(&settings).diagnostics.is_empty());
@@ -327,6 +329,7 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
             image: Default::default(),
             units_elsewhere: false,
             implementation: Default::default(),
+            names_from: None,
         };
         analysis.update(files.clone());
         let got = analysis.report(&settings);
@@ -346,6 +349,7 @@ fn findings_for_several_targets_are_those_of_each_target_alone() {
                     image: Default::default(),
                     units_elsewhere: false,
                     implementation: Default::default(),
+                    names_from: None,
                 },
             );
             alone.extend(per_target(&r, &[t]));
@@ -377,6 +381,7 @@ fn each_translation_unit_sees_its_own_meaning_of_a_header() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     // Per unit: its `#define`d macros and its `-D` ones.
     type Units = Vec<(Vec<&'static str>, Vec<&'static str>)>;

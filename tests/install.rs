@@ -176,3 +176,42 @@ fn man_into_an_unwritable_place_is_a_usage_error() {
         .code(2)
         .stderr(predicates::str::contains("cannot write man pages"));
 }
+
+/// Where users install from: Cargo.toml's `repository` is the URL the README's install and
+/// pre-commit snippets and the code-scanning workflow use, and the LICENSE file holds the
+/// license Cargo.toml declares.
+#[test]
+fn the_repository_and_license_agree_everywhere() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &str| std::fs::read_to_string(root.join(p)).unwrap();
+    let url = env!("CARGO_PKG_REPOSITORY");
+    assert!(url.starts_with("https://"), "{url:?}");
+    let readme = read("README.md");
+    let workflow = read("examples/ci/github-code-scanning.yml");
+    for (file, text, line) in [
+        (
+            "README.md",
+            &readme,
+            format!("cargo install --locked --git {url} "),
+        ),
+        ("README.md", &readme, format!("  - repo: {url}\n")),
+        (
+            "examples/ci/github-code-scanning.yml",
+            &workflow,
+            format!("cargo install --locked --git {url} "),
+        ),
+    ] {
+        assert!(text.contains(&line), "{file} lacks {line:?}");
+    }
+    assert!(
+        !readme.contains("repository's URL"),
+        "a placeholder is left"
+    );
+
+    assert_eq!(env!("CARGO_PKG_LICENSE"), "Apache-2.0");
+    let license = read("LICENSE");
+    assert!(
+        license.contains("Apache License\n                           Version 2.0, January 2004")
+    );
+    assert!(license.contains("END OF TERMS AND CONDITIONS"));
+}

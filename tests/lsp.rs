@@ -1393,7 +1393,7 @@ fn lsp_connect_makes_editors_share_the_daemons_analysis() {
     let uri = format!("file://{}", kernel.display());
     let editors: Vec<Client> = (0..2)
         .map(|_| {
-            let mut c = Client::start_with(&["--connect", socket.to_str().unwrap()]);
+            let mut c = Client::start_with(&[&format!("--connect={}", socket.display())]);
             c.request(
                 "initialize",
                 json!({ "processId": null, "rootUri": format!("file://{}", root.display()),
@@ -1426,4 +1426,119 @@ fn lsp_connect_makes_editors_share_the_daemons_analysis() {
     }
     let _ = daemon.kill();
     let _ = daemon.wait();
+}
+
+/// A copy of `examples/vector-math`, whose `main.cpp` has findings whose chains pass through
+/// its other files: the directory and `main.cpp`'s URI.
+fn vector_math() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("vector-math");
+    common::copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/vector-math"),
+        &root,
+    );
+    let uri = format!("file://{}/src/main.cpp", root.display());
+    (dir, root, uri)
+}
+
+/// Messages name kernels by their place relative to the workspace folder, as `check` does
+/// there (`lambda at src/main.cpp:17:37`), not by an absolute path that an editor's problem
+/// list cuts off; so do the answers served from the editor's state.
+#[test]
+fn kernels_are_named_relative_to_the_workspace_folder() {
+    let (_dir, root, uri) = vector_math();
+    let mut c = started(&root, "intel_gpu_dg1");
+    let d = c.diagnostics_for(&uri, |p| p["diagnostics"].as_array().unwrap().len() >= 2);
+    let all = d["diagnostics"].to_string();
+    assert!(
+        all.contains("function 'lambda at src/main.cpp:17:37' uses aspect 'fp64'"),
+        "{all}"
+    );
+    assert!(
+        all.contains("kernel 'lambda at src/main.cpp:17:37' uses aspect 'fp64'"),
+        "{all}"
+    );
+    let absolute = root.display().to_string();
+    for d in d["diagnostics"].as_array().unwrap() {
+        let related = d["relatedInformation"].as_array().unwrap();
+        for message in std::iter::once(d).chain(related).map(|m| &m["message"]) {
+            assert!(!message.as_str().unwrap().contains(&absolute), "{message}");
+        }
+    }
+    // Locations stay absolute URIs.
+    assert!(
+        all.contains(&format!("file://{absolute}/src/blend.hpp")),
+        "{all}"
+    );
+    let m = c.request("sycl/kernelMatrix", json!({}));
+    let names: Vec<&str> = m["result"]["kernels"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{m}"))
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"lambda at src/main.cpp:17:37"), "{m}");
+    shutdown(c);
+}
+
+/// A document opened while the workspace is being indexed gets its findings once, whole:
+/// it used to get those an analysis of the document alone finds (the sub-group size, made in
+/// the file), then the chains through the other files a moment later.
+#[test]
+fn the_first_publish_of_a_document_is_its_whole_set() {
+    let (_dir, root, uri) = vector_math();
+    // Files enough that indexing is still under way when the document is analysed.
+    for i in 0..300 {
+        std::fs::write(
+            root.join(format!("src/filler{i}.cpp")),
+            format!("float filler{i}(float x) {{ return x * {i}.5f + 1.0f; }}\n"),
+        )
+        .unwrap();
+    }
+    let text = std::fs::read_to_string(root.join("src/main.cpp")).unwrap();
+    let mut c = Client::start();
+    c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": format!("file://{}", root.display()),
+                "capabilities": {}, "initializationOptions": { "targets": "intel_gpu_dg1,intel_gpu_pvc" } }),
+    );
+    c.notify("initialized", json!({}));
+    c.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": uri, "languageId": "cpp", "version": 1, "text": text } }),
+    );
+    let codes = |p: &Value| -> Vec<String> {
+        let mut codes: Vec<String> = p["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect();
+        codes.sort();
+        codes
+    };
+    let first = codes(&c.diagnostics_for(&uri, |_| true));
+    assert_eq!(
+        first,
+        [
+            "aspect-mismatch",
+            "target-unsupported-aspect",
+            "target-unsupported-sub-group-size"
+        ]
+    );
+    // Nothing else is sent for it until it changes.
+    let r = c.request(
+        "textDocument/codeLens",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+    assert!(r["result"].is_array(), "{r}");
+    let later = c
+        .seen()
+        .iter()
+        .filter(|m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri.as_str()
+        })
+        .count();
+    assert_eq!(later, 1, "{:?}", c.seen());
+    shutdown(c);
 }

@@ -41,6 +41,7 @@ fn each_settings(table: &DeviceTable, check: impl Fn(&Settings)) {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     });
     let targets = devices::parse_target_list("intel_gpu_dg1,nvidia_gpu_sm_80", table).targets;
     check(&Settings {
@@ -49,6 +50,7 @@ fn each_settings(table: &DeviceTable, check: impl Fn(&Settings)) {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     });
 }
 
@@ -191,6 +193,7 @@ fn functions_by_parts_are_counted_per_compile() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     let whole = analyze(&loaded.files, &settings);
     assert_eq!(whole.stats.device_compiles, 2, "{:?}", whole.stats);

@@ -720,7 +720,7 @@ fn names_from_a_newer_tree_keep_driver_names_the_older_table_lacks() {
     let names_from = ["--names-from", newer.to_str().unwrap()];
     let args: Vec<String> = [
         "--source",
-        "device_table=KornevNikita/llvm@fabc8bf0a5902556f20a44644ae1a96d26abca15",
+        "device_table=intel/llvm@250ca20b58e27e44c9a8f77a2f45f12398c3768e",
     ]
     .iter()
     .chain(&names_from)
@@ -752,7 +752,7 @@ fn names_from_a_newer_tree_keep_driver_names_the_older_table_lacks() {
     );
     assert_eq!(names.replace(new_head, old_head), committed);
     let sources = std::fs::read_to_string(f.out.join("sources.yaml")).unwrap();
-    assert!(sources.contains("device_table:   # default-device-config.yaml\n  repo: KornevNikita/llvm\n  commit: fabc8bf0a5902556f20a44644ae1a96d26abca15\n"));
+    assert!(sources.contains("device_table:   # default-device-config.yaml\n  repo: intel/llvm\n  commit: 250ca20b58e27e44c9a8f77a2f45f12398c3768e\n"));
     for data in ["aspects:", "aspects_deprecated:", "target_names:"] {
         let at = sources.find(&format!("\n{data}")).unwrap();
         assert!(

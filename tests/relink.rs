@@ -41,6 +41,7 @@ fn a_new_function_relinks_a_few_nodes() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     let mut analysis = Engine::new(files.clone());
     let total = analysis.report(&settings).stats.functions;
@@ -92,6 +93,7 @@ fn a_relink_retypes_what_read_a_changed_body() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
@@ -132,6 +134,7 @@ fn a_definition_added_elsewhere_joins_the_declaration_called() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     let mut analysis = Engine::new(files.clone());
     assert!(fp64(&analysis.report(&settings)).is_empty());
@@ -177,6 +180,7 @@ fn a_line_above_a_tagged_alias_relinks() {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     let mut analysis = Engine::new(files.clone());
     let fp16 = |r: &Report| {

@@ -1,7 +1,7 @@
 //! The HTML report in a real browser: headless Chromium (Debian's `chromium`, which `.ci/run`
 //! installs) loads the page from a file, runs its script, and the test reads the DOM it leaves:
 //! the table's cells, the summary, a filter set through the address (`#filter=...`), and no
-//! console error. A screenshot is kept under `target/artifacts/` for CI.
+//! console error. A screenshot is kept under `artifacts/` of cargo's target directory for CI.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,8 +42,15 @@ fn browse(profile: &Path, url: &str, extra: &[&str]) -> (String, String) {
     )
 }
 
+/// `artifacts/` in cargo's real target directory (the one this test was built in: where
+/// `CARGO_TARGET_DIR` or the config puts it, `target/` of the checkout by default), never the
+/// source tree's `target/` when the build is elsewhere.
 fn artifacts() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/artifacts");
+    // The binary is <target dir>/<profile>/sycl-analyzer (<target dir>/<triple>/<profile>/ with
+    // --target, which keeps its artifacts beside that build).
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_sycl-analyzer"));
+    let target = bin.parent().and_then(Path::parent).unwrap();
+    let dir = target.join("artifacts");
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }

@@ -179,7 +179,7 @@ fn names_select_rows_and_a_bad_name_is_an_error() {
     let out = bin()
         .args(["targets", "intel_gpu_bdw", "intel_gpu_bad"])
         .assert()
-        .code(1)
+        .code(2)
         .get_output()
         .clone();
     assert!(out.stdout.is_empty());

@@ -92,18 +92,29 @@ pub(super) fn chain_steps_in(
         file: graph.path(found.file).clone(),
         range: at.range,
         pos: at.pos,
-        message: match graph.macro_at(found.file, at.range) {
-            Some(m) if m.starts_with("#include") => {
-                format!("uses '{}' here, in the text of {m}", found.what)
-            }
-            Some(m) => format!(
-                "uses '{}' here, in the expansion of macro '{m}'",
-                found.what
-            ),
-            None => format!("uses '{}' here", found.what),
-        },
+        message: use_message(
+            &found.what,
+            found.why.as_deref(),
+            graph.macro_at(found.file, at.range),
+        ),
     });
     steps
+}
+
+/// "uses 'Params' here": where the use stands when a macro or an included text made it, and
+/// why a value of its type uses the aspect when the type's name does not say.
+fn use_message(what: &str, why: Option<&str>, made_by: Option<&str>) -> String {
+    let mut msg = format!("uses '{what}' here");
+    match made_by {
+        Some(m) if m.starts_with("#include") => msg.push_str(&format!(", in the text of {m}")),
+        Some(m) => msg.push_str(&format!(", in the expansion of macro '{m}'")),
+        None => {}
+    }
+    if let Some(why) = why {
+        msg.push_str(": ");
+        msg.push_str(why);
+    }
+    msg
 }
 
 /// `rule`: the release's unoptimised rule (`ImageRule::declared`), as DPC++ checks
@@ -274,9 +285,36 @@ fn acpp_unsupported_message(kind: &str, name: &str, aspect: &str, lacking: &[&st
     format!(
         "{kind} '{name}' uses aspect '{aspect}', which no device of target {} has: AdaptiveCpp \
          compiles it for that device all the same (it leaves no kernel out by aspect), and \
-         running it there is not supported",
-        targets.join(", ")
+         running it there is not supported{}",
+        targets.join(", "),
+        placeholder_note(lacking)
     )
+}
+
+/// Why a target lacks every aspect when DPC++'s default table has only an empty placeholder
+/// for it: the finding follows from the table, not from the devices, and a user entry fixes
+/// it. Empty when no target of `lacking` is one.
+pub(super) fn placeholder_note(lacking: &[impl AsRef<str>]) -> String {
+    let empty: Vec<String> = lacking
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|t| crate::devices::DeviceTable::is_placeholder(t))
+        .map(|t| format!("'{t}'"))
+        .collect();
+    match empty.as_slice() {
+        [] => String::new(),
+        [one] => format!(
+            "; DPC++'s default device table has only an empty placeholder for {one} (no aspect \
+             at all), not what its devices have: a --config entry that lists their aspects \
+             fixes this"
+        ),
+        many => format!(
+            "; DPC++'s default device table has only empty placeholders for {} (no aspect at \
+             all), not what their devices have: --config entries that list their aspects fix \
+             this",
+            many.join(", ")
+        ),
+    }
 }
 
 /// The message of a `target-unsupported-aspect` finding; `kind` is `kernel` or
@@ -334,6 +372,7 @@ pub(super) fn target_unsupported_message(
             quote(&unfiltered)
         ));
     }
+    msg.push_str(&placeholder_note(&all));
     msg
 }
 

@@ -306,6 +306,7 @@ impl Engine {
                 image: settings.image,
                 units_elsewhere: settings.units_elsewhere,
                 implementation: settings.implementation,
+                names_from: settings.names_from,
             };
             let mut report = c.analysis.report_for(&s, &summarize);
             if let Some(u) = units {
@@ -484,6 +485,7 @@ impl Engine {
                     image: settings.image,
                     units_elsewhere: settings.units_elsewhere,
                     implementation: settings.implementation,
+                    names_from: settings.names_from,
                 };
                 let wanted = |f: &str| wanted(f) && units.is_none_or(|u| u.compiles(c.group, f));
                 (names, c.analysis.matrix_rows(&s, &wanted))

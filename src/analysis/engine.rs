@@ -62,6 +62,7 @@ fn settings_key(settings: &Settings) -> u64 {
     settings.image.hash(&mut h);
     settings.units_elsewhere.hash(&mut h);
     settings.implementation.hash(&mut h);
+    settings.names_from.hash(&mut h);
     h.finish()
 }
 
@@ -306,14 +307,16 @@ impl OneCompile {
         settings: &Settings,
         wanted: &dyn Fn(&str) -> bool,
     ) -> Vec<matrix::Row> {
-        let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived);
+        let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived)
+            .naming_from(settings.names_from);
         matrix::rows(&graph, settings, wanted)
     }
 
     /// Runs the checks on the current state, with summaries of the kernels and decorated
     /// functions of the files `summarize` accepts.
     pub fn report_for(&mut self, settings: &Settings, summarize: &dyn Fn(&str) -> bool) -> Report {
-        let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived);
+        let graph = Graph::new(&self.files, &self.skeleton, &self.bodies, &self.derived)
+            .naming_from(settings.names_from);
         let mut diagnostics: Vec<Diagnostic> =
             self.unknown_aspects.iter().flatten().cloned().collect();
         let key = settings_key(settings);

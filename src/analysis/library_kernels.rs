@@ -88,8 +88,9 @@ pub(super) fn library_kernel_message(
     format!(
         "{library} routine '{routine}' on '{element}' data runs a precompiled library kernel that \
          uses aspect '{aspect}', which no device of target {} has: the call throws on such a \
-         device (the device compile does not see library kernels)",
-        targets.join(", ")
+         device (the device compile does not see library kernels){}",
+        targets.join(", "),
+        super::checks::placeholder_note(lacking)
     )
 }
 

@@ -21,6 +21,10 @@ pub struct Settings<'a> {
     pub units_elsewhere: bool,
     /// Whose rules the checks follow (AdaptiveCpp reads no `device_has`).
     pub implementation: crate::devices::Implementation,
+    /// The directory the names of lambdas (`lambda at FILE:L:C`) name their files from, when
+    /// the files are named otherwise (the language server's absolute paths): the project
+    /// root, so a message reads as `check`'s. `None`: as the files are named.
+    pub names_from: Option<&'a std::path::Path>,
 }
 
 impl Settings<'_> {

@@ -75,6 +75,9 @@ pub fn run(
         .arg(&socket)
         .arg("--root")
         .arg(&root)
+        // Its index in the bench's own directory: every run starts cold, and a generated
+        // workspace leaves nothing in the user's cache.
+        .env("XDG_CACHE_HOME", dir.join("cache"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         // The daemon's log, when one is asked for (to see where a request's time goes).

@@ -54,23 +54,24 @@ pub fn run(total: usize) -> Result<Value, String> {
             root.display()
         ));
     }
-    let dir = std::env::temp_dir().join(format!("sycl-analyzer-load-{}", std::process::id()));
-    let socket = dir.join("d.sock");
+    let dir = super::Scratch::new("sycl-analyzer-load")?;
+    let socket = dir.path().join("d.sock");
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut daemon = Command::new(exe)
-        .args(["daemon", "--socket"])
-        .arg(&socket)
-        .arg("--root")
-        .arg(&root)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let pid = daemon.id();
+    let daemon = super::Reaped(
+        Command::new(exe)
+            .args(["daemon", "--socket"])
+            .arg(&socket)
+            .arg("--root")
+            .arg(&root)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| e.to_string())?,
+    );
+    let pid = daemon.0.id();
     let start = Instant::now();
     while UnixStream::connect(&socket).is_err() {
         if start.elapsed() > Duration::from_secs(10) {
-            let _ = daemon.kill();
             return Err("the daemon did not start".into());
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -137,9 +138,7 @@ pub fn run(total: usize) -> Result<Value, String> {
         (errors, sampler.join().unwrap_or_default())
     });
     let wall = t.elapsed();
-    let _ = daemon.kill();
-    let _ = daemon.wait();
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(daemon);
     // Memory after the first tenth (allocator and caches warmed up) against the end.
     let warm = samples
         .iter()

@@ -51,14 +51,51 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// A directory in the temp dir for what a bench run writes (a generated workspace, the index,
+/// sockets, the servers' caches), removed when dropped: also when the run fails midway.
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    /// `<temp dir>/<name>-<pid>`, empty.
+    pub fn new(name: &str) -> Result<Scratch, String> {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+        Ok(Scratch(dir))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A server the bench started, killed and reaped when dropped: one left running after a failed
+/// run would go on writing into the scratch directory.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 pub fn run(args: &BenchArgs) -> Result<Value, String> {
+    let scratch = Scratch::new("sycl-analyzer-bench")?;
     let root = match (&args.dir, args.synthetic) {
         (Some(d), _) => d.clone(),
         (None, lines) => {
             let lines = lines.unwrap_or(10_000);
-            let dir =
-                std::env::temp_dir().join(format!("sycl-analyzer-bench-{lines}-{}", args.seed));
-            let _ = std::fs::remove_dir_all(&dir);
+            let dir = scratch
+                .path()
+                .join(format!("synthetic-{lines}-{}", args.seed));
             synth::generate(&dir, lines, args.seed).map_err(|e| e.to_string())?;
             dir
         }
@@ -109,8 +146,7 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     let mut loaded = load(&cache::Index::default());
     let loading = t.elapsed();
     // As `check` does before the analysis, which lets go of the packed facts (not timed).
-    let index_file =
-        std::env::temp_dir().join(format!("sycl-analyzer-bench-{}.idx", std::process::id()));
+    let index_file = scratch.path().join("index.idx");
     loaded.save_index(&index_file).map_err(|e| e.to_string())?;
     let t = Instant::now();
     let report = analyse(&mut loaded);
@@ -142,21 +178,20 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
     drop(index);
     let analysed = analyse(&mut loaded);
     let warm_analysed = t.elapsed();
-    let _ = std::fs::remove_file(&index_file);
-    let _ = std::fs::remove_file(&report_file);
     let (_, rss_kib) = rusage();
     if warm_report.diagnostics != report.diagnostics || analysed.diagnostics != report.diagnostics {
         return Err("warm and cold runs disagree".into());
     }
 
     let targets = target_scaling(&paths)?;
-    let (q1, q16) = query_latency(args.queries)?;
+    let (q1, q16) = query_latency(args.queries, scratch.path())?;
     let edits = edit_latency(
         &root,
         &paths,
         args.edits,
         args.edit_file.as_deref(),
         args.seed,
+        &scratch.path().join("cache"),
     )?;
 
     Ok(json!({
@@ -183,13 +218,14 @@ pub fn run(args: &BenchArgs) -> Result<Value, String> {
 
 /// Starts a daemon on a private socket in this process and measures `sycl/aspectTraits`
 /// round trips: one client, then 16 at once.
-fn query_latency(queries: usize) -> Result<(Value, Value), String> {
-    let dir = std::env::temp_dir().join(format!("sycl-analyzer-bench-sock-{}", std::process::id()));
-    let socket = dir.join("d.sock");
+fn query_latency(queries: usize, scratch: &Path) -> Result<(Value, Value), String> {
+    let socket = scratch.join("sock/d.sock");
     let (snapshot, _) = crate::server::Snapshot::load(vec![PathBuf::from(".")], Vec::new());
+    let listener = crate::server::daemon::bind(&socket)?;
     let s2 = socket.clone();
-    let server =
-        std::thread::spawn(move || crate::server::daemon::run(&s2, snapshot, Default::default()));
+    let server = std::thread::spawn(move || {
+        crate::server::daemon::run(listener, &s2, snapshot, Default::default())
+    });
     let start = Instant::now();
     while UnixStream::connect(&socket).is_err() {
         if start.elapsed() > Duration::from_secs(10) {
@@ -233,7 +269,6 @@ fn query_latency(queries: usize) -> Result<(Value, Value), String> {
     let _ = s.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"shutdown\"}\n");
     let _ = s.read(&mut [0u8; 64]);
     let _ = server.join();
-    let _ = std::fs::remove_dir_all(&dir);
     let summary = |lat: &[Duration], wall: Option<Duration>| {
         let total: Duration = lat.iter().sum();
         let qps = lat.len() as f64 / wall.unwrap_or(total).as_secs_f64().max(1e-9);
@@ -304,6 +339,7 @@ fn edit_latency(
     edits: usize,
     only: Option<&str>,
     seed: u64,
+    cache: &Path,
 ) -> Result<Value, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     // A profiler around the server (`heaptrack`, `perf record -g --`): to see where its memory
@@ -321,25 +357,24 @@ fn edit_latency(
         }
         None => Command::new(exe),
     };
-    let mut child = command
-        .arg("lsp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        // The server's log, when one is asked for (to see where an edit's time goes).
-        .stderr(if std::env::var_os(crate::logging::ENV).is_some() {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
-        })
-        .env(
-            "XDG_CACHE_HOME",
-            std::env::temp_dir().join("sycl-analyzer-bench-cache"),
-        )
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let pid = child.id();
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut child = Reaped(
+        command
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            // The server's log, when one is asked for (to see where an edit's time goes).
+            .stderr(if std::env::var_os(crate::logging::ENV).is_some() {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            })
+            .env("XDG_CACHE_HOME", cache)
+            .spawn()
+            .map_err(|e| e.to_string())?,
+    );
+    let pid = child.0.id();
+    let mut stdin = child.0.stdin.take().ok_or("no stdin")?;
+    let mut stdout = BufReader::new(child.0.stdout.take().ok_or("no stdout")?);
     let (tx, rx) = mpsc::channel::<Value>();
     std::thread::spawn(move || loop {
         let mut len = 0usize;
@@ -544,7 +579,7 @@ fn edit_latency(
         &mut stdin,
         &json!({ "jsonrpc": "2.0", "method": "exit", "params": null }),
     )?;
-    let _ = child.wait();
+    let _ = child.0.wait();
     lat.sort();
     Ok(
         json!({ "edits": lat.len(), "p50_ms": ms(percentile(&lat, 0.5)), "p99_ms": ms(percentile(&lat, 0.99)), "server_peak_rss_mib": rss, "server_rss_mib": rss_now, "server_idle_rss_mib": rss_idle, "slowest": slowest,

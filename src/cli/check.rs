@@ -7,7 +7,7 @@ use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use serde_json::{json, Value};
 
 use super::output::{self, Reporter};
-use super::{EXIT_INVALID, EXIT_OK};
+use super::{EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use crate::analysis::Report;
 use crate::devices::{DeviceTable, ResolvedTarget};
 use crate::diagnostics::{Code, Diagnostic, Severity};
@@ -66,17 +66,41 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// Why a run gives no answer (exit 2): the problems that stop it, located in the inputs that
+/// hold them where they have a place (a `--targets` value, a database entry, a device-config
+/// line). Empty when the problems already collected say why.
+pub(crate) struct Refusal(pub Vec<Diagnostic>);
+
+impl From<String> for Refusal {
+    fn from(message: String) -> Refusal {
+        Refusal(vec![unlocated(Code::RunFailed, message)])
+    }
+}
+
+/// A problem with no place in an input (an unreadable path, a run with nothing to analyse).
+pub(crate) fn unlocated(code: Code, message: String) -> Diagnostic {
+    Diagnostic::new(
+        std::sync::Arc::from(""),
+        crate::text::TextRange::new(0, 0),
+        crate::text::LineCol::default(),
+        Severity::Error,
+        code,
+        message,
+    )
+}
+
 /// Reads the workspace `args` name through the project model (targets, device configs and
-/// flags from `compile_commands.json`); `Err(status)` when the targets are refused (already
-/// reported). `configs_given`: `--config` was used (and is in `table`), so the device-config
-/// files of `compile_commands.json` do not apply. `pack`: the facts are loaded packed.
+/// flags from `compile_commands.json`). `configs_given`: `--config` was used (and is in
+/// `table`), so the device-config files of `compile_commands.json` do not apply; their
+/// diagnostics go into `problems`. `pack`: the facts are loaded packed.
 pub(crate) fn load(
     args: &CheckArgs,
     configs_given: bool,
     pack: bool,
     table: &DeviceTable,
+    problems: &mut Vec<Diagnostic>,
     reporter: &mut Reporter,
-) -> Result<Result<project::Workspace, i32>, String> {
+) -> Result<project::Workspace, Refusal> {
     let roots = match named_files(args) {
         Some((root, _)) => vec![root],
         None => args.paths.clone(),
@@ -88,15 +112,27 @@ pub(crate) fn load(
         device_configs: Vec::new(),
         include_dirs: args.include_dirs.clone(),
     })?;
+    let unreadable = project.database_problems();
+    if !unreadable.is_empty() {
+        if let Some(db) = &project.flags.database {
+            if let Ok(text) = std::fs::read_to_string(db) {
+                reporter.add_source(&db.display().to_string(), &text);
+            }
+        }
+        return Err(Refusal(unreadable));
+    }
     let mut table = table.clone();
     if !configs_given && !project.config_paths.is_empty() {
         let mut configs = Vec::new();
         for p in &project.config_paths {
             configs.push(super::load_config(p, reporter)?);
         }
-        let diagnostics: Vec<Diagnostic> =
-            configs.iter().flat_map(|c| c.diagnostics.clone()).collect();
-        reporter.report(&diagnostics);
+        problems.extend(configs.iter().flat_map(|c| c.diagnostics.clone()));
+        if configs.iter().any(|c| c.has_errors()) {
+            // DPC++ stops at a device-config file it cannot read whole; an answer from the
+            // embedded table instead would be for devices nobody configured.
+            return Err(Refusal(Vec::new()));
+        }
         table = DeviceTable::with_overlays(&configs);
     }
     let targets = match project.targets(&table) {
@@ -110,18 +146,20 @@ pub(crate) fn load(
                 .database
                 .as_ref()
                 .map_or("compile_commands.json".into(), |d| d.display().to_string());
-            let diagnostics = super::driver_error_diagnostics(&source, &errors, reporter);
-            refuse(args.format, &diagnostics, reporter);
-            return Ok(Err(EXIT_INVALID));
+            return Err(Refusal(super::driver_error_diagnostics(
+                &source, &errors, reporter,
+            )));
         }
         Err(TargetProblem::Invalid { list, parsed }) => {
-            let diagnostics = invalid_targets(&project, &list, &parsed, reporter);
-            refuse(args.format, &diagnostics, reporter);
-            return Ok(Err(EXIT_INVALID));
+            return Err(Refusal(invalid_targets(&project, &list, &parsed, reporter)));
+        }
+        Err(TargetProblem::Empty) => {
+            let list = project.target_list.clone().unwrap_or_default();
+            return Err(Refusal(vec![super::empty_targets(&list, reporter)]));
         }
     };
     let env = project.compile_env(targets.as_deref(), &table);
-    let notes = project.driver_notes();
+    problems.extend(project.driver_notes());
     let mut image = project.image_rule();
     if let Some(release) = args.dpcpp {
         image.typed_pointers = release.typed_pointers();
@@ -152,24 +190,56 @@ pub(crate) fn load(
     if let Some(Some(b)) = bar.get() {
         b.finish_and_clear();
     }
-    let mut ws = ws;
-    ws.loaded.notices.extend(notes);
-    Ok(Ok(ws))
+    // A CI job given a wrong path would otherwise pass on nothing checked; a file skipped
+    // (binary, unreadable) is named by its note.
+    if ws.loaded.files.is_empty() && args.facts.is_empty() && args.shard.is_none() {
+        problems.extend(ws.loaded.notices.iter().cloned());
+        let paths: Vec<String> = args
+            .paths
+            .iter()
+            .map(|p| format!("'{}'", p.display()))
+            .collect();
+        let why = match ws.loaded.notices.len() {
+            0 => String::new(),
+            1 => "; 1 file skipped (see its note)".to_string(),
+            n => format!("; {n} files skipped (see their notes)"),
+        };
+        return Err(Refusal(vec![unlocated(
+            Code::NoSource,
+            format!(
+                "no C++ source file to analyse in {}{why}; looked for .cpp, .cc, .cxx, .hpp, .h \
+                 and the like",
+                paths.join(", ")
+            ),
+        )]));
+    }
+    Ok(ws)
 }
 
-/// `check FILE` run below its project's root (from `src/`, say) names files relative to the
-/// root, as cargo does, not as absolute paths: the process moves to the root, and the paths
-/// of the arguments are made absolute first.
+/// `check FILE` names files relative to its project's root, as `check .` does there, from
+/// wherever it is run (below the root, as cargo does, or above it): the process moves to the
+/// root, and the paths of the arguments are made absolute first (the named files relative to
+/// the root, as `report`'s page then names them).
 pub(crate) fn enter_project_root(args: &mut CheckArgs) -> Result<(), String> {
     let Some((root, _)) = named_files(args) else {
         return Ok(());
     };
-    if root.is_relative() {
-        // Under the current directory: named from here, as the user wrote them.
+    if root == Path::new(".") {
         return Ok(());
     }
     let abs = |p: &PathBuf| crate::workspace::absolute(p);
-    args.paths = args.paths.iter().map(abs).collect();
+    let root_abs = abs(&root);
+    args.paths = args
+        .paths
+        .iter()
+        .map(|p| {
+            let p = abs(p);
+            match p.strip_prefix(&root_abs) {
+                Ok(rest) => rest.to_path_buf(),
+                Err(_) => p,
+            }
+        })
+        .collect();
     args.compile_commands = args.compile_commands.as_ref().map(abs);
     args.include_dirs = args.include_dirs.iter().map(abs).collect();
     args.facts = args.facts.iter().map(abs).collect();
@@ -260,51 +330,96 @@ fn invalid_targets(
 }
 
 /// Reports why nothing was analysed, in the format asked for (SARIF stays SARIF, so a code
-/// scanning upload gets a valid file with the error in it).
-pub(crate) fn refuse(format: CheckFormat, diagnostics: &[Diagnostic], reporter: &mut Reporter) {
+/// scanning upload gets a valid file that says what went wrong), and gives exit status 2.
+pub(crate) fn refuse(format: CheckFormat, problems: &[Diagnostic], reporter: &mut Reporter) -> i32 {
     match format {
         CheckFormat::Text => {}
-        CheckFormat::Json => output::print_json(&crate::proto::diagnostics_json(diagnostics)),
-        CheckFormat::Sarif => output::print_json(&sarif(&Report {
-            diagnostics: diagnostics.to_vec(),
-            ..Report::default()
+        CheckFormat::Json => output::print_json(&json!({
+            "diagnostics": [],
+            "kernels": [],
+            "problems": problems_json(problems),
         })),
+        CheckFormat::Sarif => output::print_json(&sarif(&[], problems, EXIT_USAGE)),
     }
-    reporter.report(diagnostics);
+    report_problems(problems, reporter);
+    if format == CheckFormat::Text {
+        eprintln!("error: nothing was checked: the problem(s) above stop the run (exit status 2)");
+    }
+    EXIT_USAGE
+}
+
+/// Problems on standard error, compiler-style; one without a place as `error: message`.
+fn report_problems(problems: &[Diagnostic], reporter: &mut Reporter) {
+    let (unlocated, located): (Vec<Diagnostic>, Vec<Diagnostic>) =
+        problems.iter().cloned().partition(|d| d.file.is_empty());
+    reporter.report(&located);
+    for d in unlocated {
+        eprintln!("{}: {}", d.severity.as_str(), d.message);
+    }
+}
+
+/// Problems in JSON: a diagnostic's shape, without a place when it has none (an option's
+/// value keeps the option as its file, as every command reports it).
+fn problems_json(problems: &[Diagnostic]) -> Value {
+    Value::Array(
+        problems
+            .iter()
+            .map(|d| {
+                let mut v = json!(d);
+                if d.file.is_empty() {
+                    if let Some(o) = v.as_object_mut() {
+                        for key in ["file", "line", "column", "end_line", "end_column"] {
+                            o.remove(key);
+                        }
+                    }
+                }
+                v
+            })
+            .collect(),
+    )
 }
 
 pub fn run(
     mut args: CheckArgs,
     configs_given: bool,
     table: &DeviceTable,
+    mut problems: Vec<Diagnostic>,
     reporter: &mut Reporter,
 ) -> Result<i32, String> {
-    enter_project_root(&mut args)?;
-    let mut ws = match load(&args, configs_given, true, table, reporter)? {
-        Ok(ws) => ws,
-        Err(code) => return Ok(code),
+    let format = args.format;
+    let answered = if problems.iter().any(Diagnostic::is_error) {
+        // A `--config` file the driver would refuse: no answer from another table.
+        Err(Refusal(Vec::new()))
+    } else {
+        answer(&mut args, configs_given, table, &mut problems, reporter)
     };
-    // A CI job given a wrong path would otherwise pass on nothing checked.
-    let nothing = ws.loaded.files.is_empty() && ws.loaded.notices.is_empty();
-    if nothing && args.facts.is_empty() && args.shard.is_none() {
-        let paths: Vec<String> = args
-            .paths
-            .iter()
-            .map(|p| format!("'{}'", p.display()))
-            .collect();
-        return Err(format!(
-            "no C++ source file in {} (looked for .cpp, .cc, .cxx, .hpp, .h and the like)",
-            paths.join(", ")
-        ));
+    match answered {
+        Ok(code) => Ok(code),
+        Err(Refusal(refused)) => {
+            problems.extend(refused);
+            Ok(refuse(format, &problems, reporter))
+        }
     }
+}
+
+fn answer(
+    args: &mut CheckArgs,
+    configs_given: bool,
+    table: &DeviceTable,
+    problems: &mut Vec<Diagnostic>,
+    reporter: &mut Reporter,
+) -> Result<i32, Refusal> {
+    enter_project_root(args)?;
+    let mut ws = load(args, configs_given, true, table, problems, reporter)?;
     if let Some(shard) = args.shard {
         let out = args
             .facts_out
             .as_deref()
-            .ok_or("--shard needs --facts-out FILE")?;
+            .ok_or_else(|| "--shard needs --facts-out FILE".to_string())?;
         ws.loaded
             .save_index(out)
             .map_err(|e| format!("cannot write '{}': {e}", out.display()))?;
+        reporter.report(problems);
         reporter.report(&ws.loaded.notices);
         eprintln!(
             "shard {}/{}: facts of {} file(s) in {} (merge: check --facts FILE...)",
@@ -316,7 +431,7 @@ pub fn run(
         return Ok(EXIT_OK);
     }
     let (mut report, host) = ws.report();
-    if let Some((_, files)) = named_files(&args) {
+    if let Some((_, files)) = named_files(args) {
         use crate::workspace::absolute;
         let wanted: std::collections::HashSet<PathBuf> =
             files.iter().map(|f| absolute(f)).collect();
@@ -343,33 +458,56 @@ pub fn run(
         })
         .collect();
     let targets = targets_label(ws.config.targets.as_deref());
-    let code = emit(args.format, &report, kernels, &targets, reporter);
+    let code = emit(args.format, &report, kernels, &targets, problems, reporter);
     // The process ends here: freeing every file's facts one block at a time was a quarter of
     // a warm `check`, for memory the exit gives back at once.
     std::mem::forget(host);
     Ok(code)
 }
 
-/// Prints the findings in `format` (the kernels go into JSON only) and gives the exit code:
-/// shared by `check` and `check --connect`, whose outputs are the same.
+/// Prints the findings in `format` (the kernels go into JSON only), with the problems of the
+/// inputs (`problems`, and the report's own: files skipped) apart from them, and gives the exit
+/// status: shared by `check` and `check --connect`, whose outputs are the same.
 pub(crate) fn emit(
     format: CheckFormat,
     report: &Report,
     kernels: Vec<Value>,
     targets: &str,
+    problems: &[Diagnostic],
     reporter: &mut Reporter,
 ) -> i32 {
+    let (inputs, findings): (Vec<&Diagnostic>, Vec<&Diagnostic>) = report
+        .diagnostics
+        .iter()
+        .partition(|d| d.code.is_input_problem());
+    let findings: Vec<Diagnostic> = findings.into_iter().cloned().collect();
+    let problems: Vec<Diagnostic> = problems
+        .iter()
+        .cloned()
+        .chain(inputs.into_iter().cloned())
+        .collect();
+    let flagged = findings
+        .iter()
+        .any(|d| matches!(d.severity, Severity::Error | Severity::Warning));
+    let code = if problems.iter().any(Diagnostic::is_error) {
+        EXIT_USAGE
+    } else if flagged {
+        EXIT_INVALID
+    } else {
+        EXIT_OK
+    };
     match format {
         CheckFormat::Json => output::print_json(&json!({
-            "diagnostics": report.diagnostics,
+            "diagnostics": findings,
             "kernels": kernels,
             "stats": report.stats,
+            "problems": problems_json(&problems),
         })),
-        CheckFormat::Sarif => output::print_json(&sarif(report)),
+        CheckFormat::Sarif => output::print_json(&sarif(&findings, &problems, code)),
         CheckFormat::Text => {
+            report_problems(&problems, reporter);
             // Only flagged files are shown: they are read again rather than all kept.
-            let mut shown: Vec<&str> = report
-                .diagnostics
+            let mut shown: Vec<&str> = findings
                 .iter()
                 .flat_map(|d| std::iter::once(&*d.file).chain(d.chain.iter().map(|s| &*s.file)))
                 .collect();
@@ -380,19 +518,11 @@ pub(crate) fn emit(
                     reporter.add_source(path, &text);
                 }
             }
-            reporter.report_to_stdout(&report.diagnostics);
-            output::out(&summary(report, targets));
+            reporter.report_to_stdout(&findings);
+            output::out(&summary(&findings, report, targets));
         }
     }
-    let flagged = report
-        .diagnostics
-        .iter()
-        .any(|d| matches!(d.severity, Severity::Error | Severity::Warning));
-    if flagged {
-        EXIT_INVALID
-    } else {
-        EXIT_OK
-    }
+    code
 }
 
 /// The targets line of the summary.
@@ -418,14 +548,8 @@ fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
     })
 }
 
-fn summary(report: &Report, targets: &str) -> String {
-    let count = |s: Severity| {
-        report
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == s)
-            .count()
-    };
+fn summary(findings: &[Diagnostic], report: &Report, targets: &str) -> String {
+    let count = |s: Severity| findings.iter().filter(|d| d.severity == s).count();
     format!(
         "{} error(s), {} warning(s), {} note(s) in {} file(s): {} functions, {} kernels; targets {}\n",
         count(Severity::Error),
@@ -498,33 +622,24 @@ fn sarif_level(severity: Severity) -> &'static str {
     }
 }
 
-/// SARIF 2.1.0, as CI code scanning reads it.
-fn sarif(report: &Report) -> Value {
-    let mut rules: Vec<Code> = report.diagnostics.iter().map(|d| d.code).collect();
+/// SARIF 2.1.0, as CI code scanning reads it: the findings are results, each located; the
+/// problems of the inputs are the invocation's notifications (`executionSuccessful` false when
+/// the run could not answer), so an upload shows them as the tool's errors, never as alerts.
+fn sarif(findings: &[Diagnostic], problems: &[Diagnostic], exit_code: i32) -> Value {
+    let mut rules: Vec<Code> = findings.iter().map(|d| d.code).collect();
     rules.sort_unstable_by_key(|c| c.as_str());
     rules.dedup();
-    let results: Vec<Value> = report
-        .diagnostics
+    let results: Vec<Value> = findings
         .iter()
         .map(|d: &Diagnostic| {
-            let level = sarif_level(d.severity);
             let p = d.pos;
             let mut r = json!({
                 "ruleId": d.code.as_str(),
                 "ruleIndex": rules.iter().position(|c| *c == d.code),
-                "level": level,
+                "level": sarif_level(d.severity),
                 "message": { "text": d.message },
+                "locations": [sarif_location(&d.file, p.line, p.column, p.end_line, p.end_column)],
             });
-            // An option's value (`--targets`) is no file to point at.
-            if !d.file.starts_with("--") {
-                r["locations"] = json!([sarif_location(
-                    &d.file,
-                    p.line,
-                    p.column,
-                    p.end_line,
-                    p.end_column
-                )]);
-            }
             if !d.chain.is_empty() {
                 let located: Vec<Value> = d
                     .chain
@@ -553,7 +668,35 @@ fn sarif(report: &Report) -> Value {
             r
         })
         .collect();
-    json!({
+    let mut kinds: Vec<Code> = problems.iter().map(|d| d.code).collect();
+    kinds.sort_unstable_by_key(|c| c.as_str());
+    kinds.dedup();
+    let notifications: Vec<Value> = problems
+        .iter()
+        .map(|d| {
+            let mut n = json!({
+                "level": sarif_level(d.severity),
+                "message": { "text": d.message },
+                "descriptor": {
+                    "id": d.code.as_str(),
+                    "index": kinds.iter().position(|c| *c == d.code),
+                },
+            });
+            // A file, not an option's value (`--targets`) nor a problem without a place.
+            if !d.file.is_empty() && !d.file.starts_with("--") {
+                let p = d.pos;
+                n["locations"] = json!([sarif_location(
+                    &d.file,
+                    p.line.max(1),
+                    p.column.max(1),
+                    p.end_line.max(1),
+                    p.end_column.max(1)
+                )]);
+            }
+            n
+        })
+        .collect();
+    let mut sarif = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -562,8 +705,19 @@ fn sarif(report: &Report) -> Value {
                 "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
                 "rules": rules.iter().map(|c| sarif_rule(*c)).collect::<Vec<_>>(),
+                "notifications": kinds.iter().map(|c| sarif_rule(*c)).collect::<Vec<_>>(),
             }},
+            "invocations": [{
+                "executionSuccessful": exit_code != EXIT_USAGE,
+                "exitCode": exit_code,
+                "toolExecutionNotifications": notifications,
+            }],
             "results": results,
         }]
-    })
+    });
+    let home = env!("CARGO_PKG_REPOSITORY");
+    if !home.is_empty() {
+        sarif["runs"][0]["tool"]["driver"]["informationUri"] = json!(home);
+    }
+    sarif
 }

@@ -20,9 +20,14 @@ use crate::diagnostics::{suggest, with_did_you_mean, Code, Diagnostic, Diagnosti
 use crate::{proto, server};
 use output::Reporter;
 
-/// Exit codes: the contract with build systems.
+/// Exit codes, one rule for every command: the contract with build systems and CI.
+/// Nothing found.
 pub const EXIT_OK: i32 = 0;
+/// Findings: what the command looks for was found (a source finding, an invalid name asked
+/// about with `query target`, an error in a file given to `config check`).
 pub const EXIT_INVALID: i32 = 1;
+/// The run could not answer: usage, IO, an invalid or empty target list, a device-config file
+/// with errors, a malformed compile database entry, no analysable C++ source.
 pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Parser, Debug)]
@@ -30,7 +35,7 @@ pub const EXIT_USAGE: i32 = 2;
     name = "sycl-analyzer",
     version,
     about = "SYCL optional-feature checks without the compiler: device_has mismatches with their call chains, kernels left out of AOT images, the DPC++ device table, predefined macros and aspect traits",
-    after_long_help = "Exit status: 0 nothing found, 1 something invalid found (a finding, a bad target or config), 2 usage or IO error.\n\nEnvironment: SYCL_ANALYZER_LOG sets what is logged (tracing's env-filter syntax, e.g. `debug` or `sycl_analyzer::lsp=debug,warn`)."
+    after_long_help = "Exit status, for every command: 0 nothing found; 1 findings (what the command looks for: a source finding of `check`, an invalid name asked about with `query target`, an error in a file given to `config check`); 2 the run could not answer: a usage or IO error, an invalid or empty target list, a device-config file with errors, a malformed compile_commands.json entry, no analysable C++ source. JSON and SARIF outputs say why (`problems`, SARIF notifications).\n\nEnvironment: SYCL_ANALYZER_LOG sets what is logged (tracing's env-filter syntax, e.g. `debug` or `sycl_analyzer::lsp=debug,warn`)."
 )]
 struct Cli {
     /// Device-config YAML applied on top of the embedded default table, as DPC++'s
@@ -38,9 +43,17 @@ struct Cli {
     #[arg(long = "config", value_name = "FILE", global = true)]
     configs: Vec<PathBuf>,
 
-    /// For `query` commands: ask the running daemon (at SOCKET, or the default socket) instead
-    /// of computing here; the daemon's own device config then applies.
-    #[arg(long, value_name = "SOCKET", num_args = 0..=1, global = true)]
+    /// For `query`, `check`, `watch` and `lsp`: ask the running daemon instead of computing
+    /// here (the daemon's own device config then applies). `--connect` alone uses the default
+    /// socket; another one is written `--connect=SOCKET`, so a path after it is never taken
+    /// for the socket.
+    #[arg(
+        long,
+        value_name = "SOCKET",
+        num_args = 0..=1,
+        require_equals = true,
+        global = true
+    )]
     connect: Option<Option<PathBuf>>,
 
     /// Write logs to FILE (appended) instead of standard error; their level comes from
@@ -267,9 +280,10 @@ pub(crate) enum Query {
     },
     /// The macros the compiler predefines for a -fsycl-targets list, or for a command line.
     Macros {
-        /// Comma-separated -fsycl-targets value; empty or absent means the implicit spir64.
-        #[arg(long, default_value = "", value_name = "LIST")]
-        targets: String,
+        /// Comma-separated -fsycl-targets value; absent means the implicit spir64 (an empty
+        /// list is refused, as the driver refuses it).
+        #[arg(long, value_name = "LIST")]
+        targets: Option<String>,
         /// A compile command line instead, read as the DPC++ driver reads it
         /// (`-fsycl --offload-arch=pvc,sm_80`, `-fsycl-targets=spir64_gen -Xs "-device dg1"`).
         #[arg(
@@ -284,9 +298,10 @@ pub(crate) enum Query {
     },
     /// any_device_has<A> and all_devices_have<A> for a -fsycl-targets list.
     Traits {
-        /// Comma-separated -fsycl-targets value; empty or absent means the implicit spir64.
-        #[arg(long, default_value = "", value_name = "LIST")]
-        targets: String,
+        /// Comma-separated -fsycl-targets value; absent means the implicit spir64 (an empty
+        /// list is refused, as the driver refuses it).
+        #[arg(long, value_name = "LIST")]
+        targets: Option<String>,
         /// Only these aspects (repeatable); every aspect by default.
         #[arg(long = "aspect", value_name = "ASPECT")]
         aspects: Vec<String>,
@@ -340,14 +355,6 @@ pub(crate) enum MacroOutput {
     Flags,
     Header,
     Cmake,
-}
-
-/// A new directory of this process under the temp dir.
-fn tempfile_dir(name: &str) -> Result<PathBuf, String> {
-    let d = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).map_err(|e| format!("cannot create '{}': {e}", d.display()))?;
-    Ok(d)
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -550,13 +557,15 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             roots.clone()
         };
         let (socket, roots, configs) = server::daemon::settle(&socket, &roots, &cli.configs)?;
+        // Bound first: a daemon already serving the socket is refused before anything loads,
+        // and the stdin watcher below never removes a socket this process does not own.
+        let listener = server::daemon::bind(&socket)?;
         let (snapshot, problems) = server::Snapshot::load(roots, configs);
         for p in problems {
             tracing::warn!("{p}");
         }
         let diagnostics: Vec<Diagnostic> = snapshot.configs.diagnostics().cloned().collect();
         reporter.report(&diagnostics);
-        tracing::info!(socket = %socket.display(), "daemon listening");
         let limits = server::daemon::Limits {
             max_connections: *max_connections as usize,
             idle_timeout: std::time::Duration::from_secs(*idle_timeout),
@@ -569,7 +578,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                 std::process::exit(EXIT_OK);
             });
         }
-        server::daemon::run(&socket, snapshot, limits)?;
+        server::daemon::run(listener, &socket, snapshot, limits)?;
         return Ok(EXIT_OK);
     }
     if let Command::Config(ConfigCommand::FromSyclLs {
@@ -606,16 +615,34 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
         return Ok(exit_code(&diagnostics));
     }
 
-    let mut config_diagnostics = Vec::new();
+    // `check` carries the problems of its `--config` files into its outputs (JSON `problems`,
+    // SARIF notifications); every other command reports them here.
+    let is_check = matches!(cli.command, Command::Check { .. });
+    let mut config_problems = Vec::new();
     let mut configs = Vec::new();
     for path in &cli.configs {
-        let cfg = load_config(path, reporter)?;
-        config_diagnostics.extend(cfg.diagnostics.iter().cloned());
-        configs.push(cfg);
+        match load_config(path, reporter) {
+            Ok(cfg) => {
+                config_problems.extend(cfg.diagnostics.iter().cloned());
+                configs.push(cfg);
+            }
+            Err(e) if is_check => config_problems.push(check::unlocated(Code::RunFailed, e)),
+            Err(e) => return Err(e),
+        }
     }
-    reporter.report(&config_diagnostics);
     let table = DeviceTable::with_overlays(&configs);
-    let config_code = exit_code(&config_diagnostics);
+    if !is_check {
+        reporter.report(&config_problems);
+        if config_problems.iter().any(Diagnostic::is_error) {
+            // DPC++ stops at a device-config file it cannot read whole: an answer from the
+            // rest of the table would be for devices nobody configured.
+            return Err(
+                "the device-config file(s) above have errors: nothing was answered (fix them, \
+                 or check them with `sycl-analyzer config check FILE`)"
+                    .into(),
+            );
+        }
+    }
 
     let code = match cli.command {
         Command::Targets { names, format } => list_targets(&names, format, &table, reporter),
@@ -635,19 +662,20 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             json,
         } => {
             if let Some(n) = daemon {
+                // Removed when dropped, also when generating or the run fails midway.
                 let generated = match &dir {
                     Some(_) => None,
                     None => {
-                        let d = tempfile_dir("sycl-analyzer-bench-daemon-ws")?;
+                        let d = crate::bench::Scratch::new("sycl-analyzer-bench-daemon-ws")?;
                         let lines = synthetic.unwrap_or(100_000);
-                        crate::bench::synth::generate(&d, lines, seed)
+                        crate::bench::synth::generate(d.path(), lines, seed)
                             .map_err(|e| format!("cannot generate the workspace: {e}"))?;
                         Some(d)
                     }
                 };
                 let root = dir
                     .clone()
-                    .or_else(|| generated.clone())
+                    .or_else(|| generated.as_ref().map(|d| d.path().to_path_buf()))
                     .expect("one of them");
                 let figures = crate::bench::daemon::run(
                     &root,
@@ -657,9 +685,7 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                     daemon_soak,
                     soak_new_names,
                 );
-                if let Some(d) = generated {
-                    let _ = std::fs::remove_dir_all(d);
-                }
+                drop(generated);
                 output::print_json(&figures?);
                 return Ok(EXIT_OK);
             }
@@ -739,19 +765,24 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
                             reporter,
                             format == MacroOutput::Json,
                         );
-                        return Ok(EXIT_INVALID);
+                        return Ok(EXIT_USAGE);
                     }
                     report_driver_notes(&line, &f.notes, reporter);
                     if let Some(spec) = &f.acpp {
                         print_acpp_macros(spec, format);
                         return Ok(EXIT_OK);
                     }
-                    f.targets.join(",")
+                    // A command without `-fsycl-targets` compiles for the implicit spir64.
+                    (!f.targets.is_empty()).then(|| f.targets.join(","))
                 }
             };
-            let Some(list) = target_list(&targets, &table, reporter, format == MacroOutput::Json)
-            else {
-                return Ok(EXIT_INVALID);
+            let Some(list) = query_targets(
+                targets.as_deref(),
+                &table,
+                reporter,
+                format == MacroOutput::Json,
+            ) else {
+                return Ok(EXIT_USAGE);
             };
             let macros = devices::predefined_macros(&list.targets, &table);
             let rendered = match format {
@@ -778,11 +809,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             format,
         }) => {
             let json = format == TextFormat::Json;
-            let Some(list) = target_list(&targets, &table, reporter, json) else {
-                return Ok(EXIT_INVALID);
+            let Some(list) = query_targets(targets.as_deref(), &table, reporter, json) else {
+                return Ok(EXIT_USAGE);
             };
             let Some(selected) = aspect_filter(&aspects, reporter, json) else {
-                return Ok(EXIT_INVALID);
+                return Ok(EXIT_USAGE);
             };
             let sets = devices::trait_sets(&list.targets, &table);
             match format {
@@ -858,10 +889,11 @@ fn run(cli: Cli, reporter: &mut Reporter) -> Result<i32, String> {
             },
             !cli.configs.is_empty(),
             &table,
+            config_problems,
             reporter,
         )?,
     };
-    Ok(code.max(config_code))
+    Ok(code)
 }
 
 fn exit_code(diagnostics: &[Diagnostic]) -> i32 {
@@ -888,7 +920,7 @@ fn list_targets(
             reporter,
             format == ListFormat::Json,
         ) else {
-            return EXIT_INVALID;
+            return EXIT_USAGE;
         };
         let wanted: Vec<&str> = list.targets.iter().map(|t| t.canonical.as_str()).collect();
         rows.retain(|t| wanted.contains(&t.name.as_str()));
@@ -900,6 +932,45 @@ fn list_targets(
         ListFormat::Markdown => output::out(&targets_md::targets_markdown(&rows, table, notable)),
     }
     EXIT_OK
+}
+
+/// A query's `--targets`: absent is the implicit `spir64`; given, it must name a target (an
+/// unset variable in a build script expands to the empty list, which the driver refuses).
+fn query_targets(
+    list: Option<&str>,
+    table: &DeviceTable,
+    reporter: &mut Reporter,
+    json: bool,
+) -> Option<TargetList> {
+    match list {
+        None => Some(devices::parse_target_list("", table)),
+        Some(l) if l.split(',').all(|n| n.trim().is_empty()) => {
+            let d = empty_targets(l, reporter);
+            if json {
+                output::print_json(&proto::diagnostics_json(std::slice::from_ref(&d)));
+            }
+            reporter.report(&[d]);
+            None
+        }
+        Some(l) => target_list(l, table, reporter, json),
+    }
+}
+
+/// `--targets ""`: refused where it was given, as the driver refuses `-fsycl-targets=`.
+pub(crate) fn empty_targets(list: &str, reporter: &mut Reporter) -> Diagnostic {
+    let file: Arc<str> = Arc::from("--targets");
+    reporter.add_source(&file, list);
+    let mut sink = DiagnosticSink::new(file, list);
+    sink.push(
+        crate::text::TextRange::new(0, list.len()),
+        Severity::Error,
+        Code::EmptyTargets,
+        "the target list is empty: name at least one target, or leave --targets out for the \
+         implicit spir64 (the DPC++ driver refuses an empty -fsycl-targets=)"
+            .to_string(),
+        Vec::new(),
+    );
+    sink.finish().remove(0)
 }
 
 /// Parses `--targets`; on invalid names reports them (as JSON diagnostics on stdout when the

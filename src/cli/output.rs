@@ -9,7 +9,7 @@ use std::io::IsTerminal;
 use codespan_reporting::diagnostic::{
     Diagnostic as Report, Label, LabelStyle, Severity as ReportSeverity,
 };
-use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::files::{Error as FilesError, Files, SimpleFiles};
 use codespan_reporting::term::{self, termcolor, Config, DisplayStyle};
 use serde_json::Value;
 
@@ -65,14 +65,15 @@ impl Reporter {
         self.emit(&mut stdout, DisplayStyle::Rich, diagnostics);
     }
 
-    fn label(&self, style: LabelStyle, file: &str, range: TextRange) -> Option<Label<usize>> {
+    /// The file id and the range, on char boundaries, of a location in a source added.
+    fn located(&self, file: &str, range: TextRange) -> Option<(usize, std::ops::Range<usize>)> {
         let &id = self.ids.get(file)?;
         let source = self
             .files
             .get(id)
             .map(|f| f.source().as_str())
             .unwrap_or("");
-        Some(Label::new(style, id, on_boundaries(source, range)))
+        Some((id, on_boundaries(source, range)))
     }
 
     fn emit(
@@ -85,6 +86,7 @@ impl Reporter {
             display_style: style,
             ..Config::default()
         };
+        let files = Snippets(&self.files);
         for d in diagnostics {
             let severity = match d.severity {
                 Severity::Error => ReportSeverity::Error,
@@ -94,24 +96,87 @@ impl Reporter {
             let mut report = Report::new(severity)
                 .with_code(d.code.as_str())
                 .with_message(&d.message);
-            let mut labels = Vec::new();
+            let mut labels = InOrder::default();
             let mut notes = Vec::new();
-            match self.label(LabelStyle::Primary, &d.file, d.range) {
-                Some(l) => labels.push(l),
+            match self.located(&d.file, d.range) {
+                Some((id, range)) => labels.push(LabelStyle::Primary, id, range, ""),
                 None => notes.push(format!("in {}:{}:{}", d.file, d.pos.line, d.pos.column)),
             }
             for step in &d.chain {
-                match self.label(LabelStyle::Secondary, &step.file, step.range) {
-                    Some(l) => labels.push(l.with_message(&step.message)),
+                match self.located(&step.file, step.range) {
+                    Some((id, range)) => {
+                        labels.push(LabelStyle::Secondary, id, range, &step.message)
+                    }
                     None => notes.push(format!(
                         "{}:{}:{}: {}",
                         step.file, step.pos.line, step.pos.column, step.message
                     )),
                 }
             }
-            report = report.with_labels(labels).with_notes(notes);
-            let _ = term::emit_to_write_style(w, &config, &self.files, &report);
+            report = report.with_labels(labels.labels).with_notes(notes);
+            let _ = term::emit_to_write_style(w, &config, &files, &report);
         }
+    }
+}
+
+/// Labels in call order. codespan draws one snippet per file id, its labels sorted by line:
+/// a step that is not further down the file than the one before it (a chain climbing a file,
+/// or coming back to one) is given a snippet of its own, so the snippets read kernel → use.
+#[derive(Default)]
+struct InOrder {
+    labels: Vec<Label<SnippetId>>,
+    snippets: usize,
+}
+
+/// A file, and the snippet of a finding it is shown in.
+type SnippetId = (usize, usize);
+
+impl InOrder {
+    fn push(
+        &mut self,
+        style: LabelStyle,
+        file: usize,
+        range: std::ops::Range<usize>,
+        message: &str,
+    ) {
+        let further_down = self
+            .labels
+            .last()
+            .is_some_and(|l| l.file_id.0 == file && l.range.start < range.start);
+        if !further_down {
+            self.snippets += 1;
+        }
+        self.labels
+            .push(Label::new(style, (file, self.snippets), range).with_message(message));
+    }
+}
+
+/// The sources under snippet ids: each snippet of a file reads the same text.
+struct Snippets<'f>(&'f SimpleFiles<String, String>);
+
+impl<'f> Files<'f> for Snippets<'f> {
+    type FileId = SnippetId;
+    type Name = String;
+    type Source = &'f str;
+
+    fn name(&'f self, id: SnippetId) -> Result<String, FilesError> {
+        self.0.name(id.0)
+    }
+
+    fn source(&'f self, id: SnippetId) -> Result<&'f str, FilesError> {
+        self.0.source(id.0)
+    }
+
+    fn line_index(&'f self, id: SnippetId, byte_index: usize) -> Result<usize, FilesError> {
+        self.0.line_index(id.0, byte_index)
+    }
+
+    fn line_range(
+        &'f self,
+        id: SnippetId,
+        line_index: usize,
+    ) -> Result<std::ops::Range<usize>, FilesError> {
+        self.0.line_range(id.0, line_index)
     }
 }
 
@@ -255,12 +320,17 @@ pub fn query_target_text(
                 );
                 match info {
                     Some(i) => {
+                        let placeholder = &*i.source == crate::devices::config::BUILTIN_FILE
+                            && t.entry.as_deref().is_some_and(DeviceTable::is_placeholder);
                         let _ = write!(
                             out,
                             ", {} aspects{}",
                             i.aspects.len(),
                             if i.may_support_other_aspects {
                                 " (devices may have more)"
+                            } else if placeholder {
+                                " (an empty placeholder in DPC++'s default table, not what its \
+                                 devices have: a --config entry can list them)"
                             } else {
                                 ""
                             }

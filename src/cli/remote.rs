@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::output;
-use super::{MacroOutput, Query, TextFormat, EXIT_INVALID, EXIT_OK};
+use super::{MacroOutput, Query, TextFormat, EXIT_INVALID, EXIT_OK, EXIT_USAGE};
 use crate::devices::{render_macros, MacroFormat};
 use crate::server::{client, codes};
 
@@ -16,14 +16,17 @@ pub fn query(socket: &Path, query: &Query) -> Result<i32, String> {
             let names: Vec<&str> = names.iter().flat_map(|n| n.split(',')).collect();
             ("sycl/targetInfo", json!({ "names": names }))
         }
-        Query::Macros { targets, .. } => ("sycl/predefinedMacros", json!({ "targets": targets })),
+        Query::Macros { targets, .. } => (
+            "sycl/predefinedMacros",
+            json!({ "targets": given_targets(targets.as_deref())? }),
+        ),
         Query::Traits {
             targets,
             aspects,
             format,
         } => {
             require_json(*format == TextFormat::Json)?;
-            let mut p = json!({ "targets": targets });
+            let mut p = json!({ "targets": given_targets(targets.as_deref())? });
             if !aspects.is_empty() {
                 p["aspects"] = json!(aspects);
             }
@@ -57,13 +60,33 @@ pub fn query(socket: &Path, query: &Query) -> Result<i32, String> {
                 output::print_json(d);
             }
             eprintln!("error: {}", e.message);
-            Ok(EXIT_INVALID)
+            // An invalid name asked about is `query target`'s answer; any other query could
+            // not be answered.
+            Ok(if matches!(query, Query::Target { .. }) {
+                EXIT_INVALID
+            } else {
+                EXIT_USAGE
+            })
         }
         Err(Ok(e)) => Err(format!(
             "the daemon answered error {}: {}",
             e.code, e.message
         )),
         Err(Err(transport)) => Err(transport),
+    }
+}
+
+/// The `targets` parameter of a query: the protocol's empty string for the implicit `spir64`
+/// when the option is absent; an empty list given is refused here, as a local query refuses it.
+fn given_targets(list: Option<&str>) -> Result<&str, String> {
+    match list {
+        None => Ok(""),
+        Some(l) if l.split(',').all(|n| n.trim().is_empty()) => Err(
+            "the target list is empty: name at least one target, or leave --targets out for \
+             the implicit spir64"
+                .into(),
+        ),
+        Some(l) => Ok(l),
     }
 }
 
@@ -97,6 +120,24 @@ fn target_names(result: &Value) -> Vec<&str> {
 /// (same formats, same exit codes). The daemon analyses its whole project, so callers in
 /// other files are seen as they would be by `check` of the project.
 pub fn check(
+    socket: &Path,
+    args: &super::check::CheckArgs,
+    reporter: &mut super::output::Reporter,
+) -> Result<i32, String> {
+    use super::check::{refuse, unlocated};
+    // A daemon that cannot be reached, or that cannot answer, still gets a SARIF or JSON
+    // answer that says so, as `check` computed here does.
+    match check_with(socket, args, reporter) {
+        Ok(code) => Ok(code),
+        Err(message) => Ok(refuse(
+            args.format,
+            &[unlocated(crate::diagnostics::Code::RunFailed, message)],
+            reporter,
+        )),
+    }
+}
+
+fn check_with(
     socket: &Path,
     args: &super::check::CheckArgs,
     reporter: &mut super::output::Reporter,
@@ -143,8 +184,7 @@ pub fn check(
             if diagnostics.is_empty() {
                 return Err(e.message);
             }
-            refuse(args.format, &diagnostics, reporter);
-            return Ok(EXIT_INVALID);
+            return Ok(refuse(args.format, &diagnostics, reporter));
         }
         Err(Ok(e)) => {
             return Err(format!(
@@ -156,6 +196,12 @@ pub fn check(
     };
     let root = PathBuf::from(result["root"].as_str().unwrap_or("."));
     let relative = args.paths.iter().all(|p| p.is_relative());
+    if relative && root.is_dir() {
+        // Named from the daemon's root, as `check` names a project's files from its root
+        // wherever it is run; the snippets are read from there too.
+        std::env::set_current_dir(&root)
+            .map_err(|e| format!("cannot enter the daemon's root '{}': {e}", root.display()))?;
+    }
     let name = |file: &str| display_name(&root, file, relative);
     let mut diagnostics: Vec<Diagnostic> = serde_json::from_value(result["diagnostics"].clone())
         .map_err(|e| format!("the daemon's answer is not understood: {e}"))?;
@@ -193,19 +239,18 @@ pub fn check(
         stats,
         ..Default::default()
     };
-    Ok(emit(args.format, &report, kernels, &targets, reporter))
+    Ok(emit(args.format, &report, kernels, &targets, &[], reporter))
 }
 
 /// A file the daemon names relative to its `root`, named as `check` names it: relative to the
-/// current directory when under it, else relative to the root (as `check` names the files of
-/// a project whose root is above the current directory); absolute when the user gave
-/// absolute paths.
+/// root (as `check` names a project's files, from wherever it runs); absolute when the user
+/// gave absolute paths.
 pub fn display_name(root: &Path, file: &str, relative: bool) -> String {
-    let abs = root.join(file);
-    let here = crate::workspace::absolute(Path::new("."));
-    match abs.strip_prefix(&here) {
-        Ok(rest) if relative => crate::workspace::tidy(rest).display().to_string(),
-        _ if relative => file.to_string(),
-        _ => abs.display().to_string(),
+    if relative {
+        crate::workspace::tidy(Path::new(file))
+            .display()
+            .to_string()
+    } else {
+        root.join(file).display().to_string()
     }
 }

@@ -31,11 +31,16 @@ pub fn run(
     let output = output.map(crate::workspace::absolute);
     let output = output.as_deref();
     check::enter_project_root(&mut args)?;
+    let mut problems = Vec::new();
     // Packed, as `check` loads: the matrix is made a batch of parts at a time, as its findings.
-    let mut ws = match check::load(&args, configs_given, true, table, reporter)? {
+    let mut ws = match check::load(&args, configs_given, true, table, &mut problems, reporter) {
         Ok(ws) => ws,
-        Err(code) => return Ok(code),
+        Err(check::Refusal(refused)) => {
+            problems.extend(refused);
+            return Ok(check::refuse(args.format, &problems, reporter));
+        }
     };
+    reporter.report(&problems);
     let Some(targets) = ws.config.targets.clone() else {
         return Err(
             "report needs targets: --targets LIST, or a compile_commands.json that names them"

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::output::{self, Reporter};
-use super::remote::display_name;
 use super::EXIT_INVALID;
 use crate::diagnostics::{Diagnostic, Severity};
 
@@ -54,18 +53,17 @@ pub fn run(args: &WatchArgs) -> Result<i32, String> {
     result
 }
 
-/// The project root for `target`: a directory is its own; a file's is the one its
-/// compilation database names, else its directory.
+/// The root of the project that holds `target`, as `check FILE` finds it: the one of the
+/// compilation database found upward from it (`watch src/` watches the project `src/` is
+/// part of), else a directory itself, else a file's directory.
 fn root_for(target: &Path) -> PathBuf {
-    if target.is_dir() {
-        return target.to_path_buf();
-    }
-    let files = [target.to_path_buf()];
-    match crate::project::database_candidates(&files)
+    let paths = [target.to_path_buf()];
+    match crate::project::database_candidates(&paths)
         .into_iter()
         .next()
     {
-        Some(db) => super::check::project_root(&files, &db),
+        Some(db) => super::check::project_root(&paths, &db),
+        None if target.is_dir() => target.to_path_buf(),
         None => target
             .parent()
             .map_or_else(|| PathBuf::from("/"), Path::to_path_buf),
@@ -126,7 +124,6 @@ fn follow(socket: &Path, target: &Path, args: &WatchArgs) -> Result<i32, String>
     let request =
         json!({ "jsonrpc": "2.0", "id": 1, "method": "sycl/subscribe", "params": params });
     writeln!(writer, "{request}").map_err(|e| format!("cannot send to the daemon: {e}"))?;
-    let relative = args.path.is_relative();
     let mut state = Watched::default();
     eprintln!("watching {} (Ctrl-C to stop)", args.path.display());
     for line in BufReader::new(stream).lines() {
@@ -152,7 +149,7 @@ fn follow(socket: &Path, target: &Path, args: &WatchArgs) -> Result<i32, String>
             }
             Some("sycl/publishDone") => {
                 let root = PathBuf::from(params["root"].as_str().unwrap_or("."));
-                state.print(&root, relative, args.color);
+                state.print(&root, args.color);
             }
             Some("sycl/subscriptionError") => {
                 eprintln!("error: {}", params["message"].as_str().unwrap_or_default());
@@ -173,26 +170,24 @@ struct Watched {
 }
 
 impl Watched {
-    /// Prints the files that changed (all, the first time) and a summary line.
-    fn print(&mut self, root: &Path, relative: bool, color: bool) {
+    /// Prints the files that changed (all, the first time) and a summary line. Files are
+    /// named as the daemon names them, relative to its root (as `check FILE` names them),
+    /// since so are the kernels its messages name.
+    fn print(&mut self, root: &Path, color: bool) {
         let mut reporter = Reporter::new(color);
         let mut shown: Vec<Diagnostic> = Vec::new();
         let mut cleared = Vec::new();
         let mut changed = std::mem::take(&mut self.changed);
         changed.sort();
         changed.dedup();
-        let mut texts = crate::workspace::SourceTexts::default();
+        let mut texts = crate::workspace::SourceTexts::under(root);
         for file in &changed {
             let found = self.files.get(file).cloned().unwrap_or_default();
             if found.is_empty() {
                 self.files.remove(file);
-                cleared.push(display_name(root, file, relative));
+                cleared.push(file.clone());
             }
             for mut d in found {
-                d.file = display_name(root, &d.file, relative).into();
-                for step in &mut d.chain {
-                    step.file = display_name(root, &step.file, relative).into();
-                }
                 d.locate(&mut |f| texts.get(f));
                 shown.push(d);
             }

@@ -65,6 +65,18 @@ pub struct ConfigFile {
     /// usable YAML document.
     pub entries: Option<Vec<TargetEntry>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The entries left out for their errors.
+    pub dropped: Vec<DroppedEntry>,
+}
+
+/// An entry left out for its errors. A target of its name is then unknown to the table, and
+/// saying that the entry was dropped tells more than suggesting other names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DroppedEntry {
+    pub name: String,
+    pub file: Arc<str>,
+    /// 1-based, the line of the entry's name.
+    pub line: u32,
 }
 
 impl ConfigFile {
@@ -95,6 +107,7 @@ pub fn load_bytes(file: Arc<str>, bytes: &[u8]) -> ConfigFile {
                 file,
                 entries: None,
                 diagnostics,
+                dropped: Vec::new(),
             }
         }
     }
@@ -103,15 +116,22 @@ pub fn load_bytes(file: Arc<str>, bytes: &[u8]) -> ConfigFile {
 /// Loads a config text. Pure: no IO, the file name only labels diagnostics and entries.
 pub fn load(file: Arc<str>, text: &str) -> ConfigFile {
     let mut sink = DiagnosticSink::new(file.clone(), text);
-    let entries = load_into(&file, text, &mut sink);
+    let mut dropped = Vec::new();
+    let entries = load_into(&file, text, &mut sink, &mut dropped);
     ConfigFile {
         file,
         entries,
         diagnostics: sink.finish(),
+        dropped,
     }
 }
 
-fn load_into(file: &Arc<str>, text: &str, sink: &mut DiagnosticSink) -> Option<Vec<TargetEntry>> {
+fn load_into(
+    file: &Arc<str>,
+    text: &str,
+    sink: &mut DiagnosticSink,
+    dropped: &mut Vec<DroppedEntry>,
+) -> Option<Vec<TargetEntry>> {
     let docs = match yaml::parse(text) {
         Ok(docs) => docs,
         Err(e) => {
@@ -182,16 +202,23 @@ fn load_into(file: &Arc<str>, text: &str, sink: &mut DiagnosticSink) -> Option<V
                 ),
             );
         }
-        if let Some(info) = read_entry(&name, key, value, file, sink) {
-            entries.shift_remove(&name);
-            entries.insert(
-                name.clone(),
-                TargetEntry {
-                    name,
-                    name_range: key.range,
-                    info,
-                },
-            );
+        match read_entry(&name, key, value, file, sink) {
+            Some(info) => {
+                entries.shift_remove(&name);
+                entries.insert(
+                    name.clone(),
+                    TargetEntry {
+                        name,
+                        name_range: key.range,
+                        info,
+                    },
+                );
+            }
+            None => dropped.push(DroppedEntry {
+                line: sink.line_of(key.range.start),
+                name,
+                file: file.clone(),
+            }),
         }
     }
     Some(entries.into_values().collect())
@@ -489,6 +516,14 @@ mod tests {
         assert!(cfg.diagnostics[0].message.contains("did you mean"));
         let names: Vec<_> = cfg.entries.unwrap().into_iter().map(|e| e.name).collect();
         assert_eq!(names, ["good"]);
+    }
+
+    #[test]
+    fn a_dropped_entry_is_named_with_its_line() {
+        let cfg = load_test("good:\n  aspects: [fp16]\nbad:\n  aspects: [fp61]\n");
+        let dropped: Vec<_> = cfg.dropped.iter().map(|d| (&*d.name, d.line)).collect();
+        assert_eq!(dropped, [("bad", 3)]);
+        assert_eq!(&*cfg.dropped[0].file, "test.yaml");
     }
 
     #[test]

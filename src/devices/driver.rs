@@ -287,6 +287,7 @@ fn parse_dpcpp(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags
     let mut arches: Vec<String> = Vec::new();
     // (triple given with `=`, option string)
     let mut backend: Vec<(Option<String>, String)> = Vec::new();
+    let mut empty_targets = false;
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         let a = a.as_str();
@@ -301,9 +302,11 @@ fn parse_dpcpp(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags
         } else if a == "-fsycl-fp64-conv-emu" {
             f.fp64_conv_emu = true;
         } else if let Some(v) = a.strip_prefix("-fsycl-targets=") {
+            empty_targets |= v.split(',').all(|t| t.trim().is_empty());
             targets.extend(v.split(',').filter(|t| !t.is_empty()).map(String::from));
         } else if a == "-fsycl-targets" {
             if let Some(v) = it.next() {
+                empty_targets |= v.split(',').all(|t| t.trim().is_empty());
                 targets.extend(v.split(',').filter(|t| !t.is_empty()).map(String::from));
             }
         } else if let Some(v) = a.strip_prefix("--offload-arch=") {
@@ -369,6 +372,14 @@ fn parse_dpcpp(args: &[String], dir: &Path, table: &DeviceTable) -> CompileFlags
         }
     }
     f.device_optimised = opt_level.unwrap_or(true) && early.unwrap_or(!fpga);
+    if empty_targets {
+        // clang's wording for an empty joined value; DPC++ then builds no device code at all,
+        // so the analysis would answer for targets nobody compiles for.
+        f.errors.push(DriverError {
+            message: "joined argument expects additional value: '-fsycl-targets='".into(),
+            suggestions: Vec::new(),
+        });
+    }
     for arch in &arches {
         match offload_arch(arch, table) {
             Ok(t) => targets.push(t),
@@ -600,6 +611,19 @@ mod tests {
         );
         let f = flags("clang++ -fsycl --offload-arch=gfx9-generic a.cpp");
         assert_eq!(f.errors.len(), 1, "generic AMD archs are refused");
+        for line in [
+            "clang++ -fsycl -fsycl-targets= a.cpp",
+            "clang++ -fsycl -fsycl-targets , a.cpp",
+        ] {
+            let f = flags(line);
+            assert_eq!(
+                f.errors[0].message, "joined argument expects additional value: '-fsycl-targets='",
+                "{line}"
+            );
+        }
+        assert!(flags("clang++ -fsycl -fsycl-targets=spir64 a.cpp")
+            .errors
+            .is_empty());
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::sync::{Arc, LazyLock};
 
 use indexmap::IndexMap;
 
-use super::config::{self, ConfigFile, TargetEntry, TargetInfo, BUILTIN_FILE};
+use super::config::{self, ConfigFile, DroppedEntry, TargetEntry, TargetInfo, BUILTIN_FILE};
 use crate::diagnostics::Diagnostic;
 
 const EMBEDDED: &str = include_str!("../../config/default-device-config.yaml");
@@ -12,6 +12,8 @@ const EMBEDDED: &str = include_str!("../../config/default-device-config.yaml");
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceTable {
     targets: IndexMap<String, TargetInfo>,
+    /// The entries the config files left out for their errors, in file order.
+    dropped: Vec<DroppedEntry>,
 }
 
 impl DeviceTable {
@@ -26,6 +28,7 @@ impl DeviceTable {
             );
             let mut table = DeviceTable {
                 targets: IndexMap::new(),
+                dropped: Vec::new(),
             };
             table.apply(cfg.entries.as_deref().unwrap_or_default());
             table
@@ -33,11 +36,21 @@ impl DeviceTable {
         &TABLE
     }
 
+    /// Whether the default table's entry of `name` is one of DPC++'s empty placeholders: no
+    /// aspect at all and no other possible (`amd_gpu_gfx1200`), so every kernel that uses an
+    /// aspect is left out of its image, whatever its devices have.
+    pub fn is_placeholder(name: &str) -> bool {
+        Self::builtin()
+            .get(name)
+            .is_some_and(|i| i.aspects.is_empty() && !i.may_support_other_aspects)
+    }
+
     /// The default table with the given files applied in order.
     pub fn with_overlays<'a>(files: impl IntoIterator<Item = &'a ConfigFile>) -> DeviceTable {
         let mut table = Self::builtin().clone();
         for file in files {
             table.apply(file.entries.as_deref().unwrap_or_default());
+            table.dropped.extend(file.dropped.iter().cloned());
         }
         table
     }
@@ -57,6 +70,11 @@ impl DeviceTable {
 
     pub fn get(&self, name: &str) -> Option<&TargetInfo> {
         self.targets.get(name)
+    }
+
+    /// The last entry named `name` that a config file left out for its errors.
+    pub fn dropped(&self, name: &str) -> Option<&DroppedEntry> {
+        self.dropped.iter().rev().find(|d| d.name == name)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &TargetInfo)> {
@@ -136,6 +154,7 @@ impl ConfigSet {
         let mut table = DeviceTable::builtin().clone();
         for loaded in self.files.values() {
             table.apply(&loaded.in_force);
+            table.dropped.extend(loaded.latest.dropped.iter().cloned());
         }
         table
     }
@@ -155,6 +174,15 @@ mod tests {
         assert_eq!(pvc.aot_toolchain.as_deref(), Some("ocloc"));
         assert_eq!(pvc.aot_toolchain_options.as_deref(), Some("-device pvc"));
         assert_eq!(t.get("nvidia_gpu_sm_80").unwrap().aot_toolchain, None);
+    }
+
+    #[test]
+    fn placeholders_are_the_entries_without_any_aspect() {
+        assert!(DeviceTable::is_placeholder("amd_gpu_gfx1200"));
+        // Open to any aspect: JIT, not a placeholder.
+        assert!(!DeviceTable::is_placeholder("spir64"));
+        assert!(!DeviceTable::is_placeholder("amd_gpu_gfx90a"));
+        assert!(!DeviceTable::is_placeholder("no_such_target"));
     }
 
     #[test]

@@ -36,7 +36,12 @@ pub fn resolve(input: &str, table: &DeviceTable) -> Result<ResolvedTarget, Inval
     })
 }
 
+/// Names close to `input`; none when a config file had an entry of that name that it
+/// dropped (the message says so: the user meant that entry, not a name like it).
 fn suggestions_for(input: &str, table: &DeviceTable) -> Vec<String> {
+    if table.dropped(input).is_some() {
+        return Vec::new();
+    }
     let candidates = driver_names()
         .all_spellings()
         .chain(table.iter().map(|(n, _)| n));
@@ -190,10 +195,17 @@ pub(super) fn resolve_unsuggested(
     if let Some(name) = names.generic_of_arch(input) {
         return Ok(generic(name));
     }
+    let mut message = format!("SYCL target is invalid: '{input}'");
+    if let Some(d) = table.dropped(input) {
+        message.push_str(&format!(
+            ": the entry '{input}' of {}:{} was dropped for its errors (reported on that file)",
+            d.file, d.line
+        ));
+    }
     Err(InvalidTarget {
         input: input.to_string(),
         range: TextRange::new(0, input.len()),
-        message: format!("SYCL target is invalid: '{input}'"),
+        message,
         suggestions: Vec::new(),
     })
 }
@@ -291,6 +303,24 @@ mod tests {
 
     fn builtin() -> &'static DeviceTable {
         DeviceTable::builtin()
+    }
+
+    #[test]
+    fn a_name_whose_entry_was_dropped_says_so_instead_of_suggesting() {
+        let cfg = crate::devices::config::load(
+            std::sync::Arc::from("dev.yaml"),
+            "intel_gpu_aml_x:\n  aspects: [fp46]\n",
+        );
+        let table = DeviceTable::with_overlays([&cfg]);
+        let e = resolve("intel_gpu_aml_x", &table).unwrap_err();
+        assert_eq!(
+            e.message,
+            "SYCL target is invalid: 'intel_gpu_aml_x': the entry 'intel_gpu_aml_x' of \
+             dev.yaml:1 was dropped for its errors (reported on that file)"
+        );
+        assert!(e.suggestions.is_empty());
+        let e = resolve("intel_gpu_aml_y", &table).unwrap_err();
+        assert!(!e.suggestions.is_empty());
     }
 
     #[test]

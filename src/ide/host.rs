@@ -39,6 +39,8 @@ pub struct AnalysisConfig {
     pub diagnostics: Arc<[Diagnostic]>,
     /// Whose rules the checks follow: DPC++'s, or AdaptiveCpp's for an `acpp` project.
     pub implementation: crate::devices::Implementation,
+    /// The project root lambdas' names name their files from (`Settings::names_from`).
+    pub names_from: Option<Arc<std::path::Path>>,
 }
 
 impl AnalysisConfig {
@@ -54,6 +56,7 @@ impl AnalysisConfig {
             },
             diagnostics: Arc::from(Vec::new()),
             implementation: crate::devices::Implementation::Dpcpp,
+            names_from: None,
         }
     }
 
@@ -65,6 +68,13 @@ impl AnalysisConfig {
 
     pub fn with_implementation(mut self, implementation: crate::devices::Implementation) -> Self {
         self.implementation = implementation;
+        self
+    }
+
+    /// The same, lambdas named by their files relative to `root` when under it: for a front
+    /// end whose files are absolute paths, so its messages read as `check`'s.
+    pub fn with_names_from(mut self, root: Option<&std::path::Path>) -> Self {
+        self.names_from = root.map(Arc::from);
         self
     }
 
@@ -82,6 +92,7 @@ impl AnalysisConfig {
             image: self.image,
             units_elsewhere: false,
             implementation: self.implementation,
+            names_from: self.names_from.as_deref(),
         }
     }
 }
@@ -359,6 +370,7 @@ impl Analysis {
             image: self.inputs.config.image,
             units_elsewhere: false,
             implementation: self.inputs.config.implementation,
+            names_from: self.inputs.config.names_from.as_deref(),
         };
         if let Some(packed) = &self.inputs.packed {
             // Packed facts (`report`): by parts, as `check` finds, the facts left packed.

@@ -27,6 +27,7 @@ pub(super) struct Indexed {
 pub(super) fn start_indexing(st: &mut State) {
     start_watching(st);
     let Some(root) = st.root.clone() else {
+        st.indexed = true;
         st.schedule();
         return;
     };
@@ -82,6 +83,7 @@ pub(super) fn start_indexing(st: &mut State) {
 }
 
 pub(super) fn on_indexed(st: &mut State, indexed: Indexed) {
+    st.indexed = true;
     st.fragments = indexed.fragments;
     let external: Vec<PathBuf> = indexed
         .external

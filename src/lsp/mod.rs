@@ -138,6 +138,10 @@ struct State {
     /// overtaken before it starts or while it waits for the analysis gives way (runs queued
     /// behind a long one, every didOpen at start-up, delayed the first edit by their work).
     latest: Arc<std::sync::atomic::AtomicU64>,
+    /// The workspace was indexed once (or there is none). Before, a run analyses the open
+    /// documents alone: its findings lack every chain through a closed file, so they are
+    /// kept for the features and published only by the first run that sees the index.
+    indexed: bool,
     /// What each file was last sent, to skip sending it again unchanged.
     /// Per file, with the document version it answered.
     /// Per file with findings or open, the version and a hash of the findings last sent (a
@@ -300,7 +304,10 @@ impl State {
         let reparse = env.key() != self.compile().key();
         let mut config = AnalysisConfig::new(self.snapshot.table.clone(), targets, env)
             .with_image(project.image_rule())
-            .with_implementation(project.implementation());
+            .with_implementation(project.implementation())
+            // Files are absolute here: a kernel is named as `check` names it (a message is
+            // cut off in an editor's problem list long before an absolute path ends).
+            .with_names_from(self.root.as_deref());
         config.diagnostics = self.snapshot.configs.diagnostics().cloned().collect();
         if !reparse {
             // The same preprocessing: the environment (and the memo of headers it keeps) stays.
@@ -445,6 +452,7 @@ pub fn run_stdio(listen: Option<&Path>) -> Result<(), String> {
                 docs: HashMap::new(),
                 generation: 0,
                 latest: Arc::default(),
+                indexed: false,
                 published: HashMap::new(),
                 progress: false,
                 config_paths: Vec::new(),

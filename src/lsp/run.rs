@@ -290,7 +290,7 @@ pub(super) fn on_analyzed(st: &mut State, a: Analyzed) -> ControlFlow<async_lsp:
         let mut change = crate::ide::Change::new();
         change.set_files((*st.files).clone());
         st.host.apply_change(change);
-        let sent = st.publish(&a.report);
+        let sent = if st.indexed { st.publish(&a.report) } else { 0 };
         // The first answer sends every file's diagnostics: tens of megabytes of messages at
         // 500 k lines, freed once written, and kept by glibc for good unless trimmed. The event
         // comes after those messages, so they are written by then; edits that follow at once

@@ -18,6 +18,9 @@ pub struct SyclFlags {
     /// What the analysis reads in a weaker way than the build (an ocloc `-device` that names
     /// no device of the table), once each, with where the database names it.
     pub notes: Vec<(String, crate::text::TextRange)>,
+    /// Entries the database cannot be read without (no `directory`, `file` or
+    /// `command`/`arguments`), as clangd refuses them: the message and the entry's opening brace.
+    pub entry_errors: Vec<(String, crate::text::TextRange)>,
     /// The database these flags come from.
     pub database: Option<PathBuf>,
     /// Some entry compiles device code unoptimised (`-O0`, `-fno-sycl-early-optimizations`):
@@ -62,18 +65,42 @@ pub fn compile_env(
 
 pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String> {
     use crate::devices::driver;
-    let db: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("invalid compile_commands.json: {e}"))?;
-    let entries = db
-        .as_array()
-        .ok_or("compile_commands.json must be a JSON array")?;
+    use serde_json::value::RawValue;
+    // Raw entries first, so that a malformed one is refused where it is written.
+    let raw: Vec<&RawValue> = match serde_json::from_str(text) {
+        Ok(raw) => raw,
+        Err(_) => {
+            return Err(match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(_) => "compile_commands.json must be a JSON array of entries".to_string(),
+                Err(e) => format!("invalid compile_commands.json: {e}"),
+            });
+        }
+    };
     let mut flags = SyclFlags::default();
+    let mut entries = Vec::with_capacity(raw.len());
+    for (i, r) in raw.iter().enumerate() {
+        let start = r.get().as_ptr() as usize - text.as_ptr() as usize;
+        let at = crate::text::TextRange::new(start, start + 1);
+        let value: serde_json::Value = serde_json::from_str(r.get()).map_err(|e| e.to_string())?;
+        match entry_problem(&value) {
+            None => entries.push(value),
+            Some(problem) => flags.entry_errors.push((
+                format!(
+                    "entry {} of {} in compile_commands.json {problem}: clangd and the build \
+                     tools refuse such an entry",
+                    i + 1,
+                    raw.len()
+                ),
+                at,
+            )),
+        }
+    }
     // Targets a device-config file adds are passed through by name and checked later against
     // the whole table; `--offload-arch` spellings are read against the built-in one.
     let table = crate::devices::DeviceTable::builtin();
     // What an `acpp` command without `--acpp-targets` reads, as the build would.
     let acpp_env = crate::devices::acpp::env_spec(|n| std::env::var(n).ok());
-    for e in entries {
+    for e in &entries {
         let args: Vec<String> = match (e.get("arguments"), e.get("command")) {
             (Some(serde_json::Value::Array(a)), _) => a
                 .iter()
@@ -138,6 +165,32 @@ pub fn sycl_flags_from_compile_commands(text: &str) -> Result<SyclFlags, String>
         }
     }
     Ok(flags)
+}
+
+/// What a compile database entry lacks that clang's `JSONCompilationDatabase` requires: a
+/// `directory`, a `file`, and a `command` string or an `arguments` list of strings.
+fn entry_problem(entry: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    let Some(object) = entry.as_object() else {
+        return Some("is not an object".into());
+    };
+    let string = |key: &str| matches!(object.get(key), Some(Value::String(s)) if !s.is_empty());
+    if !string("directory") {
+        return Some("has no \"directory\" string".into());
+    }
+    if !string("file") {
+        return Some("has no \"file\" string".into());
+    }
+    let arguments = match object.get("arguments") {
+        Some(Value::Array(a)) => !a.is_empty() && a.iter().all(Value::is_string),
+        _ => false,
+    };
+    if !arguments && !string("command") {
+        return Some(
+            "has neither a \"command\" string nor an \"arguments\" list of strings".into(),
+        );
+    }
+    None
 }
 
 /// Where the database names `word` as a `-device` value (its first such place), else its start.
@@ -243,7 +296,10 @@ pub fn find_sycl_flags(candidates: &[PathBuf]) -> Result<Option<SyclFlags>, Stri
             .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
         let mut flags = sycl_flags_from_compile_commands(&text)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        if !flags.targets.is_empty() || !flags.device_configs.is_empty() || !flags.files.is_empty()
+        if !flags.targets.is_empty()
+            || !flags.device_configs.is_empty()
+            || !flags.files.is_empty()
+            || !flags.entry_errors.is_empty()
         {
             flags.database = Some(path.clone());
             return Ok(Some(flags));

@@ -64,6 +64,9 @@ pub enum TargetProblem {
     Driver(Vec<DriverError>),
     /// Names in the list that are no target (`list` as written).
     Invalid { list: String, parsed: TargetList },
+    /// A configured list that names nothing (`--targets ""`, an unset variable): the driver
+    /// refuses it, and reading it as the implicit `spir64` would hide the database's targets.
+    Empty,
 }
 
 impl Project {
@@ -114,6 +117,9 @@ impl Project {
         let Some(list) = &self.target_list else {
             return Ok(None);
         };
+        if list.split(',').all(|name| name.trim().is_empty()) {
+            return Err(TargetProblem::Empty);
+        }
         let parsed = devices::parse_target_list(list, table);
         if !parsed.invalid.is_empty() {
             return Err(TargetProblem::Invalid {
@@ -122,6 +128,35 @@ impl Project {
             });
         }
         Ok(Some(parsed.targets))
+    }
+
+    /// The database's entries that cannot be read (no `directory`, `file` or command), located
+    /// in it: the build tools refuse them, so nothing can be answered for them.
+    pub fn database_problems(&self) -> Vec<crate::diagnostics::Diagnostic> {
+        use crate::diagnostics::{Code, DiagnosticSink, Severity};
+        let Some(path) = &self.flags.database else {
+            return Vec::new();
+        };
+        if self.flags.entry_errors.is_empty() {
+            return Vec::new();
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let mut sink = DiagnosticSink::new(std::sync::Arc::from(path.display().to_string()), &text);
+        for (message, range) in &self.flags.entry_errors {
+            let range = if range.end <= text.len() {
+                *range
+            } else {
+                crate::text::TextRange::new(0, 0)
+            };
+            sink.push(
+                range,
+                Severity::Error,
+                Code::InvalidCompileDatabase,
+                message.clone(),
+                Vec::new(),
+            );
+        }
+        sink.finish()
     }
 
     /// The database's notes about its commands (an ocloc `-device` that names no device of the

@@ -62,6 +62,9 @@ impl Instance {
 pub struct SemUse {
     pub aspect: AspectId,
     pub what: String,
+    /// Why a value of `what` uses the aspect when its name does not say (what its class
+    /// holds): "it holds field 'scale' of type 'double'".
+    pub why: Option<String>,
     pub span: Span,
     pub fate: Fate,
 }

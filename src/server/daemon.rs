@@ -188,9 +188,14 @@ impl Encoder<String> for CappedLines {
     }
 }
 
-/// Serves until `shutdown` or a signal. Blocks the calling thread on its own runtime.
-pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), String> {
-    let std_listener = bind(socket)?;
+/// Serves `listener` (from [`bind`] on `socket`) until `shutdown` or a signal. Blocks the
+/// calling thread on its own runtime; removes the socket when it stops.
+pub fn run(
+    std_listener: std::os::unix::net::UnixListener,
+    socket: &Path,
+    snapshot: Snapshot,
+    limits: Limits,
+) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -255,6 +260,8 @@ pub fn run(socket: &Path, snapshot: Snapshot, limits: Limits) -> Result<(), Stri
     }
     let result = runtime.block_on(async move {
         let listener = UnixListener::from_std(std_listener).map_err(|e| e.to_string())?;
+        // Said only now: a daemon that could not bind, or failed to start, never claims it.
+        tracing::info!(socket = %socket.display(), "daemon listening");
         serve(listener, state, limits).await;
         Ok(())
     });

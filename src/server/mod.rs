@@ -336,6 +336,14 @@ fn project_of(
         include_dirs: Vec::new(),
     })
     .map_err(|e| RpcError::new(codes::INVALID_INPUT, e))?;
+    let unreadable = project.database_problems();
+    if let Some(first) = unreadable.first() {
+        return Err(RpcError {
+            code: codes::INVALID_INPUT,
+            message: format!("{}: {}", first.file, first.message),
+            data: Some(proto::diagnostics_json(&unreadable)),
+        });
+    }
     let table = if project.configs_from_database() {
         let (s, problems) = Snapshot::load(snapshot.roots.clone(), project.config_paths.clone());
         for p in problems {
@@ -354,6 +362,13 @@ fn project_of(
                 message: parsed.invalid[0].message.clone(),
                 data: Some(proto::diagnostics_json(&diagnostics)),
             });
+        }
+        Err(TargetProblem::Empty) => {
+            return Err(RpcError::new(
+                codes::INVALID_INPUT,
+                "the target list is empty: name at least one target, or leave `targets` out for \
+                 the implicit spir64",
+            ));
         }
         Err(TargetProblem::Driver(errors)) => {
             let messages: Vec<String> = errors

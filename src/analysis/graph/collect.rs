@@ -239,7 +239,11 @@ impl<'a> Collector<'a> {
                 info.reads.sort_unstable();
                 info.reads.dedup();
                 for u in &t.uses {
-                    uses.push(Use::new(u.aspect, u.what.clone(), fi, u.span, u.fate));
+                    let why = u.why.clone();
+                    uses.push(Use {
+                        why,
+                        ..Use::new(u.aspect, u.what.clone(), fi, u.span, u.fate)
+                    });
                 }
                 info.library
                     .extend(t.library.iter().map(|k| (fi, k.clone())));

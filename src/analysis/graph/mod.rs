@@ -39,6 +39,8 @@ pub type NodeId = usize;
 pub struct Use {
     pub aspect: AspectId,
     pub what: String,
+    /// Why a value of `what` uses the aspect when its name does not say (`SemUse::why`).
+    pub why: Option<String>,
     pub file: u32,
     pub span: Span,
     pub fate: Fate,
@@ -49,6 +51,7 @@ impl Use {
         Self {
             aspect,
             what,
+            why: None,
             file,
             span,
             fate,

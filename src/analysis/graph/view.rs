@@ -24,6 +24,8 @@ pub struct Graph<'a> {
     uses: &'a [ThinVec<Use>],
     info: &'a [NodeInfo],
     d: &'a Derived,
+    /// See `Settings::names_from`.
+    names_from: Option<&'a std::path::Path>,
 }
 
 impl<'a> Graph<'a> {
@@ -41,6 +43,15 @@ impl<'a> Graph<'a> {
             uses: &bodies.uses,
             info: &bodies.info,
             d,
+            names_from: None,
+        }
+    }
+
+    /// The same, naming the files of lambdas relative to `root` (`Settings::names_from`).
+    pub fn naming_from(self, root: Option<&'a std::path::Path>) -> Self {
+        Graph {
+            names_from: root,
+            ..self
         }
     }
 
@@ -295,6 +306,18 @@ impl<'a> Graph<'a> {
         &self.files[file as usize].path
     }
 
+    /// A file as the names made here say it: relative to `names_from` when under it.
+    fn shown(&self, file: u32) -> std::borrow::Cow<'_, str> {
+        let path = self.path(file);
+        match self
+            .names_from
+            .and_then(|root| std::path::Path::new(&**path).strip_prefix(root).ok())
+        {
+            Some(rest) if !rest.as_os_str().is_empty() => rest.to_string_lossy(),
+            _ => std::borrow::Cow::Borrowed(&**path),
+        }
+    }
+
     /// The macro whose use in `file` holds the start of `range`: the code there came out of it.
     pub fn macro_at(&self, file: u32, range: crate::text::TextRange) -> Option<&str> {
         self.files[file as usize]
@@ -334,7 +357,7 @@ impl<'a> Graph<'a> {
             let pos = self.locate(file, f.name_span).pos;
             let at = match self.algorithm_launch(node, f) {
                 Some(at) => at,
-                None => format!("lambda at {}:{}:{}", self.path(file), pos.line, pos.column),
+                None => format!("lambda at {}:{}:{}", self.shown(file), pos.line, pos.column),
             };
             match self.enclosing_instance(node, f) {
                 // One location, several kernels: say which instantiation, as clang's "in
@@ -384,7 +407,7 @@ impl Graph<'_> {
         let algorithm = &launch.via[LIBRARY_LAUNCH.len()..];
         let mut name = format!(
             "oneDPL {algorithm} at {}:{}:{}",
-            self.path(file),
+            self.shown(file),
             pos.line,
             pos.column
         );

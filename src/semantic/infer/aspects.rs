@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::lookup::resolve_text;
 use super::{class_subst, Cx, MAX_DEPTH};
-use crate::devices::{registry, AspectSet};
+use crate::devices::{registry, AspectId, AspectSet};
 use crate::semantic::features::features;
 use crate::semantic::names::last;
 use crate::semantic::ty::*;
@@ -14,8 +14,10 @@ use crate::semantic::{Fate, Index, Instance, SemUse, Typed};
 use crate::syntax::{AspectRef, CallTarget, Expr, ExprId, FloatLit, Lit, Span, Stmt};
 use crate::text::TextRange;
 
-/// Records a use: aspects, what (made only when kept), ranking range, location, fate.
-type AddUse<'f> = dyn FnMut(AspectSet, &dyn Fn() -> String, TextRange, Span, Fate) + 'f;
+/// Records a use: aspects, what (made only when kept), the type whose value it is (to say
+/// why it uses them), ranking range, location, fate.
+type AddUse<'f> =
+    dyn FnMut(AspectSet, &dyn Fn() -> String, Option<&Ty>, TextRange, Span, Fate) + 'f;
 
 /// The double operations narrowed at -O2 (`narrowing`).
 type Narrowed = rustc_hash::FxHashSet<ExprId>;
@@ -42,28 +44,33 @@ impl Cx<'_, '_> {
         let mut found: HashMap<(crate::devices::AspectId, Fate), Found> = HashMap::default();
         let mut dead: Vec<TextRange> = Vec::new();
         let mut dead_out: Vec<std::ops::Range<u32>> = Vec::new();
-        let mut add =
-            |set: AspectSet, what: &dyn Fn() -> String, key: TextRange, span: Span, fate: Fate| {
-                for a in set.iter() {
-                    let better = found.get(&(a, fate)).is_none_or(|(k, _)| {
-                        (key.start, key.end - key.start) < (k.start, k.end - k.start)
-                    });
-                    if better {
-                        found.insert(
-                            (a, fate),
-                            (
-                                key,
-                                SemUse {
-                                    aspect: a,
-                                    what: what(),
-                                    span,
-                                    fate,
-                                },
-                            ),
-                        );
-                    }
+        let mut add = |set: AspectSet,
+                       what: &dyn Fn() -> String,
+                       ty: Option<&Ty>,
+                       key: TextRange,
+                       span: Span,
+                       fate: Fate| {
+            for a in set.iter() {
+                let better = found.get(&(a, fate)).is_none_or(|(k, _)| {
+                    (key.start, key.end - key.start) < (k.start, k.end - k.start)
+                });
+                if better {
+                    found.insert(
+                        (a, fate),
+                        (
+                            key,
+                            SemUse {
+                                aspect: a,
+                                what: what(),
+                                why: ty.and_then(|t| why_uses(self.ix, t, a)),
+                                span,
+                                fate,
+                            },
+                        ),
+                    );
                 }
-            };
+            }
+        };
         if let Some(body) = self.body {
             for (id, l) in body.locals.iter().enumerate() {
                 if l.param {
@@ -71,6 +78,7 @@ impl Cx<'_, '_> {
                     add(
                         self.aspects(&t),
                         &|| t.to_string(),
+                        Some(&t),
                         l.span.range(),
                         l.span,
                         Fate::CONVERSION,
@@ -84,6 +92,7 @@ impl Cx<'_, '_> {
                     add(
                         self.aspects(&t),
                         &|| t.to_string(),
+                        Some(&t),
                         self.func.name_span.range(),
                         self.func.name_span,
                         Fate::CONVERSION,
@@ -124,6 +133,7 @@ impl Cx<'_, '_> {
                         add(
                             self.aspects(&t),
                             &|| t.to_string(),
+                            Some(&t),
                             l.span.range(),
                             l.span,
                             Fate::CONVERSION,
@@ -135,6 +145,7 @@ impl Cx<'_, '_> {
                             add(
                                 self.aspects(&x),
                                 &|| x.to_string(),
+                                Some(&x),
                                 l.span.range(),
                                 l.span,
                                 Fate::CONVERSION,
@@ -155,6 +166,7 @@ impl Cx<'_, '_> {
                 add(
                     self.aspects(&t),
                     &|| t.to_string(),
+                    Some(&t),
                     self.func.name_span.range(),
                     self.func.name_span,
                     Fate::KEPT,
@@ -174,6 +186,7 @@ impl Cx<'_, '_> {
                     add(
                         set,
                         &|| format!("__uses_aspects__({name})"),
+                        None,
                         span.range(),
                         *span,
                         Fate::KEPT,
@@ -295,6 +308,7 @@ impl Cx<'_, '_> {
                                 Some(t) => format!("double literal {t}"),
                                 None => "double literal".to_string(),
                             },
+                            None,
                             body.spans[e as usize].range(),
                             span,
                             fate,
@@ -336,6 +350,7 @@ impl Cx<'_, '_> {
                                 add(
                                     set,
                                     &|| format!("double literal{text} passed to {name}"),
+                                    None,
                                     body.spans[e as usize].range(),
                                     span,
                                     fate,
@@ -344,6 +359,7 @@ impl Cx<'_, '_> {
                             None => add(
                                 set,
                                 &|| t.to_string(),
+                                Some(&t),
                                 body.spans[e as usize].range(),
                                 body.spans[e as usize],
                                 fate,
@@ -359,6 +375,7 @@ impl Cx<'_, '_> {
             add(
                 self.aspects(&t),
                 &|| t.to_string(),
+                Some(&t),
                 body.spans[e as usize].range(),
                 body.spans[e as usize],
                 Fate::CONVERSION,
@@ -424,6 +441,7 @@ impl Cx<'_, '_> {
                 &|| {
                     format!("{ptr} (DPC++ 2023 and older: typed pointers, a pointer's element type counted)")
                 },
+                None,
                 key,
                 span,
                 Fate::POINTEE,
@@ -502,4 +520,69 @@ pub(super) fn class_aspects(ix: &Index, c: &ClassTy, depth: usize) -> AspectSet 
             set
         }
     }
+}
+
+/// Why a value of type `t` uses `aspect` when its name does not say: what the class holds, down
+/// to a type that says it ("it holds field 'inner' of type 'Params', which holds field 'scale'
+/// of type 'double'"). `None` for a type that says it itself (`double`, `sycl::half`).
+pub(super) fn why_uses(ix: &Index, t: &Ty, aspect: AspectId) -> Option<String> {
+    let steps = holds(ix, t.strip_ref(), aspect, 0)?;
+    (!steps.is_empty()).then(|| format!("it {}", steps.join(", which ")))
+}
+
+/// The steps from `t` to what uses `aspect` in it, each a verb phrase; empty when `t`'s name
+/// says it; `None` when `t` does not use it.
+fn holds(ix: &Index, t: &Ty, aspect: AspectId, depth: usize) -> Option<Vec<String>> {
+    match t {
+        Ty::Array(x) => holds(ix, x.strip_ref(), aspect, depth),
+        Ty::Pack(xs) => xs
+            .iter()
+            .find_map(|x| holds(ix, x.strip_ref(), aspect, depth)),
+        Ty::Class(c) if depth <= MAX_DEPTH && aspects_of(ix, t, depth).contains(aspect) => {
+            class_holds(ix, c, aspect, depth)
+        }
+        _ if aspects_of(ix, t, depth).contains(aspect) => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+fn class_holds(ix: &Index, c: &ClassTy, aspect: AspectId, depth: usize) -> Option<Vec<String>> {
+    let f = features();
+    if f.type_aspect(&c.name) == Some(aspect) || f.is_atomic_template(&c.name) {
+        return Some(Vec::new());
+    }
+    let then = |step: String, t: &Ty| -> Option<Vec<String>> {
+        let rest = holds(ix, t.strip_ref(), aspect, depth + 1)?;
+        Some(std::iter::once(step).chain(rest).collect())
+    };
+    if f.is_by_value_template(c.last()) {
+        if let Some(steps) = c
+            .args
+            .iter()
+            .find_map(|a| then(format!("holds its template argument '{a}'"), a))
+        {
+            // `vec<double, 3>`: the argument in its name says it.
+            return Some(if steps.len() == 1 { Vec::new() } else { steps });
+        }
+    }
+    let (fi, ci) = c.decl?;
+    let cl = &ix.files[fi as usize].classes[ci as usize];
+    if crate::semantic::known_aspects(&cl.uses_aspects).contains(aspect) {
+        let name = registry().name(aspect);
+        return Some(vec![format!("is declared with '__uses_aspects__({name})'")]);
+    }
+    let subst = class_subst(cl, c);
+    cl.fields
+        .iter()
+        .filter(|fl| !fl.is_static)
+        .find_map(|fl| {
+            let ft = resolve_text(ix, fi, &fl.ty, &subst, depth + 1);
+            then(format!("holds field '{}' of type '{ft}'", fl.name), &ft)
+        })
+        .or_else(|| {
+            cl.bases.iter().find_map(|b| {
+                let bt = resolve_text(ix, fi, b, &subst, depth + 1);
+                then(format!("derives from '{bt}'"), &bt)
+            })
+        })
 }
