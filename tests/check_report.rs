@@ -30,7 +30,7 @@ fn crate_dir() -> &'static Path {
 }
 
 /// `sycl-analyzer COMMAND . --targets TARGETS --format json` in `dir`; `check` exits 1 when
-/// it finds something.
+/// it finds something, 2 when a source has an error of its own (a fixture's unknown aspect).
 fn json_of(command: &str, dir: &Path) -> Value {
     json_for(command, dir, TARGETS)
 }
@@ -43,7 +43,7 @@ fn json_for(command: &str, dir: &Path, targets: &str) -> Value {
         .output()
         .unwrap();
     assert!(
-        matches!(out.status.code(), Some(0 | 1)),
+        matches!(out.status.code(), Some(0..=2)),
         "{command} in {}: {:?}\n{}",
         dir.display(),
         out.status,
