@@ -341,10 +341,7 @@ impl OneCompile {
         }
         nodes.sort_unstable();
         nodes.dedup();
-        let referenced = graph.referenced_patterns();
-        nodes.retain(|&n| {
-            graph.compiled(n, referenced) && graph.in_compiled_file(n, settings.units_elsewhere)
-        });
+        nodes.retain(|&n| graph.is_compiled(n, settings.units_elsewhere));
         for node in nodes {
             let found = self.findings.per_node.entry(node).or_insert_with(|| {
                 let mut f = NodeFindings {
@@ -378,7 +375,7 @@ impl OneCompile {
             diagnostics.extend(found.diagnostics.iter().cloned());
         }
         if settings.targets.is_some() {
-            check_library_kernels(&graph, &entries, settings, referenced, &mut diagnostics);
+            check_library_kernels(&graph, &entries, settings, &mut diagnostics);
         }
         for base in self.bodies.saturated(|n| graph.is_device(n)) {
             let (file, at) = graph.name_span(base);
@@ -412,7 +409,7 @@ impl OneCompile {
             .filter(|&&n| graph.is_kernel(n))
             .chain(graph.decorated())
             .copied()
-            .filter(|&n| graph.compiled(n, referenced))
+            .filter(|&n| graph.is_compiled(n, settings.units_elsewhere))
             // Before the sort, whose keys cost a name each: an editor asks for a few files.
             .filter(|&n| summarize(graph.path(graph.node_file(n))))
             .collect();

@@ -14,16 +14,12 @@ pub(super) fn check_library_kernels(
     graph: &Graph,
     entries: &[(&ResolvedTarget, &TargetInfo)],
     settings: &Settings,
-    referenced: &[bool],
     out: &mut Vec<Diagnostic>,
 ) {
     let reg = registry();
     for node in graph.nodes() {
         let calls = graph.library_kernels(node);
-        if calls.is_empty()
-            || !graph.compiled(node, referenced)
-            || !graph.in_compiled_file(node, settings.units_elsewhere)
-        {
+        if calls.is_empty() || !graph.is_compiled(node, settings.units_elsewhere) {
             continue;
         }
         // Only calls the program can make: a header's routine wrappers (dpct's helpers) hold

@@ -155,8 +155,8 @@ impl Matrix {
     }
 }
 
-/// The rows of one device compile, for its targets, of the kernels in the files `wanted`
-/// accepts.
+/// The rows of one device compile, for its targets, of the kernels it compiles
+/// (`Graph::is_compiled`, as the checks) in the files `wanted` accepts.
 pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> bool) -> Vec<Row> {
     let reg = registry();
     let targets = settings.targets.unwrap_or_default();
@@ -165,6 +165,7 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
         .entry_points()
         .iter()
         .filter(|&&node| wanted(graph.path(graph.node_file(node))))
+        .filter(|&&node| graph.is_compiled(node, settings.units_elsewhere))
         .map(|&node| {
             let decl = graph.device_has(node);
             // AdaptiveCpp reads no `device_has` and leaves no kernel out of a device's code: a
@@ -215,11 +216,17 @@ pub(super) fn rows(graph: &Graph, settings: &Settings, wanted: &dyn Fn(&str) -> 
                             });
                         }
                     }
-                    let status = match (reasons.is_empty(), jit || acpp) {
+                    // The driver filters an image by a kernel's features only for the
+                    // device-table names of `-fsycl-targets`: an image for an ocloc `-device`
+                    // (`spir64_gen:DEVICE`) keeps every kernel (intel/llvm PR #12727), as the
+                    // `target-unsupported-aspect` finding for it says.
+                    let keeps_all =
+                        acpp || t.canonical.starts_with(crate::devices::DEVICE_BOUND_PREFIX);
+                    let status = match (reasons.is_empty(), jit || keeps_all) {
                         (true, _) => Status::Compatible,
                         // A JIT image keeps the kernel; a device may still lack the aspect.
                         (false, true)
-                            if acpp
+                            if keeps_all
                                 || reasons.iter().all(|r| matches!(r, Reason::Aspect { .. })) =>
                         {
                             Status::MayFail

@@ -32,7 +32,7 @@ pub use crate::semantic::features::features;
 pub use compiles::Engine;
 pub use engine::Update;
 pub use graph::ImageRule;
-pub use parts::{analyze_parts, parts};
+pub use parts::{analyze_parts, matrix_parts, parts};
 pub use report::{FunctionSummary, Report, Settings, Stats, TargetCounts};
 
 pub fn analyze(files: &[SourceFile], settings: &Settings) -> Report {

@@ -20,6 +20,7 @@ use rustc_hash::FxHashMap;
 
 use super::compiles::{self, Engine};
 use super::graph;
+use super::matrix::{self, Matrix};
 use super::report::{sort_findings, Report, Settings, TargetCounts};
 use super::visibility::Visibility;
 use crate::base::{PathIndex, SourceFile, UnionFind};
@@ -94,13 +95,8 @@ pub fn parts(files: &[SourceFile]) -> Vec<Vec<usize>> {
 /// with 64: the packed facts of the whole are the floor.
 const BATCHES: usize = 64;
 
-/// `analyze` of `files`, a batch of parts at a time: `facts(i)` gives file `i`'s facts (the
-/// facts in `files` may be outlines).
-pub fn analyze_parts(
-    files: &[SourceFile],
-    facts: impl Fn(usize) -> Arc<FileFacts> + Sync,
-    settings: &Settings,
-) -> Report {
+/// The parts of `files` gathered into batches of about `1 / BATCHES` of its functions.
+fn batches(files: &[SourceFile]) -> Vec<Vec<usize>> {
     let weight = |i: usize| files[i].facts.functions.len() + 1;
     let total: usize = (0..files.len()).map(weight).sum();
     let limit = total.div_ceil(BATCHES);
@@ -121,6 +117,19 @@ pub fn analyze_parts(
         size += w;
         batches.last_mut().expect("a batch").extend(part);
     }
+    batches
+}
+
+/// The analysis of each batch of parts of `files`, in parallel: `facts(i)` gives file `i`'s
+/// facts, `answer` what a batch's engine answers under the settings a share of the workspace
+/// is analysed with.
+fn per_batch<T: Send>(
+    files: &[SourceFile],
+    facts: impl Fn(usize) -> Arc<FileFacts> + Sync,
+    settings: &Settings,
+    answer: impl Fn(Engine, &Settings) -> T + Sync,
+) -> Vec<T> {
+    let batches = batches(files);
     let index = PathIndex::new(files.iter().map(|f| &*f.path));
     // A batch of headers only, in a workspace with sources, is compiled by nobody.
     let settings = &Settings {
@@ -128,7 +137,7 @@ pub fn analyze_parts(
             || files.iter().any(|f| !crate::base::is_header(&f.path)),
         ..*settings
     };
-    let reports: Vec<Report> = batches
+    batches
         .par_iter()
         .map(|batch| {
             let set: Vec<SourceFile> = batch
@@ -138,9 +147,41 @@ pub fn analyze_parts(
                     facts: without_ambiguous_includes(facts(i), i as u32, &index),
                 })
                 .collect();
-            Engine::new(set).report(settings)
+            answer(Engine::new(set), settings)
         })
+        .collect()
+}
+
+/// `Engine::matrix_of` of `files`, a batch of parts at a time (as `analyze_parts`): a
+/// kernel's row is made by the batch that holds its file.
+pub fn matrix_parts(
+    files: &[SourceFile],
+    facts: impl Fn(usize) -> Arc<FileFacts> + Sync,
+    settings: &Settings,
+    wanted: &(dyn Fn(&str) -> bool + Sync),
+) -> Matrix {
+    let targets: Vec<String> = settings
+        .targets
+        .unwrap_or_default()
+        .iter()
+        .map(|t| t.canonical.clone())
         .collect();
+    let rows = per_batch(files, facts, settings, |engine, settings| {
+        (targets.clone(), engine.matrix_of(settings, wanted).rows)
+    });
+    matrix::merge(&targets, rows)
+}
+
+/// `analyze` of `files`, a batch of parts at a time: `facts(i)` gives file `i`'s facts (the
+/// facts in `files` may be outlines).
+pub fn analyze_parts(
+    files: &[SourceFile],
+    facts: impl Fn(usize) -> Arc<FileFacts> + Sync,
+    settings: &Settings,
+) -> Report {
+    let reports: Vec<Report> = per_batch(files, facts, settings, |mut engine, settings| {
+        engine.report(settings)
+    });
     // The analyses the whole makes: per compile with targets, else per unit group.
     let split = compiles::split(files);
     let compiles = match settings.targets {

@@ -32,7 +32,8 @@ pub fn run(
     let output = output.as_deref();
     check::enter_project_root(&mut args)?;
     let mut problems = Vec::new();
-    let mut ws = match check::load(&args, configs_given, false, table, &mut problems, reporter) {
+    // Packed, as `check` loads: the matrix is made a batch of parts at a time, as its findings.
+    let mut ws = match check::load(&args, configs_given, true, table, &mut problems, reporter) {
         Ok(ws) => ws,
         Err(check::Refusal(refused)) => {
             problems.extend(refused);

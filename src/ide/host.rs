@@ -359,7 +359,11 @@ impl Analysis {
     /// The same, for the kernels of the files `wanted` accepts (an editor's open document).
     /// An engine already at newer inputs (an edit analysed since this snapshot) answers from
     /// those: a lens or a matrix view wants the newest state, never an older one.
-    pub fn matrix_of(&self, targets: &[ResolvedTarget], wanted: &dyn Fn(&str) -> bool) -> Matrix {
+    pub fn matrix_of(
+        &self,
+        targets: &[ResolvedTarget],
+        wanted: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Matrix {
         let settings = Settings {
             table: &self.inputs.config.table,
             targets: Some(targets),
@@ -368,6 +372,19 @@ impl Analysis {
             implementation: self.inputs.config.implementation,
             names_from: self.inputs.config.names_from.as_deref(),
         };
+        if let Some(packed) = &self.inputs.packed {
+            // Packed facts (`report`): by parts, as `check` finds, the facts left packed.
+            let packed = lock(packed);
+            let packed = packed
+                .as_ref()
+                .expect("packed facts are answered by one snapshot, before any change");
+            return analysis::matrix_parts(
+                &self.inputs.files,
+                |i| Arc::new(packed[i].unpack()),
+                &settings,
+                wanted,
+            );
+        }
         {
             let kept = lock(&self.shared.engine);
             if let Some(e) = kept.engine.as_ref() {
@@ -388,7 +405,7 @@ impl Analysis {
     pub fn matrix_if_analysed(
         &self,
         targets: &[ResolvedTarget],
-        wanted: &dyn Fn(&str) -> bool,
+        wanted: &(dyn Fn(&str) -> bool + Sync),
     ) -> Option<Matrix> {
         lock(&self.shared.engine).engine.as_ref()?;
         Some(self.matrix_of(targets, wanted))

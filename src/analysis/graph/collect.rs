@@ -334,6 +334,18 @@ impl<'a> Collector<'a> {
                     });
                 }
             }
+            // A function template named without a call (`fs[] = {run<32>, run<64>}`,
+            // `&run<32>`) is instantiated all the same: its pattern counts as referenced.
+            // No aspect flows back through a pointer (the mask): only what is compiled changes.
+            if i == typed_member {
+                for (span, to) in self.named_templates(fi, func) {
+                    edges.push(Edge {
+                        to,
+                        span,
+                        mask: crate::devices::AspectSet::ALL,
+                    });
+                }
+            }
             // Operator functions called by operator expressions (`Typed::implicit`).
             for (span, insts) in typed.iter().flat_map(|t| &t.implicit) {
                 for to in insts.iter().filter_map(|i| self.node_for(i)) {
@@ -393,6 +405,59 @@ impl<'a> Collector<'a> {
         nodes
             .into_iter()
             .filter(move |&n| self.function(n).accepts_args(args))
+    }
+
+    /// The function templates `func`'s body names with template arguments and does not call
+    /// (their address taken, or their name decayed to one), with where each is named.
+    fn named_templates(&self, file: u32, func: &Function) -> Vec<(crate::syntax::Span, NodeId)> {
+        use crate::syntax::Expr;
+        let Some(body) = func.body.as_deref() else {
+            return Vec::new();
+        };
+        // Most bodies name no template: no set of callees made for them.
+        if !body
+            .exprs
+            .iter()
+            .any(|e| matches!(e, Expr::TemplateName { .. }))
+        {
+            return Vec::new();
+        }
+        let callees: rustc_hash::FxHashSet<u32> = body
+            .exprs
+            .iter()
+            .filter_map(|e| match e {
+                Expr::Call { callee, .. } => Some(*callee),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        for (id, e) in body.exprs.iter().enumerate() {
+            let Expr::TemplateName { name, .. } = e else {
+                continue;
+            };
+            if callees.contains(&(id as u32)) {
+                continue;
+            }
+            let q = names::qualifier(name);
+            let mut nodes: Vec<NodeId> = self
+                .sem
+                .visible_functions(file, names::last(name))
+                .filter_map(|(f, i)| self.sk.node_at(f, i as usize))
+                .filter(|&n| {
+                    let callee = self.function(n);
+                    callee.is_template
+                        && match q.is_empty() {
+                            true => callee.class.is_none() || callee.class == func.class,
+                            false => scope_ends_with(&callee.scope, &q),
+                        }
+                })
+                .collect();
+            nodes.sort_unstable();
+            nodes.dedup();
+            let span = body.spans.get(id).copied().unwrap_or(func.name_span);
+            out.extend(nodes.into_iter().map(|n| (span, n)));
+        }
+        out
     }
 
     fn constructors(&self, from: u32, type_name: &str, args: usize) -> Vec<NodeId> {

@@ -158,30 +158,46 @@ impl<'a> Graph<'a> {
         node >= self.bodies.base_count
     }
 
-    /// Compiled for the device as DPC++ compiles it: a template's code exists only in its
-    /// instances ([temp.inst]), and an instance only where device code reaches it; a
-    /// non-template function counts where it is (a `device_has` one is checked on its own).
-    /// A pattern some call or launch binds to (`referenced`, from `referenced_patterns`) is
-    /// instantiated with arguments the analysis could not tell: its non-dependent code counts.
-    pub fn compiled(&self, node: NodeId, referenced: &[bool]) -> bool {
+    /// Whether the device compile compiles `node`: the one rule every answer follows (the
+    /// checks, the kernel × target matrix, the summaries; so `check`, `report`, the language
+    /// server and the daemon). Code the compiler never sees is judged by none of them: a
+    /// template's code exists only in its instances ([temp.inst]), an instance only where
+    /// compiled code reaches it, and a file only when a translation unit includes it.
+    /// `units_elsewhere`: as `Settings::units_elsewhere`.
+    pub fn is_compiled(&self, node: NodeId, units_elsewhere: bool) -> bool {
+        self.instantiated(node) && self.in_compiled_file(node, units_elsewhere)
+    }
+
+    /// A template's code exists only in its instances, and an instance only where device code
+    /// reaches it; a non-template function counts where it is (a `device_has` one is checked
+    /// on its own). A pattern some compiled code calls, launches or names (`run<32>` in a
+    /// table of function pointers) is instantiated with arguments the analysis may not tell:
+    /// its non-dependent code counts.
+    fn instantiated(&self, node: NodeId) -> bool {
         if self.is_instance(node) {
             return self.is_device(node) || self.d.decorated.binary_search(&node).is_err();
         }
         let templated = self.members_of(node).any(|(_, f)| !f.tparams.is_empty());
-        !templated || referenced.get(node).copied().unwrap_or(false)
+        !templated
+            || self
+                .referenced_patterns()
+                .get(node)
+                .copied()
+                .unwrap_or(false)
     }
 
     /// Whether some declaration of `node` is in a file a compiler is given
     /// (`Visibility::compiled`): a kernel in a header no source includes is compiled by nobody.
-    pub fn in_compiled_file(&self, node: NodeId, units_elsewhere: bool) -> bool {
+    fn in_compiled_file(&self, node: NodeId, units_elsewhere: bool) -> bool {
         let vis = self.sk.visibility();
         self.members_of(node)
             .any(|(fi, _)| vis.compiled(fi, units_elsewhere))
     }
 
     /// Per node below the instances: whether it is a template pattern that code which is
-    /// compiled (a non-template function, an instance, or such a pattern) calls or launches.
-    pub fn referenced_patterns(&self) -> &'a [bool] {
+    /// compiled (a non-template function, an instance, or such a pattern) calls, launches or
+    /// names.
+    fn referenced_patterns(&self) -> &'a [bool] {
         self.d.referenced.get_or_init(|| self.walk_referenced())
     }
 
@@ -190,8 +206,10 @@ impl<'a> Graph<'a> {
         let templated = |n: NodeId| self.members_of(n).any(|(_, f)| !f.tparams.is_empty());
         let pattern: Vec<bool> = (0..base).map(templated).collect();
         let mut seen = vec![false; base];
+        // A function of a header no unit includes references nothing. (`units_elsewhere`
+        // false: with it, a set of headers alone has nothing compiled, whatever is referenced.)
         let mut stack: Vec<NodeId> = (0..self.edges.len())
-            .filter(|&n| n >= base || !pattern[n])
+            .filter(|&n| n >= base || (!pattern[n] && self.in_compiled_file(n, false)))
             .collect();
         while let Some(n) = stack.pop() {
             let targets = self.edges[n]
