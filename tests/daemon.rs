@@ -336,7 +336,11 @@ fn reload_config_after_atomic_rename_and_broken_save() {
         traits(&mut c, 3)["result"]["all_devices_have"],
         json!({ "fp16": true, "fp64": true })
     );
-    // A broken save keeps the last good entries and reports where it broke.
+    // A broken save keeps the last good entries and reports where it broke. The rename's own
+    // reload by the watcher (debounced) is let through first: had it fired between the
+    // truncation and the write below, it would have read an empty file, which is a valid file
+    // without entries (seen under load in CI; a non-atomic save is racy for any reader).
+    std::thread::sleep(sycl_analyzer::watch::DEBOUNCE * 3);
     std::fs::write(&cfg, "my_gpu:\n  aspects: [fp16, fp64\n").unwrap();
     let r = c.call(4, "sycl/reloadConfig", json!({}));
     assert_eq!(r["result"]["diagnostics"][0]["code"], "yaml-syntax");

@@ -40,7 +40,7 @@ impl Cx<'_, '_> {
             .map(|r| self.resolve(r));
         for &(id, e) in body.inits.iter().filter(|&&(_, e)| is_code(e)) {
             if let Some(k) = narrow_kind(&self.local(id)) {
-                self.sink(e, k, &mut out);
+                self.sink(self.direct_init(e), k, &mut out);
             }
         }
         for s in body.stmts.iter().zip(live).filter(|x| *x.1).map(|x| x.0) {
@@ -91,6 +91,17 @@ impl Cx<'_, '_> {
             }
         }
         out
+    }
+
+    /// The value a local is initialised from: `float r(e)` converts `e` as `float r = e` does.
+    fn direct_init(&self, e: ExprId) -> ExprId {
+        match self.expr(e) {
+            Some(Expr::Unknown(args)) => match self.list(*args) {
+                [one] => *one,
+                _ => e,
+            },
+            _ => e,
+        }
     }
 
     /// `e`, converted to `k`, is left with no double operation: records what is narrowed.

@@ -270,7 +270,11 @@ impl<'a> Lowerer<'a, '_> {
                 }
                 _ => LocalTy::Declared(text.into()),
             };
-            let declared = matches!(lt, LocalTy::Declared(_));
+            // A name that may be a class template (`T x = e;`, read for CTAD) may as well be
+            // an alias of an arithmetic type (`using scalar = float;`): its initializer is
+            // converted to it as a declared type's is, so a typedef never changes how the
+            // conversion is judged.
+            let declared = matches!(lt, LocalTy::Declared(_) | LocalTy::Deduced(..));
             let span = self.span(inner);
             let id = self.add_local(name, lt, span, false);
             if let (true, Some(e)) = (declared, init) {
