@@ -36,6 +36,7 @@ fuzz_target!(|data: &[u8]| {
         image: Default::default(),
         units_elsewhere: false,
         implementation: Default::default(),
+        names_from: None,
     };
     let files = vec![SourceFile {
         path: Arc::from("/fuzz/a.cpp"),

@@ -133,58 +133,51 @@ impl Project {
     /// The database's entries that cannot be read (no `directory`, `file` or command), located
     /// in it: the build tools refuse them, so nothing can be answered for them.
     pub fn database_problems(&self) -> Vec<crate::diagnostics::Diagnostic> {
-        use crate::diagnostics::{Code, DiagnosticSink, Severity};
-        let Some(path) = &self.flags.database else {
-            return Vec::new();
-        };
-        if self.flags.entry_errors.is_empty() {
-            return Vec::new();
-        }
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let mut sink = DiagnosticSink::new(std::sync::Arc::from(path.display().to_string()), &text);
-        for (message, range) in &self.flags.entry_errors {
-            let range = if range.end <= text.len() {
-                *range
-            } else {
-                crate::text::TextRange::new(0, 0)
-            };
-            sink.push(
-                range,
-                Severity::Error,
-                Code::InvalidCompileDatabase,
-                message.clone(),
-                Vec::new(),
-            );
-        }
-        sink.finish()
+        use crate::diagnostics::{Code, Severity};
+        self.located_in_database(
+            &self.flags.entry_errors,
+            Severity::Error,
+            Code::InvalidCompileDatabase,
+        )
     }
 
     /// The database's notes about its commands (an ocloc `-device` that names no device of the
     /// table), located in it; none when the targets are configured, as its targets then do
     /// not apply.
     pub fn driver_notes(&self) -> Vec<crate::diagnostics::Diagnostic> {
-        use crate::diagnostics::{Code, DiagnosticSink, Severity};
+        use crate::diagnostics::{Code, Severity};
+        if self.targets_configured {
+            return Vec::new();
+        }
+        self.located_in_database(&self.flags.notes, Severity::Note, Code::UnboundDevice)
+    }
+
+    /// Messages about the database as diagnostics at their ranges in its text (its start when
+    /// the file changed since and a range no longer fits).
+    fn located_in_database(
+        &self,
+        messages: &[(String, crate::text::TextRange)],
+        severity: crate::diagnostics::Severity,
+        code: crate::diagnostics::Code,
+    ) -> Vec<crate::diagnostics::Diagnostic> {
         let Some(path) = &self.flags.database else {
             return Vec::new();
         };
-        if self.targets_configured || self.flags.notes.is_empty() {
+        if messages.is_empty() {
             return Vec::new();
         }
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        let mut sink = DiagnosticSink::new(std::sync::Arc::from(path.display().to_string()), &text);
-        for (message, range) in &self.flags.notes {
+        let mut sink = crate::diagnostics::DiagnosticSink::new(
+            std::sync::Arc::from(path.display().to_string()),
+            &text,
+        );
+        for (message, range) in messages {
             let range = if range.end <= text.len() {
                 *range
             } else {
                 crate::text::TextRange::new(0, 0)
             };
-            sink.push(
-                range,
-                Severity::Note,
-                Code::UnboundDevice,
-                message.clone(),
-                Vec::new(),
-            );
+            sink.push(range, severity, code, message.clone(), Vec::new());
         }
         sink.finish()
     }
