@@ -53,7 +53,24 @@ impl<'i, 'a> Cx<'i, 'a> {
             return Vec::new();
         };
         match &var.ty {
-            LocalTy::Declared(text) => self.bounds_in(self.file, text, &self.subst),
+            LocalTy::Declared(text) => {
+                let named = Named {
+                    class: self.class.as_ref(),
+                    before: Some(id),
+                };
+                // [dcl.init.aggr]: `int a[] = {x, y}` has as many elements as initializers.
+                if let Some(rest) = text.split_once("[]").filter(|(t, _)| !t.contains('[')) {
+                    let Some(n) = self.initializer_length(id) else {
+                        return Vec::new();
+                    };
+                    let inner = self.bounds_in(self.file, rest.1, &self.subst, &named);
+                    if inner.len() != bracketed(rest.1).len() {
+                        return Vec::new();
+                    }
+                    return std::iter::once(n).chain(inner).collect();
+                }
+                self.bounds_in(self.file, text, &self.subst, &named)
+            }
             // `auto &row = m[0]` names the array it is bound to.
             LocalTy::Auto(mods, e) if mods.contains('&') && !mods.contains('*') => {
                 self.written_bounds(*e, depth + 1)
@@ -78,7 +95,11 @@ impl<'i, 'a> Cx<'i, 'a> {
         };
         let cl = &self.ix.files[f as usize].classes[i as usize];
         if let Some(fl) = cl.fields.iter().find(|fl| fl.name == name) {
-            return self.bounds_in(f, &fl.ty, &class_subst(cl, c));
+            let env = Named {
+                class: Some(t.strip_ref()),
+                before: None,
+            };
+            return self.bounds_in(f, &fl.ty, &class_subst(cl, c), &env);
         }
         if depth < MAX_DEPTH {
             for b in &cl.bases {
@@ -91,19 +112,127 @@ impl<'i, 'a> Cx<'i, 'a> {
         Vec::new()
     }
 
-    /// The values of the bounds in a declared type's text, read in `file` under `subst`.
-    fn bounds_in(&self, file: u32, text: &str, subst: &HashMap<String, Ty>) -> Vec<i64> {
+    /// The values of the bounds in a declared type's text, read in `file` under `subst`; the
+    /// constants a bound names unqualified are read where it is written (`named`).
+    fn bounds_in(
+        &self,
+        file: u32,
+        text: &str,
+        subst: &HashMap<String, Ty>,
+        named: &Named,
+    ) -> Vec<i64> {
         let mut out = Vec::new();
         for b in bracketed(text) {
-            match literal_value(b)
+            let v = literal_value(b)
                 .or_else(|| lookup::const_text(self.ix, file, b, subst, self.depth))
-            {
+                .or_else(|| {
+                    let env = self.named_constants(b, subst, named)?;
+                    lookup::const_text(self.ix, file, b, &env, self.depth)
+                });
+            match v {
                 Some(v) => out.push(v),
                 None => return Vec::new(),
             }
         }
         out
     }
+
+    /// `subst` with the values of the unqualified names of `bound` that are constants of the
+    /// scope it is written in ([expr.const]/4: a `const` integral or `constexpr` variable
+    /// initialised by a constant is usable in a constant expression): a local of this body
+    /// declared before (`constexpr int n = 2; int a[n];`) or of an enclosing one (a lambda's
+    /// bound naming its function's local, which it does not capture: no odr-use), else a static
+    /// data member of the class (`T a[m]` in a member of `C<T>` with `static constexpr int m`).
+    /// `None` when it names none.
+    fn named_constants(
+        &self,
+        bound: &str,
+        subst: &HashMap<String, Ty>,
+        named: &Named,
+    ) -> Option<HashMap<String, Ty>> {
+        let mut env: Option<HashMap<String, Ty>> = None;
+        for name in unqualified_names(bound) {
+            if subst.contains_key(name) {
+                continue;
+            }
+            let v = self.local_constant(name, named.before, 0).or_else(|| {
+                let class = named.class?;
+                lookup::static_constant(self.ix, class, name, self.depth + 1)
+            });
+            if let Some(v) = v {
+                env.get_or_insert_with(|| subst.clone())
+                    .insert(name.to_string(), Ty::Value(v));
+            }
+        }
+        env
+    }
+
+    /// The value of the local `name` declared (before local `before`, when given) in this body
+    /// or an enclosing one, when its initializer is a constant.
+    fn local_constant(&self, name: &str, before: Option<u32>, depth: usize) -> Option<i64> {
+        let body = self.body?;
+        let end = before.map_or(body.locals.len(), |b| b as usize);
+        let found = body.locals[..end.min(body.locals.len())]
+            .iter()
+            .rposition(|l| l.name == *name && !l.param);
+        match found {
+            Some(id) => {
+                let &(_, e) = body.inits.iter().find(|(l, _)| *l as usize == id)?;
+                self.const_eval(e)
+            }
+            None if depth < MAX_DEPTH => {
+                self.parent.as_ref()?.local_constant(name, None, depth + 1)
+            }
+            None => None,
+        }
+    }
+
+    /// The number of elements of local `id`'s brace initializer.
+    fn initializer_length(&self, id: u32) -> Option<i64> {
+        let body = self.body?;
+        let &(_, e) = body.inits.iter().find(|(l, _)| *l == id)?;
+        match self.expr(e)? {
+            Expr::InitList(l) => Some(l.len() as i64),
+            _ => None,
+        }
+    }
+}
+
+/// Where a bound's unqualified names are looked up: the class whose static members it may
+/// name, and the local it declares (locals declared before it).
+struct Named<'t> {
+    class: Option<&'t Ty>,
+    before: Option<u32>,
+}
+
+/// The identifiers of a constant expression's text that are not part of a qualified name, a
+/// template-id or a call (`n * 2`: `n`; `S::n`, `f(x)`: none).
+fn unqualified_names(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !(b[i].is_ascii_alphabetic() || b[i] == b'_') {
+            i += 1;
+            continue;
+        }
+        let s = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+        }
+        let before = text[..s].trim_end();
+        let after = text[i..].trim_start();
+        let digit_suffix = s > 0 && b[s - 1].is_ascii_digit();
+        if !digit_suffix
+            && !before.ends_with("::")
+            && !after.starts_with("::")
+            && !after.starts_with(['<', '('])
+            && !matches!(&text[s..i], "sizeof" | "true" | "false")
+        {
+            out.push(&text[s..i]);
+        }
+    }
+    out.into_iter()
 }
 
 /// How many array levels a type has (`float[2][4]`: 2), through a reference.

@@ -196,3 +196,31 @@ void k2() { Box<unsigned, 11> b; b.get(); [=]() { double a[12] = {}; [=]() { fir
 "#,
     );
 }
+
+#[test]
+fn array_bounds_named_by_constants() {
+    // [temp.deduct.type]/8, [expr.const]/4: a bound naming a constant deduces `N` all the same:
+    // a local `constexpr` / `const int` (here or in the function enclosing a lambda), an
+    // expression over one, a static data member named in a member function, an initializer's
+    // length ([dcl.init.aggr]).
+    check_types(
+        r#"
+template <class T, int N> T first(T (&a)[N]) { return a[N - 1]; }
+//                                                    ^^^^^^^^ T; <char, 2> char; <float, 5> float; <int, 4> int; <long, 3> long; <short, 6> short; <unsigned int, 7> unsigned int
+template <class T> struct Box {
+  static constexpr int m = 7;
+  T get() { T v[m] = {}; return first(v); }
+};
+void k(int x) {
+  constexpr int n = 2;
+  const int c = 3;
+  char a[n] = {}; first(a);
+  long b[c] = {}; first(b);
+  int d[n * 2] = {}; first(d);
+  float e[] = {1, 2, 3, 4, 5}; first(e);
+  [=]() { short s[n * 3] = {}; first(s); }();
+  Box<unsigned> bx; bx.get();
+}
+"#,
+    );
+}
