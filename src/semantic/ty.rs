@@ -15,6 +15,9 @@ pub enum Ty {
     Int {
         bytes: u8,
         signed: bool,
+        /// [basic.fundamental]/2: `long long` is a type of its own, distinct from `long` of
+        /// the same width (`f(unsigned long long *)` and `f(size_t *)` are two instances).
+        long_long: bool,
     },
     Float(FloatKindOrd),
     Ptr(Arc<Ty>),
@@ -72,10 +75,14 @@ impl ClassTy {
 pub const INT: Ty = Ty::Int {
     bytes: 4,
     signed: true,
+    long_long: false,
 };
+/// `unsigned long`: what `size_t` is on Linux x86_64 and spir64 (DPC++'s headers take it from
+/// the host's `<cstddef>`).
 pub const SIZE_T: Ty = Ty::Int {
     bytes: 8,
     signed: false,
+    long_long: false,
 };
 pub const DOUBLE: Ty = Ty::Float(FloatKindOrd::Double);
 pub const FLOAT: Ty = Ty::Float(FloatKindOrd::Float);
@@ -163,10 +170,12 @@ impl Ty {
                 Ty::Int {
                     bytes: x,
                     signed: sx,
+                    long_long: lx,
                 },
                 Ty::Int {
                     bytes: y,
                     signed: sy,
+                    long_long: ly,
                 },
             ) => {
                 let bytes = (*x).max(*y).max(4);
@@ -177,7 +186,13 @@ impl Ty {
                 } else {
                     *sy
                 };
-                Ty::Int { bytes, signed }
+                // [conv.arith]/1.5: of equal widths, `long long` has the greater rank.
+                let long_long = (*lx && *x == bytes) || (*ly && *y == bytes);
+                Ty::Int {
+                    bytes,
+                    signed,
+                    long_long,
+                }
             }
             (Ty::Bool, t @ Ty::Int { .. }) | (t @ Ty::Int { .. }, Ty::Bool) => Ty::common(t, t),
             (Ty::Bool, Ty::Bool) => INT,
@@ -201,11 +216,16 @@ impl fmt::Display for Ty {
             Ty::Unknown => write!(f, "?"),
             Ty::Void => write!(f, "void"),
             Ty::Bool => write!(f, "bool"),
-            Ty::Int { bytes, signed } => {
+            Ty::Int {
+                bytes,
+                signed,
+                long_long,
+            } => {
                 let base = match bytes {
                     1 => "char",
                     2 => "short",
                     4 => "int",
+                    _ if *long_long => "long long",
                     _ => "long",
                 };
                 if *signed {
@@ -595,7 +615,13 @@ const BUILTIN_WORDS: [&str; 13] = [
 /// Builtin integer typedefs of the standard library.
 pub fn builtin_typedef(name: &str) -> Option<Ty> {
     let name = name.strip_prefix("std::").unwrap_or(name);
-    let i = |bytes, signed| Some(Ty::Int { bytes, signed });
+    let i = |bytes, signed| {
+        Some(Ty::Int {
+            bytes,
+            signed,
+            long_long: false,
+        })
+    };
     match name {
         "size_t" | "uintptr_t" | "uint64_t" | "uintmax_t" => i(8, false),
         "ssize_t" | "ptrdiff_t" | "intptr_t" | "int64_t" | "intmax_t" => i(8, true),
@@ -648,7 +674,11 @@ fn builtin(words: &[&str]) -> Ty {
     } else {
         4
     };
-    Ty::Int { bytes, signed }
+    Ty::Int {
+        bytes,
+        signed,
+        long_long: longs > 1,
+    }
 }
 
 struct Parser<'a, 'r> {
@@ -1020,7 +1050,10 @@ mod tests {
     #[test]
     fn parses_builtins_modifiers_and_templates() {
         assert_eq!(p("const double*"), "double*");
-        assert_eq!(p("unsigned long long int"), "unsigned long");
+        assert_eq!(p("unsigned long long int"), "unsigned long long");
+        assert_eq!(p("unsigned long int"), "unsigned long");
+        assert_eq!(p("long long"), "long long");
+        assert_ne!(p("long long"), p("long"));
         assert_eq!(p("long double&"), "long double&");
         assert_eq!(p("std::size_t"), "unsigned long");
         assert_eq!(p("float*[4]"), "float*[]");

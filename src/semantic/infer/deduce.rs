@@ -138,6 +138,7 @@ pub(super) fn conversion_rank(param: &Ty, arg: &Ty) -> Option<u32> {
                     Ty::Int {
                         bytes: 4,
                         signed: true,
+                        ..
                     },
                     Ty::Bool | Ty::Int { bytes: 1 | 2, .. },
                 ) => Some(1),

@@ -545,16 +545,19 @@ impl<'i, 'a> Cx<'i, 'a> {
                 } => Ty::Int {
                     bytes: if *longs > 0 { 8 } else { 4 },
                     signed: !unsigned,
+                    long_long: *longs > 1,
                 },
                 Lit::Float(k, _) => Ty::Float((*k).into()),
                 Lit::Bool(_) => Ty::Bool,
                 Lit::Char => Ty::Int {
                     bytes: 1,
                     signed: true,
+                    long_long: false,
                 },
                 Lit::Str => Ty::Ptr(Arc::new(Ty::Int {
                     bytes: 1,
                     signed: true,
+                    long_long: false,
                 })),
                 Lit::Null => Ty::Ptr(Arc::new(Ty::Unknown)),
             },
@@ -863,6 +866,7 @@ fn binary(op: BinOp, l: &Ty, r: &Ty) -> Ty {
         (Ty::Ptr(_), Ty::Ptr(_)) => Ty::Int {
             bytes: 8,
             signed: true,
+            long_long: false,
         },
         _ if matches!(op, BinOp::Shl | BinOp::Shr) => l.promoted(),
         _ => Ty::common(l, r),

@@ -17,7 +17,9 @@ void f() {
   'c';
 //^^^ char
   1ull;
-//^^^^ unsigned long
+//^^^^ unsigned long long
+  1ul;
+//^^^ unsigned long
   2u;
 //^^ unsigned int
   3l;
@@ -243,6 +245,40 @@ void k() {
 //^^^ Color
   Mode::Fast;
 //^^^^^^^^^^ Mode
+}
+"#,
+    );
+}
+
+#[test]
+fn long_and_long_long_are_distinct_types() {
+    // [basic.fundamental]/2: `long` and `long long` are distinct types of equal width; `size_t`
+    // is `unsigned long` on Linux x86_64 and spir64. [conv.arith]/1.5: of equal widths, `long
+    // long` has the greater rank, and a signed one beside an unsigned one of that width is
+    // unsigned. Deduction gives one instance per type.
+    check_types(
+        r#"
+template <class T> T id(T *p) { return *p; }
+//                                     ^^ T; <long> long; <long long> long long; <unsigned long> unsigned long; <unsigned long long> unsigned long long
+void k(unsigned long long *u, std::size_t *s, long long *l, long *m, std::int64_t *i) {
+  id(u);
+//^^^^^ unsigned long long
+  id(s);
+//^^^^^ unsigned long
+  id(l);
+//^^^^^ long long
+  id(i);
+//^^^^^ long
+  *u + *s;
+//^^^^^^^ unsigned long long
+  *l + *m;
+//^^^^^^^ long long
+  *s + *l;
+//^^^^^^^ unsigned long long
+  *l + 1;
+//^^^^^^ long long
+  *m + 1ll;
+//^^^^^^^^ long long
 }
 "#,
     );

@@ -82,9 +82,9 @@ void k(unsigned long long& x, sycl::nd_item<2> it) {
   sycl::atomic_ref<unsigned long long, sycl::memory_order::relaxed,
                    sycl::memory_scope::device> r(x);
   r.fetch_add(1);
-//^^^^^^^^^^^^^^ unsigned long
+//^^^^^^^^^^^^^^ unsigned long long
   r.load();
-//^^^^^^^^ unsigned long
+//^^^^^^^^ unsigned long long
   it.get_global_id(0);
 //^^^^^^^^^^^^^^^^^^^ unsigned long
   it.get_local_range(0);
