@@ -238,7 +238,11 @@ impl Cx<'_, '_> {
         // against each remaining argument.
         let pattern = if func.pack { params.pop() } else { None };
         let fixed = params.len().min(args.len());
-        deduce_args(&params, &args[..fixed], &mut b)?;
+        deduce_args(
+            &params,
+            &self.deduction_args(&params, &args[..fixed]),
+            &mut b,
+        )?;
         // [temp.deduct.type]/8: `T (&)[N]` deduces `N` from an array argument's outermost
         // bound (`float m[2][4]` gives 2, `T` is `float[4]`).
         for (p, bounds) in func.params.iter().zip(self.arg_bounds.borrow().iter()) {
@@ -293,9 +297,12 @@ impl Cx<'_, '_> {
         if !self.substitutes(f, func, &own, &env, &b) {
             return None;
         }
-        let mut score = 0;
+        // The conversions' ranks, then how far up the derived-to-base ones go.
+        let (mut score, mut distance) = (0, 0);
         for (p, a) in params.iter().zip(args) {
-            score += conversion_rank(&substitute(p, &b), a)?;
+            let (r, d) = self.argument_rank(&substitute(p, &b), a)?;
+            score += r;
+            distance += d;
         }
         if let Some(pat) = &pattern {
             for (k, a) in args[fixed..].iter().enumerate() {
@@ -305,13 +312,15 @@ impl Cx<'_, '_> {
                         *v = xs.get(k).cloned().unwrap_or(Ty::Unknown);
                     }
                 }
-                score += conversion_rank(&substitute(pat, &one), a)?;
+                let (r, d) = self.argument_rank(&substitute(pat, &one), a)?;
+                score += r;
+                distance += d;
             }
         }
         // [temp.func.order]: a non-template is preferred over a template at equal
         // conversions, and a template over one that takes a pack.
         let template = !func.tparams.is_empty() && func.spec_args.is_none() && !own.is_empty();
-        score = score * 4
+        score = (score * 16 + distance.min(15)) * 4
             + u32::from(template)
             + 2 * u32::from(pattern.is_some() || own.iter().any(|p| p.pack));
         let subst: Vec<Ty> = func
@@ -337,6 +346,15 @@ impl Cx<'_, '_> {
                 subst: Arc::from(subst),
             },
         ))
+    }
+
+    /// An argument's conversion to a parameter: its rank and, for a derived-to-base one, the
+    /// distance to the base; `None` when it does not convert.
+    fn argument_rank(&self, param: &Ty, arg: &Ty) -> Option<(u32, u32)> {
+        match self.class_argument_rank(param, arg) {
+            Some(r) => r,
+            None => conversion_rank(param, arg).map(|r| (r, 0)),
+        }
     }
 
     /// SFINAE ([temp.deduct]/8): the deduced arguments substituted into the parts of the

@@ -147,6 +147,10 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 }
             }
         }
+        // [meta.help]: a trait's `type` is the `integral_constant` it derives from.
+        if let (["type"], Some(v)) = (member, library_trait_value(class, &class_args)) {
+            return self.resolve(&["std", "integral_constant"], vec![Ty::Bool, Ty::Value(v)]);
+        }
         let path: Vec<&str> = class.iter().chain(member).copied().collect();
         if let ([name], false) = (member, self.depth > MAX_DEPTH) {
             let ct = self.resolve(class, class_args);
@@ -248,7 +252,27 @@ impl Resolver<'_, '_, '_> {
                 return Ty::Value(v);
             }
         }
+        if let Some(t) = self.integral_constant_alias(path, &args) {
+            return t;
+        }
         Ty::class(path.join("::"), args)
+    }
+
+    /// [meta.help]: `true_type`, `false_type` and `bool_constant<B>` are aliases of
+    /// `integral_constant<bool, v>`, so a parameter of one takes an argument of another and a
+    /// trait derived from it (tag dispatch); named so where the workspace declares none of them.
+    fn integral_constant_alias(&mut self, path: &[&str], args: &[Ty]) -> Option<Ty> {
+        let (q, name) = path.split_at(path.len().checked_sub(1)?);
+        if !matches!(q, [] | ["std"]) {
+            return None;
+        }
+        let v = match (name[0], args) {
+            ("true_type", []) => Ty::Value(1),
+            ("false_type", []) => Ty::Value(0),
+            ("bool_constant", [b]) => b.clone(),
+            _ => return None,
+        };
+        Some(self.resolve(&["std", "integral_constant"], vec![Ty::Bool, v]))
     }
 
     /// [class.mem]: a member alias of a class template named inside the class (a field's
@@ -388,6 +412,15 @@ impl Resolver<'_, '_, '_> {
         };
         let t = parse_type(text, self);
         Some(Ty::class(class, vec![t, Ty::Value(n)]))
+    }
+}
+
+/// The value of a standard type trait named by `class` (`std::is_same`, `is_floating_point`)
+/// for concrete `args`.
+pub(super) fn library_trait_value(class: &[&str], args: &[Ty]) -> Option<i64> {
+    match class {
+        ["std", name] | [name] if is_trait(name) => trait_value(name, args),
+        _ => None,
     }
 }
 

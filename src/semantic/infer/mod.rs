@@ -16,6 +16,7 @@ mod calls;
 mod consts;
 mod conversions;
 mod deduce;
+mod derived;
 mod library;
 mod library_kernels;
 mod lookup;

@@ -203,3 +203,56 @@ void k(int *i, double *d) {
 "#,
     );
 }
+
+#[test]
+fn tag_dispatch_by_derived_to_base_conversion() {
+    // [over.best.ics]/6, [over.ics.rank]/4.4.4: a class argument converts to a base class
+    // parameter (a derived-to-base Conversion), the nearest base best; [meta.help],
+    // [meta.unary]/2: `true_type` / `false_type` / `bool_constant<b>` are
+    // `integral_constant<bool, v>`, from which a trait derives, with no converting constructor,
+    // so `is_floating_point<int>` picks the `false_type` overload only. [temp.deduct.call]/4.3:
+    // `integral_constant<bool, B>` deduces `B` from the argument's base.
+    check_types(
+        r#"
+template <class T> double refine(T x, std::true_type) { return x; }
+template <class T> int refine(T x, std::false_type) { return x; }
+template <class T, bool B> std::conditional_t<B, double, int> pick(T x, std::integral_constant<bool, B>);
+struct fast_tag {};
+struct exact_tag : fast_tag {};
+struct precise_tag : exact_tag {};
+struct other_tag {};
+float go(fast_tag);
+double go(exact_tag);
+template <class T> struct is_fp : std::false_type {};
+template <> struct is_fp<float> : std::true_type {};
+void k(int i, float f) {
+  refine(i, std::is_floating_point<int>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  refine(f, std::is_floating_point<float>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  refine(i, std::is_same<int, double>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  refine(i, std::bool_constant<sizeof(int) == 4>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  refine(i, std::integral_constant<bool, false>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  refine(i, std::is_floating_point<float>::type{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  refine(i, is_fp<int>{});
+//^^^^^^^^^^^^^^^^^^^^^^^ int
+  refine(i, is_fp<float>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  pick(i, std::is_floating_point<int>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  pick(f, std::is_floating_point<float>{});
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  go(fast_tag{});
+//^^^^^^^^^^^^^^ float
+  go(exact_tag{});
+//^^^^^^^^^^^^^^^ double
+  go(precise_tag{});
+//^^^^^^^^^^^^^^^^^ double
+}
+"#,
+    );
+}
