@@ -107,7 +107,7 @@ impl Cx<'_, '_> {
                     }
                 }
             },
-            Expr::SizeOfExpr(x) => self.ty(*x).strip_ref().scalar_size().map(i64::from),
+            Expr::SizeOfExpr(x) => self.size_of_expr(*x),
             Expr::Unary { op: UnOp::Not, arg } => Some((self.const_eval(*arg)? == 0) as i64),
             Expr::Unary { op: UnOp::Neg, arg } => Some(-self.const_eval(*arg)?),
             Expr::Binary { op, lhs, rhs } => {
@@ -140,6 +140,9 @@ impl Cx<'_, '_> {
                             BinOp::Add => l.checked_add(r)?,
                             BinOp::Sub => l.checked_sub(r)?,
                             BinOp::Mul => l.checked_mul(r)?,
+                            // [expr.mul]/4: `sizeof(a) / sizeof(a[0])`, `sizeof(T) / 2`.
+                            BinOp::Div => l.checked_div(r)?,
+                            BinOp::Rem => l.checked_rem(r)?,
                             _ => return None,
                         })
                     }
@@ -147,6 +150,24 @@ impl Cx<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// `sizeof e`: a scalar's size, or an array's ([expr.sizeof]/2: the bounds' product times
+    /// the element's size, `sizeof(a) / sizeof(a[0])` of an `int a[4]` being 4).
+    fn size_of_expr(&self, x: ExprId) -> Option<i64> {
+        let t = self.ty(x);
+        let mut elem = t.strip_ref();
+        if !matches!(elem, Ty::Array(_)) {
+            return elem.scalar_size().map(i64::from);
+        }
+        while let Ty::Array(e) = elem {
+            elem = e;
+        }
+        let bounds = self.array_bounds(x);
+        let size = i64::from(elem.scalar_size()?);
+        (!bounds.is_empty())
+            .then(|| bounds.iter().try_fold(size, |acc, b| acc.checked_mul(*b)))
+            .flatten()
     }
 
     /// The constant a class type carries as `value` ([meta.help]): `std::true_type`,

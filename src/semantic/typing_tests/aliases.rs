@@ -201,12 +201,12 @@ void k2() { Box<unsigned, 11> b; b.get(); [=]() { double a[12] = {}; [=]() { fir
 fn array_bounds_named_by_constants() {
     // [temp.deduct.type]/8, [expr.const]/4: a bound naming a constant deduces `N` all the same:
     // a local `constexpr` / `const int` (here or in the function enclosing a lambda), an
-    // expression over one, a static data member named in a member function, an initializer's
-    // length ([dcl.init.aggr]).
+    // expression over one (`/` and `%` of `sizeof`s included, [expr.sizeof]/2), a static data
+    // member named in a member function, an initializer's length ([dcl.init.aggr]).
     check_types(
         r#"
 template <class T, int N> T first(T (&a)[N]) { return a[N - 1]; }
-//                                                    ^^^^^^^^ T; <char, 2> char; <float, 5> float; <int, 4> int; <long, 3> long; <short, 6> short; <unsigned int, 7> unsigned int
+//                                                    ^^^^^^^^ T; <bool, 3> bool; <char, 2> char; <double, 4> double; <float, 5> float; <int, 4> int; <long, 3> long; <short, 6> short; <unsigned int, 7> unsigned int
 template <class T> struct Box {
   static constexpr int m = 7;
   T get() { T v[m] = {}; return first(v); }
@@ -220,6 +220,11 @@ void k(int x) {
   float e[] = {1, 2, 3, 4, 5}; first(e);
   [=]() { short s[n * 3] = {}; first(s); }();
   Box<unsigned> bx; bx.get();
+  double w[8] = {};
+  constexpr int h = sizeof(w) / sizeof(w[0]) / 2;
+  double v[h] = {}; first(v);
+  constexpr int r = sizeof(double) % 5;
+  bool z[r] = {}; first(z);
 }
 "#,
     );
