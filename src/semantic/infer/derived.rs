@@ -76,13 +76,19 @@ impl Cx<'_, '_> {
         out
     }
 
-    /// How an argument of class type converts to a parameter of another class type:
-    /// [over.best.ics]/6, a derived-to-base Conversion (rank 2), the nearer base the better
-    /// ([over.ics.rank]/4.4.4: the distance, second); `Some(None)` when it cannot convert (a
-    /// library `integral_constant`, which has no converting constructor, from a class that does
-    /// not derive from it); `None` when the types are not two such classes.
+    /// How an argument of class type (or pointer to one) converts to a parameter of another
+    /// class type (pointer): [over.best.ics]/6, a derived-to-base Conversion (rank 2), the
+    /// nearer base the better ([over.ics.rank]/4.4.4: the distance, second); `Some(None)` when
+    /// it cannot convert (a library `integral_constant`, which has no converting constructor,
+    /// from a class that does not derive from it); `None` when the types are not two such
+    /// classes.
     pub(super) fn class_argument_rank(&self, param: &Ty, arg: &Ty) -> Option<Option<(u32, u32)>> {
-        let (p, a) = (param.strip_ref(), arg.strip_ref());
+        let (p, a) = match (param.strip_ref(), arg.strip_ref()) {
+            // [conv.ptr]/3: a pointer to a derived class converts to a pointer to its base, the
+            // nearer base the better too.
+            (Ty::Ptr(p), Ty::Ptr(a)) => (&**p, &**a),
+            (p, a) => (p, a),
+        };
         let (Ty::Class(pc), Ty::Class(_)) = (p, a) else {
             return None;
         };

@@ -211,7 +211,8 @@ fn tag_dispatch_by_derived_to_base_conversion() {
     // [meta.unary]/2: `true_type` / `false_type` / `bool_constant<b>` are
     // `integral_constant<bool, v>`, from which a trait derives, with no converting constructor,
     // so `is_floating_point<int>` picks the `false_type` overload only. [temp.deduct.call]/4.3:
-    // `integral_constant<bool, B>` deduces `B` from the argument's base.
+    // `integral_constant<bool, B>` deduces `B` from the argument's base. [conv.ptr]/3: a
+    // pointer converts to a pointer to a base, the nearest best too.
     check_types(
         r#"
 template <class T> double refine(T x, std::true_type) { return x; }
@@ -223,6 +224,8 @@ struct precise_tag : exact_tag {};
 struct other_tag {};
 float go(fast_tag);
 double go(exact_tag);
+float by_ptr(fast_tag *);
+double by_ptr(exact_tag *);
 template <class T> struct is_fp : std::false_type {};
 template <> struct is_fp<float> : std::true_type {};
 void k(int i, float f) {
@@ -252,6 +255,9 @@ void k(int i, float f) {
 //^^^^^^^^^^^^^^^ double
   go(precise_tag{});
 //^^^^^^^^^^^^^^^^^ double
+  precise_tag t;
+  by_ptr(&t);
+//^^^^^^^^^^ double
 }
 "#,
     );
