@@ -338,7 +338,22 @@ impl<'a> Collector<'a> {
             // `&run<32>`) is instantiated all the same: its pattern counts as referenced.
             // No aspect flows back through a pointer (the mask): only what is compiled changes.
             if i == typed_member {
+                // The typing selects the instance where it can ([temp.deduct.funcaddr]); the
+                // pattern stands for the others.
+                let named = typed.as_ref().map_or(&[][..], |t| &t.named[..]);
+                for (span, insts) in named {
+                    for to in insts.iter().filter_map(|i| self.node_for(i)) {
+                        edges.push(Edge {
+                            to,
+                            span: *span,
+                            mask: crate::devices::AspectSet::ALL,
+                        });
+                    }
+                }
                 for (span, to) in self.named_templates(fi, func) {
+                    if named.iter().any(|(s, _)| *s == span) {
+                        continue;
+                    }
                     edges.push(Edge {
                         to,
                         span,
