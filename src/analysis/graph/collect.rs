@@ -340,9 +340,16 @@ impl<'a> Collector<'a> {
             if i == typed_member {
                 // The typing selects the instance where it can ([temp.deduct.funcaddr]); the
                 // pattern stands for the others.
+                // A template's own pattern instantiates nothing ([temp.inst]): what it names
+                // stands for the patterns it names, compiled only if it is.
                 let named = typed.as_ref().map_or(&[][..], |t| &t.named[..]);
+                let pattern = args.is_none() && !func.tparams.is_empty();
                 for (span, insts) in named {
-                    for to in insts.iter().filter_map(|i| self.node_for(i)) {
+                    let nodes = insts.iter().filter_map(|i| match pattern {
+                        true => self.sk.node_at(i.file, i.func as usize),
+                        false => self.node_for(i),
+                    });
+                    for to in nodes {
                         edges.push(Edge {
                             to,
                             span: *span,
