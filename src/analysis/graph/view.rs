@@ -175,7 +175,11 @@ impl<'a> Graph<'a> {
     /// its non-dependent code counts.
     fn instantiated(&self, node: NodeId) -> bool {
         if self.is_instance(node) {
-            let reached = self.referenced_patterns().get(node).copied().unwrap_or(false);
+            let reached = self
+                .referenced_patterns()
+                .get(node)
+                .copied()
+                .unwrap_or(false);
             return reached
                 && (self.is_device(node) || self.d.decorated.binary_search(&node).is_err());
         }

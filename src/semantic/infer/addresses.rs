@@ -113,10 +113,12 @@ impl<'i, 'a> Cx<'i, 'a> {
         }
         let p = parent.get(value as usize).copied().flatten()?;
         match &body.exprs[p as usize] {
-            Expr::Assign { op: None, lhs, rhs } if *rhs == value => match body.exprs.get(*lhs as usize)? {
-                Expr::Local(l) => declared(*l),
-                _ => None,
-            },
+            Expr::Assign { op: None, lhs, rhs } if *rhs == value => {
+                match body.exprs.get(*lhs as usize)? {
+                    Expr::Local(l) => declared(*l),
+                    _ => None,
+                }
+            }
             Expr::InitList(_) => declared(init_of(p)?).map(|t| element_text(&t)),
             Expr::Call { callee, args } => {
                 let k = body.list(*args).iter().position(|&a| a == value)?;
@@ -125,8 +127,13 @@ impl<'i, 'a> Cx<'i, 'a> {
             _ => None,
         }
         .or_else(|| {
-            let returned = body.stmts.iter().any(|s| matches!(s, Stmt::Return(r) if *r == value));
-            returned.then(|| self.func.ret.as_deref().map(str::to_string)).flatten()
+            let returned = body
+                .stmts
+                .iter()
+                .any(|s| matches!(s, Stmt::Return(r) if *r == value));
+            returned
+                .then(|| self.func.ret.as_deref().map(str::to_string))
+                .flatten()
         })
     }
 

@@ -166,7 +166,9 @@ impl<'a> Lowerer<'a, '_> {
                 "array_declarator" => shape.push_str("[]"),
                 _ => {}
             }
-            match next.or_else(|| field(inner, "declarator").filter(|d| d.k().ends_with("declarator"))) {
+            match next
+                .or_else(|| field(inner, "declarator").filter(|d| d.k().ends_with("declarator")))
+            {
                 Some(n) => inner = n,
                 None => break,
             }
