@@ -100,7 +100,7 @@ impl<'i, 'a> Cx<'i, 'a> {
 
     /// The type written for what `value` initialises or is assigned to: a local's declared
     /// type (`void (*f)(queue &, double *) = ...`, an element of its array's braces), the
-    /// assigned local's (`f = star1;`), the function's return type (`return &run<8>;`), or a
+    /// assigned local's or local array element's (`f = star1;`, `fs[1] = star1;`), the function's return type (`return &run<8>;`), or a
     /// non-template callee's parameter (`reg(star1)`).
     fn target_text(&self, body: &Body, parent: &[Option<ExprId>], value: ExprId) -> Option<String> {
         let declared = |l: u32| match &body.locals.get(l as usize)?.ty {
@@ -116,6 +116,11 @@ impl<'i, 'a> Cx<'i, 'a> {
             Expr::Assign { op: None, lhs, rhs } if *rhs == value => {
                 match body.exprs.get(*lhs as usize)? {
                     Expr::Local(l) => declared(*l),
+                    // `fs[1] = run<64>;`: an element of a local array of pointers.
+                    Expr::Index { base, .. } => match body.exprs.get(*base as usize)? {
+                        Expr::Local(l) => declared(*l).map(|t| element_text(&t)),
+                        _ => None,
+                    },
                     _ => None,
                 }
             }

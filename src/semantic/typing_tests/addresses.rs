@@ -43,10 +43,12 @@ fn the_target_type_picks_among_the_candidates() {
     check_types(
         r#"
 template <class T> void f(T *p) { p[0]; }
-//                                ^^^^ T; <double> double; <int> int; <long> long
+//                                ^^^^ T; <double> double; <int> int; <long> long; <unsigned int> unsigned int
 namespace std { template <class F> class function; }
 void pick() {
   void (*a)(int *) = f;
+  void (*table[2])(unsigned *);
+  table[1] = f;
   auto b = &f<double>;
   std::function<void(long *)> c = f;
 }
