@@ -60,10 +60,8 @@ impl<'i, 'a> Cx<'i, 'a> {
                 _ => continue,
             };
             let key = named_key(e);
-            let target = self.target_text(body, &parent, value);
-            match target.as_deref().and_then(function_params) {
-                Some(params) => {
-                    let args: Vec<Ty> = params.iter().map(|p| self.resolve(p)).collect();
+            match self.target_params(body, &parent, value) {
+                Some(args) => {
                     let _ = self.named_call(key, name, &explicit, &args);
                 }
                 None => self.explicitly_named(key, name, &explicit),
@@ -98,10 +96,42 @@ impl<'i, 'a> Cx<'i, 'a> {
             .any(|(f, i)| ix.function(f, i).is_template)
     }
 
+    /// The parameter types of the function type `value` is converted to, when it is written:
+    /// a data member's (`obj.cb = star1;`, read in its class's context), or one
+    /// `target_text` finds.
+    fn target_params(
+        &self,
+        body: &Body,
+        parent: &[Option<ExprId>],
+        value: ExprId,
+    ) -> Option<Vec<Ty>> {
+        let p = parent.get(value as usize).copied().flatten();
+        if let Some(Expr::Assign { op: None, lhs, rhs }) = p.map(|p| &body.exprs[p as usize]) {
+            if let (true, Some(Expr::Member { base, arrow, name })) =
+                (*rhs == value, body.exprs.get(*lhs as usize))
+            {
+                let t = self.ty(*base);
+                let t = if *arrow { super::pointee(&t) } else { t };
+                let Ty::Class(c) = t.strip_ref() else {
+                    return None;
+                };
+                let (f, i) = c.decl?;
+                let cl = &self.ix.files[f as usize].classes[i as usize];
+                let field = cl.fields.iter().find(|fl| fl.name == name.as_str())?;
+                let params = function_params(&field.ty)?;
+                return Some(params.iter().map(|p| self.field_ty(c, cl, p)).collect());
+            }
+        }
+        let text = self.target_text(body, parent, value)?;
+        let params = function_params(&text)?;
+        Some(params.iter().map(|p| self.resolve(p)).collect())
+    }
+
     /// The type written for what `value` initialises or is assigned to: a local's declared
     /// type (`void (*f)(queue &, double *) = ...`, an element of its array's braces), the
-    /// assigned local's or local array element's (`f = star1;`, `fs[1] = star1;`), the function's return type (`return &run<8>;`), or a
-    /// non-template callee's parameter (`reg(star1)`).
+    /// assigned local's or local array element's (`f = star1;`, `fs[1] = star1;`), the
+    /// function's return type (`return &run<8>;`), or a non-template callee's parameter
+    /// (`reg(star1)`).
     fn target_text(&self, body: &Body, parent: &[Option<ExprId>], value: ExprId) -> Option<String> {
         let declared = |l: u32| match &body.locals.get(l as usize)?.ty {
             LocalTy::Declared(t) => Some(t.to_string()),

@@ -68,3 +68,17 @@ auto table() { return &g<short>; }
 "#,
     );
 }
+
+#[test]
+fn a_template_assigned_to_a_data_member_deduces_in_the_class_context() {
+    // `Ops<float>::apply` is a `void (*)(float *)`: the member's type is read with the
+    // class's arguments.
+    check_types(
+        r#"
+template <class T> void h(T *p) { p[0]; }
+//                                ^^^^ T; <float> float
+template <class U> struct Ops { void (*apply)(U *); };
+void wire(Ops<float> &ops) { ops.apply = h; }
+"#,
+    );
+}
