@@ -145,6 +145,12 @@ fn check_and_report_agree_on_every_fixture_and_the_example() {
     assert!(has(&all, by_address, 14, "intel_gpu_dg1"), "{all:?}");
     // Named only in a template nothing instantiates: by neither.
     assert_eq!(in_file(&all, by_address).count(), 2, "{all:?}");
+    // Instances the target's function type selects (issue 50 form 5): both judge the six
+    // whose `double` only the instance shows, neither the float one nor the one named in a
+    // template nothing instantiates.
+    let as_values = "function_templates_named_as_values.cpp";
+    let lines: Vec<u64> = in_file(&all, as_values).map(|p| p.1).collect();
+    assert_eq!(lines, [13, 22, 31, 39, 47, 53], "{all:?}");
     // Headers no unit includes: compiled by nobody, nor is what they name.
     assert_eq!(
         in_file(&all, "headers_nobody_includes/orphan.hpp").count(),

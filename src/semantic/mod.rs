@@ -112,6 +112,9 @@ pub struct Typed {
     /// Calls no call expression writes: the operator functions operator expressions on
     /// workspace classes call ([over.match.oper]), at the operator expression.
     pub implicit: Vec<(crate::syntax::Span, Vec<Instance>)>,
+    /// Function templates named as values, not called (`f = star1;`, `&run<32>`): the
+    /// instances naming them instantiates, at the name (`infer::addresses`).
+    pub named: Vec<(crate::syntax::Span, Vec<Instance>)>,
     /// The files whose function bodies this typing read (its own, and those of the functions
     /// whose `auto` or lambda return type it deduced), sorted: when one of them is edited, the
     /// result may differ.

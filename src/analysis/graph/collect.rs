@@ -338,7 +338,29 @@ impl<'a> Collector<'a> {
             // `&run<32>`) is instantiated all the same: its pattern counts as referenced.
             // No aspect flows back through a pointer (the mask): only what is compiled changes.
             if i == typed_member {
+                // The typing selects the instance where it can ([temp.deduct.funcaddr]); the
+                // pattern stands for the others.
+                // A template's own pattern instantiates nothing ([temp.inst]): what it names
+                // stands for the patterns it names, compiled only if it is.
+                let named = typed.as_ref().map_or(&[][..], |t| &t.named[..]);
+                let pattern = args.is_none() && !func.tparams.is_empty();
+                for (span, insts) in named {
+                    let nodes = insts.iter().filter_map(|i| match pattern {
+                        true => self.sk.node_at(i.file, i.func as usize),
+                        false => self.node_for(i),
+                    });
+                    for to in nodes {
+                        edges.push(Edge {
+                            to,
+                            span: *span,
+                            mask: crate::devices::AspectSet::ALL,
+                        });
+                    }
+                }
                 for (span, to) in self.named_templates(fi, func) {
+                    if named.iter().any(|(s, _)| *s == span) {
+                        continue;
+                    }
                     edges.push(Edge {
                         to,
                         span,

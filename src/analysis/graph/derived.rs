@@ -110,12 +110,15 @@ impl Derived {
     }
 
     /// Device code: everything reachable from a kernel, a `SYCL_EXTERNAL` function or a function
-    /// that declares `device_has`.
+    /// that declares `device_has`, but for a template's instance: [temp.inst]/11 instantiates
+    /// only the instances code needs, and DPC++ emits for the device (and checks) only those
+    /// device code reaches, so `smoothstep<double>` called only from host code is no root.
     fn mark_device(&mut self, bodies: &Bodies) {
+        let own_root = |n: &&NodeId| **n < bodies.base_count;
         let mut queue: VecDeque<NodeId> = self
             .entry_points
             .iter()
-            .chain(&self.decorated)
+            .chain(self.decorated.iter().filter(own_root))
             .copied()
             .collect();
         for &n in &queue {

@@ -175,7 +175,13 @@ impl<'a> Graph<'a> {
     /// its non-dependent code counts.
     fn instantiated(&self, node: NodeId) -> bool {
         if self.is_instance(node) {
-            return self.is_device(node) || self.d.decorated.binary_search(&node).is_err();
+            let reached = self
+                .referenced_patterns()
+                .get(node)
+                .copied()
+                .unwrap_or(false);
+            return reached
+                && (self.is_device(node) || self.d.decorated.binary_search(&node).is_err());
         }
         let templated = self.members_of(node).any(|(_, f)| !f.tparams.is_empty());
         !templated
@@ -194,9 +200,10 @@ impl<'a> Graph<'a> {
             .any(|(fi, _)| vis.compiled(fi, units_elsewhere))
     }
 
-    /// Per node below the instances: whether it is a template pattern that code which is
-    /// compiled (a non-template function, an instance, or such a pattern) calls, launches or
-    /// names.
+    /// Per node: for a template pattern or an instance, whether code which is compiled (a
+    /// non-template function, or such a pattern or instance) calls, launches or names it. An
+    /// instance only a template nobody instantiates, or a header nobody includes, names is
+    /// never made ([temp.inst]/8).
     fn referenced_patterns(&self) -> &'a [bool] {
         self.d.referenced.get_or_init(|| self.walk_referenced())
     }
@@ -205,11 +212,12 @@ impl<'a> Graph<'a> {
         let base = self.bodies.base_count;
         let templated = |n: NodeId| self.members_of(n).any(|(_, f)| !f.tparams.is_empty());
         let pattern: Vec<bool> = (0..base).map(templated).collect();
-        let mut seen = vec![false; base];
+        let made_on_demand = |n: NodeId| n >= base || pattern[n];
+        let mut seen = vec![false; self.edges.len()];
         // A function of a header no unit includes references nothing. (`units_elsewhere`
         // false: with it, a set of headers alone has nothing compiled, whatever is referenced.)
-        let mut stack: Vec<NodeId> = (0..self.edges.len())
-            .filter(|&n| n >= base || (!pattern[n] && self.in_compiled_file(n, false)))
+        let mut stack: Vec<NodeId> = (0..base)
+            .filter(|&n| !pattern[n] && self.in_compiled_file(n, false))
             .collect();
         while let Some(n) = stack.pop() {
             let targets = self.edges[n]
@@ -217,7 +225,7 @@ impl<'a> Graph<'a> {
                 .map(|e| e.to)
                 .chain(self.info[n].launches.iter().copied());
             for t in targets {
-                if t < base && pattern[t] && !seen[t] {
+                if made_on_demand(t) && !seen[t] {
                     seen[t] = true;
                     stack.push(t);
                 }

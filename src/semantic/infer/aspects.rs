@@ -155,6 +155,7 @@ impl Cx<'_, '_> {
                     Stmt::IfConstexpr { .. } => {}
                 }
             }
+            self.address_taken(body, &code);
         } else {
             // A declaration only: its signature (a call out of the program, which the
             // conversion emulation does not cover).
@@ -226,6 +227,7 @@ impl Cx<'_, '_> {
             }
         }
         implicit.sort_by_key(|(s, _)| (s.range().start, s.range().end));
+        let named = self.named_instances(&targets);
         let launches = self
             .func
             .launches
@@ -237,6 +239,7 @@ impl Cx<'_, '_> {
             calls,
             launches,
             implicit,
+            named,
             reads: Vec::new(),
             library: self.library.take(),
         }

@@ -10,6 +10,7 @@
 //! `properties` (kernel property lists as types), `library_kernels` (oneMKL / oneMath calls
 //! whose precompiled kernels need an aspect).
 
+mod addresses;
 mod aspects;
 mod bounds;
 mod calls;

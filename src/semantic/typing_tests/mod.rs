@@ -30,6 +30,7 @@
 //! actual type then reads `T; <double> double; <float> float` (the pattern's, then each
 //! instance's with its arguments, sorted).
 
+mod addresses;
 mod aliases;
 mod basics;
 mod classes;
@@ -192,6 +193,13 @@ fn probed(facts: &FileFacts, at: usize) -> Option<String> {
                 {
                     todo.push(b.clone());
                 }
+            }
+        }
+        // Instances a function's name used as a value makes (`f = run<double>;`).
+        for b in typed.named.iter().flat_map(|(_, insts)| insts) {
+            let callee = &facts.functions[b.func as usize];
+            if b.file == 0 && callee.body.is_some() && b.is_concrete() && done.insert(b.clone()) {
+                todo.push(b.clone());
             }
         }
     }

@@ -148,6 +148,38 @@ impl<'a> Lowerer<'a, '_> {
         declarator_name(d, false).map(|n| self.text(n).to_string())
     }
 
+    /// `void (*f)(queue &, double *)`, `void (*fs[])(...)`, `R (&g)(...)`: a pointer or
+    /// reference to a function (or an array of pointers), written abstractly
+    /// (`void(*)(queue&,double*)`, `void(*[])(...)`): the parameter types a function template
+    /// named as its value is deduced from ([temp.deduct.funcaddr]). `None` for a function's
+    /// own declarator.
+    fn function_pointer_type(&self, ret: &str, fd: Node) -> Option<String> {
+        let mut inner = field(fd, "declarator").filter(|d| d.k() == "parenthesized_declarator")?;
+        let mut shape = String::new();
+        loop {
+            let next = named_children(inner)
+                .into_iter()
+                .find(|c| c.k().ends_with("declarator"));
+            match inner.k() {
+                "pointer_declarator" => shape.push('*'),
+                "reference_declarator" => shape.push('&'),
+                "array_declarator" => shape.push_str("[]"),
+                _ => {}
+            }
+            match next
+                .or_else(|| field(inner, "declarator").filter(|d| d.k().ends_with("declarator")))
+            {
+                Some(n) => inner = n,
+                None => break,
+            }
+        }
+        if !shape.starts_with(['*', '&']) {
+            return None;
+        }
+        let params = normalize(self.text(field(fd, "parameters")?));
+        Some(format!("{ret}({shape}){params}"))
+    }
+
     /// The type a declarator gives its name: the written type plus `*`, `&`, `[N]`.
     pub(super) fn declared_type(&self, ty: Node, decl: Option<Node>) -> String {
         let mut t = normalize(self.text(ty));
@@ -171,6 +203,7 @@ impl<'a> Lowerer<'a, '_> {
                     t.insert_str(at, &format!("[{}]", size.trim()));
                 }
                 "init_declarator" | "attributed_declarator" | "parenthesized_declarator" => {}
+                "function_declarator" => return self.function_pointer_type(&t, x).unwrap_or(t),
                 _ => break,
             }
             d = field(x, "declarator").or_else(|| {
