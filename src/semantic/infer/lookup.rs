@@ -106,6 +106,11 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 return t;
             }
         }
+        // [temp.dep.type]: `D::result_type` with `D` bound by this substitution names a member
+        // of what `D` is here; the memo is keyed by declarations only.
+        if path.len() > 1 && self.binds(path[0]) {
+            return self.lookup(path, args);
+        }
         let ix = self.ix;
         let decls: Vec<(u32, u32)> = ix
             .visible(ix.aliases, self.from, name)
@@ -150,7 +155,7 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         let path: Vec<&str> = class.iter().chain(member).copied().collect();
         if let ([name], false) = (member, self.depth > MAX_DEPTH) {
             let ct = self.resolve(class, class_args);
-            if let Some(t) = self.member_alias(&ct, class, name, &args) {
+            if let Some(t) = self.member_alias(&ct, name, &args) {
                 return t;
             }
             if args.is_empty() {
@@ -225,11 +230,11 @@ impl Resolver<'_, '_, '_> {
             }));
         }
         // A member alias of a class named through a typedef (`SD::value_type` with
-        // `typedef S<double> SD;`).
+        // `typedef S<double> SD;`) or a template parameter, or inherited from a base.
         if !q.is_empty() && self.depth <= MAX_DEPTH {
             let ct = self.resolve(q, Vec::new());
-            if matches!(&ct, Ty::Class(c) if c.decl.is_some() && c.last() != q[q.len() - 1]) {
-                if let Some(t) = self.member_alias(&ct, q, name, &args) {
+            if matches!(&ct, Ty::Class(c) if c.decl.is_some()) {
+                if let Some(t) = self.member_alias(&ct, name, &args) {
                     return t;
                 }
             }
@@ -290,42 +295,116 @@ impl Resolver<'_, '_, '_> {
         found
     }
 
-    /// Member alias `name` of class type `ct` (written `class`), its own `args` bound too.
-    fn member_alias(&mut self, ct: &Ty, class: &[&str], name: &str, args: &[Ty]) -> Option<Ty> {
+    /// Member alias `name` of class type `ct`, its own `args` bound too:
+    /// declared in the body of the class or specialisation `ct` names ([temp.expl.spec],
+    /// [temp.spec.partial.member]: a specialisation's members are its own), else inherited
+    /// ([class.member.lookup]).
+    fn member_alias(&mut self, ct: &Ty, name: &str, args: &[Ty]) -> Option<Ty> {
         let Ty::Class(c) = ct else { return None };
         let (cf, ci) = c.decl?;
         let ix = self.ix;
         let cl = &ix.files[cf as usize].classes[ci as usize];
-        if cl
-            .spec_args
-            .as_ref()
-            .is_some_and(|_| !cl.tparams.is_empty())
-        {
-            return None;
-        }
-        let full = with_defaults(ix, &(cf, ci), &c.args, self.depth);
+        let env = self.class_env((cf, ci), &c.args)?;
         let mut scope = cl.scope.clone();
         scope.push(cl.name.clone());
-        let written: Vec<&str> = class.to_vec();
+        let (first, end) = cl.member_aliases.unwrap_or((0, 0));
         let mut found: Option<Ty> = None;
-        for (f, i) in ix.visible(ix.aliases, self.from, name) {
-            let a = &ix.files[f as usize].aliases[i as usize];
-            if a.scope != scope && !scope_ends_with(&a.scope, &written) {
+        for i in first..end {
+            let a = &ix.files[cf as usize].aliases[i as usize];
+            if a.name != name || a.scope != scope {
                 continue;
             }
-            let mut env: HashMap<String, Ty> = HashMap::default();
-            if cl.spec_args.is_none() {
-                for (p, t) in cl.tparams.iter().zip(&full) {
-                    env.insert(p.name.clone(), t.clone());
-                }
+            let t = self.alias_target(cf, a, args, env.clone());
+            match &found {
+                Some(prev) if *prev != t => return None,
+                _ => found = Some(t),
             }
-            let t = self.alias_target(f, a, args, env);
+        }
+        found.or_else(|| self.inherited_alias(cf, &cl.bases, &env, name, args))
+    }
+
+    /// The parameters of class `c`'s body bound for a use with `args`: the primary's to the
+    /// arguments with its defaults; a partial specialisation's to what matching deduces from
+    /// them ([temp.spec.partial.match]); an explicit specialisation has none.
+    fn class_env(&self, c: (u32, u32), args: &[Ty]) -> Option<HashMap<String, Ty>> {
+        let ix = self.ix;
+        let cl = &ix.files[c.0 as usize].classes[c.1 as usize];
+        let Some(sa) = &cl.spec_args else {
+            let full = with_defaults(ix, &c, args, self.depth);
+            return Some(
+                cl.tparams
+                    .iter()
+                    .zip(full)
+                    .map(|(p, t)| (p.name.clone(), t))
+                    .collect(),
+            );
+        };
+        if cl.tparams.is_empty() {
+            return Some(HashMap::default());
+        }
+        let own: HashMap<String, Ty> = cl
+            .tparams
+            .iter()
+            .map(|p| (p.name.clone(), Ty::Param(p.name.as_str().into())))
+            .collect();
+        let primary = ix.visible(ix.classes, self.from, &cl.name).find(|&(f, i)| {
+            let p = &ix.files[f as usize].classes[i as usize];
+            p.spec_args.is_none() && p.scope == cl.scope
+        });
+        let full = match primary {
+            Some(p) => with_defaults(ix, &p, args, self.depth),
+            None => args.to_vec(),
+        };
+        if sa.len() != full.len() {
+            return None;
+        }
+        let mut b = HashMap::default();
+        for (s, a) in sa.iter().zip(&full) {
+            let pattern = resolve_text(ix, c.0, s, &own, self.depth + 1);
+            if !deduce(&pattern, a, &mut b) {
+                return None;
+            }
+        }
+        cl.tparams
+            .iter()
+            .map(|p| Some((p.name.clone(), b.get(p.name.as_str())?.clone())))
+            .collect()
+    }
+
+    /// [class.member.lookup]: member alias `name` found in the bases (written in the class's
+    /// file, under its parameters `env`), when the bases that declare it agree.
+    fn inherited_alias(
+        &self,
+        file: u32,
+        bases: &[String],
+        env: &HashMap<String, Ty>,
+        name: &str,
+        args: &[Ty],
+    ) -> Option<Ty> {
+        if self.depth > MAX_DEPTH || bases.is_empty() {
+            return None;
+        }
+        let none = HashMap::default();
+        let mut inner = Resolver::new(self.ix, self.from, &none, self.depth + 1);
+        let mut found: Option<Ty> = None;
+        for b in bases {
+            let bt = resolve_text(self.ix, file, b, env, self.depth + 1);
+            let Some(t) = inner.member_alias(&bt, name, args) else {
+                continue;
+            };
             match &found {
                 Some(prev) if *prev != t => return None,
                 _ => found = Some(t),
             }
         }
         found
+    }
+
+    /// Whether this substitution gives `head` its meaning: a template parameter, an alias of
+    /// the body, or a member alias of the class template whose member is being typed.
+    fn binds(&mut self, head: &str) -> bool {
+        self.subst.contains_key(head)
+            || (!self.subst.is_empty() && self.own_member_alias(head).is_some())
     }
 
     /// A `const` / `constexpr` variable at namespace scope with a constant initializer: its

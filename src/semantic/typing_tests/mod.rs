@@ -36,6 +36,7 @@ mod classes;
 mod instantiation;
 mod library_kernels;
 mod lookup;
+mod member_types;
 mod operators;
 mod sycl;
 mod templates;
