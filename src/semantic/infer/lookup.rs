@@ -26,17 +26,28 @@ pub(super) fn is_half_name(path: &[&str]) -> bool {
     )
 }
 
+/// The type of a body's local by name (`None`: no local of that name).
+pub(super) type LocalTypes<'l> = dyn Fn(&str) -> Option<Ty> + 'l;
+
 /// Resolves names of a type text seen from `from` with `subst` for template parameters.
 struct Resolver<'r, 'i, 'a> {
     ix: &'r Index<'a>,
     from: u32,
     subst: &'r HashMap<String, Ty>,
     depth: usize,
+    /// The types of the locals of the body the text is written in, for `decltype(local)`.
+    locals: Option<&'r LocalTypes<'r>>,
     _p: std::marker::PhantomData<&'i ()>,
 }
 
 impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
     fn decltype_of(&mut self, path: &[&str]) -> Ty {
+        // [dcl.type.decltype]/1.3: `decltype(acc)` of a local is its declared type.
+        if let (Some(locals), [name]) = (self.locals, path) {
+            if let Some(t) = locals(name) {
+                return t;
+            }
+        }
         let (q, name) = path.split_at(path.len() - 1);
         super::properties::variable_type(self.ix, self.from, q, name[0], self.depth + 1)
     }
@@ -626,6 +637,20 @@ pub(super) fn resolve_text(
     parse_type(text, &mut Resolver::new(ix, from, subst, depth))
 }
 
+/// `resolve_text` in a body whose locals `decltype` may name (`Kernel<decltype(acc), false>`).
+pub(super) fn resolve_text_in_body(
+    ix: &Index,
+    from: u32,
+    text: &str,
+    subst: &HashMap<String, Ty>,
+    depth: usize,
+    locals: &LocalTypes,
+) -> Ty {
+    let mut r = Resolver::new(ix, from, subst, depth);
+    r.locals = Some(locals);
+    parse_type(text, &mut r)
+}
+
 /// A class (template) name with its arguments already typed: `K<decltype(p)>(p)`'s class.
 pub(super) fn resolve_with_args(
     ix: &Index,
@@ -646,6 +671,7 @@ impl<'r, 'a> Resolver<'r, '_, 'a> {
             from,
             subst,
             depth,
+            locals: None,
             _p: std::marker::PhantomData,
         }
     }

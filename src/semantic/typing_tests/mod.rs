@@ -32,6 +32,7 @@
 
 mod aliases;
 mod basics;
+mod class_deduction;
 mod classes;
 mod instantiation;
 mod library_kernels;
