@@ -117,10 +117,14 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 return t;
             }
         }
-        // [temp.dep.type]: `D::result_type` with `D` bound by this substitution names a member
-        // of what `D` is here; the memo is keyed by declarations only.
-        if path.len() > 1 && self.binds(path[0]) {
-            return self.lookup(path, args);
+        // [temp.dep.type]: `D::result_type` with `D` bound to a class by this substitution
+        // names a member of that class; the memo is keyed by declarations only.
+        if path.len() > 1 {
+            match self.bound_head(path[0]) {
+                Some(true) => return self.lookup(path, args),
+                Some(false) => return Ty::class(path.join("::"), args),
+                None => {}
+            }
         }
         let ix = self.ix;
         let decls: Vec<(u32, u32)> = ix
@@ -306,10 +310,10 @@ impl Resolver<'_, '_, '_> {
         found
     }
 
-    /// Member alias `name` of class type `ct`, its own `args` bound too:
-    /// declared in the body of the class or specialisation `ct` names ([temp.expl.spec],
-    /// [temp.spec.partial.member]: a specialisation's members are its own), else inherited
-    /// ([class.member.lookup]).
+    /// Member type `name` of class type `ct`, its own `args` bound too: an alias declared in
+    /// the body of the class or specialisation `ct` names ([temp.expl.spec],
+    /// [temp.spec.partial.member]: a specialisation's members are its own), a nested class,
+    /// else an alias inherited ([class.member.lookup]).
     fn member_alias(&mut self, ct: &Ty, name: &str, args: &[Ty]) -> Option<Ty> {
         let Ty::Class(c) = ct else { return None };
         let (cf, ci) = c.decl?;
@@ -331,7 +335,25 @@ impl Resolver<'_, '_, '_> {
                 _ => found = Some(t),
             }
         }
-        found.or_else(|| self.inherited_alias(cf, &cl.bases, &env, name, args))
+        found
+            .or_else(|| self.nested_class(&scope, name, args))
+            .or_else(|| self.inherited_alias(cf, &cl.bases, &env, name, args))
+    }
+
+    /// [class.mem]: a class nested in the class whose qualified name is `scope`
+    /// (`typename Traits::ScanElement` of `struct Traits { struct ScanElement { ... }; }`).
+    fn nested_class(&self, scope: &[String], name: &str, args: &[Ty]) -> Option<Ty> {
+        let ix = self.ix;
+        let classes: Vec<(u32, u32)> = ix
+            .visible(ix.classes, self.from, name)
+            .filter(|&(f, i)| ix.files[f as usize].classes[i as usize].scope == scope)
+            .collect();
+        let &(f, i) = pick_class(ix, &classes, args, self.depth)?;
+        Some(Ty::Class(Arc::new(ClassTy {
+            name: ix.files[f as usize].classes[i as usize].qualified_name(),
+            args: args.to_vec(),
+            decl: Some((f, i)),
+        })))
     }
 
     /// The parameters of class `c`'s body bound for a use with `args`: the primary's to the
@@ -411,11 +433,18 @@ impl Resolver<'_, '_, '_> {
         found
     }
 
-    /// Whether this substitution gives `head` its meaning: a template parameter, an alias of
-    /// the body, or a member alias of the class template whose member is being typed.
-    fn binds(&mut self, head: &str) -> bool {
-        self.subst.contains_key(head)
-            || (!self.subst.is_empty() && self.own_member_alias(head).is_some())
+    /// Whether this substitution binds `head` to a concrete type: a template parameter, an
+    /// alias of the body, or a member alias of the class template whose member is being
+    /// typed. A head still dependent (an instance whose arguments are partly unknown) is read
+    /// as the pattern is: resolving its members there lets the pattern's dependent calls reach
+    /// every overload from code no instance runs.
+    fn bound_head(&mut self, head: &str) -> Option<bool> {
+        let bound = match self.subst.get(head) {
+            Some(t) => Some(t.clone()),
+            None if !self.subst.is_empty() => self.own_member_alias(head),
+            None => None,
+        };
+        bound.map(|t| t.is_concrete())
     }
 
     /// A `const` / `constexpr` variable at namespace scope with a constant initializer: its

@@ -59,12 +59,16 @@ void k(float* p, int q) {
 fn a_member_of_a_template_parameter_is_the_bound_class_member() {
     // [temp.dep.type], [temp.res]/6: `typename D::result_type` names the member of the class
     // `D` is bound to in each instance (two instances: one must not answer for the other),
-    // in the function, in a block-scope alias and in a lambda.
+    // in the function, in a block-scope alias and in a lambda; `typename D::State` the class
+    // nested in it ([class.mem]).
     check_types(
         r#"
-struct Dist { using result_type = double; };
-struct Uniform { using result_type = float; };
+struct Dist { using result_type = double; struct State { double s; }; };
+struct Uniform { using result_type = float; struct State { float s; }; };
 template <class D> void gen(float* p) {
+  typename D::State st;
+  st.s;
+//^^^^ ?; <Dist> double; <Uniform> float
   typename D::result_type r = p[0];
   r;
 //^ D::result_type; <Dist> double; <Uniform> float
