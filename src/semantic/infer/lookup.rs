@@ -181,6 +181,15 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         }
         self.resolve(&path, args)
     }
+
+    fn member_of(&mut self, ty: &Ty, member: &[&str], args: Vec<Ty>) -> Ty {
+        match member {
+            [name] if self.depth <= MAX_DEPTH => {
+                self.member_alias(ty, name, &args).unwrap_or(Ty::Unknown)
+            }
+            _ => Ty::Unknown,
+        }
+    }
 }
 
 impl Resolver<'_, '_, '_> {
@@ -336,7 +345,15 @@ impl Resolver<'_, '_, '_> {
             }
         }
         found
-            .or_else(|| self.nested_class(&scope, name, args))
+            .or_else(|| {
+                // A nested class template's parameters follow the enclosing class's.
+                let mut all: Vec<Ty> = Vec::new();
+                if !args.is_empty() {
+                    all.extend(cl.tparams.iter().filter_map(|p| env.get(&p.name).cloned()));
+                }
+                all.extend(args.iter().cloned());
+                self.nested_class(&scope, name, &all)
+            })
             .or_else(|| self.inherited_alias(cf, &cl.bases, &env, name, args))
     }
 

@@ -149,3 +149,34 @@ void k(double* p, float* q) {
 "#,
     );
 }
+
+#[test]
+fn a_member_template_of_a_member_names_its_members() {
+    // [temp.names]/5, [temp.res]/6: `typename A<T>::template rebind<U>::type` is the member
+    // `type` of the class template `rebind<U>` nested in `A<T>`; an alias template member
+    // (`rebind_t<U>`) names its target with both arguments bound.
+    check_types(
+        r#"
+template <class T> struct A {
+  template <class U> struct rebind { using type = A<U>; using elem = U; };
+  template <class U> using rebind_t = A<U>;
+  T v;
+};
+template <class T, class U> void f(T x, U y) {
+  typename A<T>::template rebind<U>::elem e = y;
+  e;
+//^ U; <int, double> double; <int, float> float
+  typename A<T>::template rebind<U>::type r;
+  r.v;
+//^^^ U; <int, double> double; <int, float> float
+}
+void k() {
+  f(1, 2.0);
+  f(1, 2.0f);
+  A<int>::rebind_t<double> a;
+  a.v;
+//^^^ double
+}
+"#,
+    );
+}
