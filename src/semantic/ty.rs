@@ -597,6 +597,10 @@ pub trait NameResolver {
         let path: Vec<&str> = class.iter().chain(member).copied().collect();
         self.resolve(&path, args)
     }
+    /// A member of a type already resolved: `type` of `A<T>::template rebind<U>`.
+    fn member_of(&mut self, _ty: &Ty, _member: &[&str], _args: Vec<Ty>) -> Ty {
+        Ty::Unknown
+    }
     /// A non-type template argument written as a name (`N`, `dims`).
     fn value(&mut self, _name: &str) -> Ty {
         Ty::Unknown
@@ -879,6 +883,9 @@ impl<'a> Parser<'a, '_> {
         // The last inner component with template arguments (`Tr<T>` of `Tr<T>::input_t`):
         // how many components it ends, and its arguments.
         let mut outer: Option<(usize, Vec<Ty>)> = None;
+        // Once a second component has arguments (`A<T>::template rebind<U>::type`): the type
+        // named up to it, and how many components it ends.
+        let mut base: Option<(usize, Ty)> = None;
         self.eat("::");
         loop {
             match self.peek() {
@@ -920,8 +927,24 @@ impl<'a> Parser<'a, '_> {
             }
             // Arguments of an inner component (`A<T>::type`) go with it.
             if !args.is_empty() {
-                outer = Some((path.len(), std::mem::take(&mut args)));
+                let own = std::mem::take(&mut args);
+                match (&base, outer.take()) {
+                    (Some((k, t)), _) => {
+                        let t = self.r.member_of(t, &path[*k..], own);
+                        base = Some((path.len(), t));
+                    }
+                    (None, Some((n, class_args))) => {
+                        let t = self
+                            .r
+                            .resolve_member(&path[..n], class_args, &path[n..], own);
+                        base = Some((path.len(), t));
+                    }
+                    (None, None) => outer = Some((path.len(), own)),
+                }
             }
+        }
+        if let Some((k, t)) = base.filter(|(k, _)| *k < path.len()) {
+            return self.r.member_of(&t, &path[k..], args);
         }
         if let Some((n, class_args)) = outer.filter(|(n, _)| *n < path.len()) {
             return self

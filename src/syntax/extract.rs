@@ -352,6 +352,7 @@ impl<'a> Extractor<'a> {
             fields: Vec::new(),
             bases: Vec::new(),
             conversions: Vec::new(),
+            member_aliases: None,
         });
         self.heads.push((
             TextRange::new(self.head_start(n).min(n.start_byte()), body.start_byte()),
@@ -374,6 +375,7 @@ impl<'a> Extractor<'a> {
         }
         self.scope.push(name.clone());
         self.classes.push(name);
+        let first_alias = self.facts.aliases.len();
         let mut cursor = body.walk();
         let members: Vec<Node> = body.named_children(&mut cursor).collect();
         for m in members {
@@ -388,6 +390,10 @@ impl<'a> Extractor<'a> {
         }
         self.classes.pop();
         self.scope.pop();
+        let (first, end) = (first_alias as u32, self.facts.aliases.len() as u32);
+        if end > first {
+            self.facts.classes[idx].member_aliases = Some((first, end));
+        }
     }
 
     fn field(&mut self, class: usize, m: Node<'a>, cur: Option<usize>) {

@@ -262,6 +262,11 @@ pub struct Class {
     /// another type calls ([class.conv.fct]).
     #[serde(default)]
     pub conversions: Vec<Conversion>,
+    /// The aliases its body declares (nested classes' too), as a range of the file's
+    /// `aliases`; `None` when it declares none. A primary template and its specialisations
+    /// declare members of one name in one scope: this says whose a member alias is.
+    #[serde(default)]
+    pub member_aliases: Option<(u32, u32)>,
 }
 
 /// A conversion function of a class: its name (`operator double`, as `Function::name`) and
@@ -474,6 +479,7 @@ impl FileFacts {
             (&c.name, &c.scope, &c.members_by_value).hash(&mut h);
             (&c.tparams, &c.spec_args, &c.fields, &c.bases).hash(&mut h);
             c.conversions.hash(&mut h);
+            c.member_aliases.hash(&mut h);
             aspect_names(&c.uses_aspects, &mut h);
             c.kernel_properties.is_some().hash(&mut h);
         }

@@ -64,7 +64,7 @@ impl<'i, 'a> Cx<'i, 'a> {
             Expr::Name(n) => {
                 if let Some(t) = self.construction(n, None) {
                     self.alias_construction(at, n, &t, arg_tys);
-                    return t;
+                    return self.deduce_class_args(t, arg_tys);
                 }
                 // A function object held in a member or a variable: `f(x)` calls its
                 // `operator()`.

@@ -26,17 +26,28 @@ pub(super) fn is_half_name(path: &[&str]) -> bool {
     )
 }
 
+/// The type of a body's local by name (`None`: no local of that name).
+pub(super) type LocalTypes<'l> = dyn Fn(&str) -> Option<Ty> + 'l;
+
 /// Resolves names of a type text seen from `from` with `subst` for template parameters.
 struct Resolver<'r, 'i, 'a> {
     ix: &'r Index<'a>,
     from: u32,
     subst: &'r HashMap<String, Ty>,
     depth: usize,
+    /// The types of the locals of the body the text is written in, for `decltype(local)`.
+    locals: Option<&'r LocalTypes<'r>>,
     _p: std::marker::PhantomData<&'i ()>,
 }
 
 impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
     fn decltype_of(&mut self, path: &[&str]) -> Ty {
+        // [dcl.type.decltype]/1.3: `decltype(acc)` of a local is its declared type.
+        if let (Some(locals), [name]) = (self.locals, path) {
+            if let Some(t) = locals(name) {
+                return t;
+            }
+        }
         let (q, name) = path.split_at(path.len() - 1);
         super::properties::variable_type(self.ix, self.from, q, name[0], self.depth + 1)
     }
@@ -106,6 +117,15 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 return t;
             }
         }
+        // [temp.dep.type]: `D::result_type` with `D` bound to a class by this substitution
+        // names a member of that class; the memo is keyed by declarations only.
+        if path.len() > 1 {
+            match self.bound_head(path[0]) {
+                Some(true) => return self.lookup(path, args),
+                Some(false) => return Ty::class(path.join("::"), args),
+                None => {}
+            }
+        }
         let ix = self.ix;
         let decls: Vec<(u32, u32)> = ix
             .visible(ix.aliases, self.from, name)
@@ -154,7 +174,7 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         let path: Vec<&str> = class.iter().chain(member).copied().collect();
         if let ([name], false) = (member, self.depth > MAX_DEPTH) {
             let ct = self.resolve(class, class_args);
-            if let Some(t) = self.member_alias(&ct, class, name, &args) {
+            if let Some(t) = self.member_alias(&ct, name, &args) {
                 return t;
             }
             if args.is_empty() {
@@ -164,6 +184,15 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
             }
         }
         self.resolve(&path, args)
+    }
+
+    fn member_of(&mut self, ty: &Ty, member: &[&str], args: Vec<Ty>) -> Ty {
+        match member {
+            [name] if self.depth <= MAX_DEPTH => {
+                self.member_alias(ty, name, &args).unwrap_or(Ty::Unknown)
+            }
+            _ => Ty::Unknown,
+        }
     }
 }
 
@@ -229,11 +258,11 @@ impl Resolver<'_, '_, '_> {
             }));
         }
         // A member alias of a class named through a typedef (`SD::value_type` with
-        // `typedef S<double> SD;`).
+        // `typedef S<double> SD;`) or a template parameter, or inherited from a base.
         if !q.is_empty() && self.depth <= MAX_DEPTH {
             let ct = self.resolve(q, Vec::new());
-            if matches!(&ct, Ty::Class(c) if c.decl.is_some() && c.last() != q[q.len() - 1]) {
-                if let Some(t) = self.member_alias(&ct, q, name, &args) {
+            if matches!(&ct, Ty::Class(c) if c.decl.is_some()) {
+                if let Some(t) = self.member_alias(&ct, name, &args) {
                     return t;
                 }
             }
@@ -314,42 +343,149 @@ impl Resolver<'_, '_, '_> {
         found
     }
 
-    /// Member alias `name` of class type `ct` (written `class`), its own `args` bound too.
-    fn member_alias(&mut self, ct: &Ty, class: &[&str], name: &str, args: &[Ty]) -> Option<Ty> {
+    /// Member type `name` of class type `ct`, its own `args` bound too: an alias declared in
+    /// the body of the class or specialisation `ct` names ([temp.expl.spec],
+    /// [temp.spec.partial.member]: a specialisation's members are its own), a nested class,
+    /// else an alias inherited ([class.member.lookup]).
+    fn member_alias(&mut self, ct: &Ty, name: &str, args: &[Ty]) -> Option<Ty> {
         let Ty::Class(c) = ct else { return None };
         let (cf, ci) = c.decl?;
         let ix = self.ix;
         let cl = &ix.files[cf as usize].classes[ci as usize];
-        if cl
-            .spec_args
-            .as_ref()
-            .is_some_and(|_| !cl.tparams.is_empty())
-        {
-            return None;
-        }
-        let full = with_defaults(ix, &(cf, ci), &c.args, self.depth);
+        let env = self.class_env((cf, ci), &c.args)?;
         let mut scope = cl.scope.clone();
         scope.push(cl.name.clone());
-        let written: Vec<&str> = class.to_vec();
+        let (first, end) = cl.member_aliases.unwrap_or((0, 0));
         let mut found: Option<Ty> = None;
-        for (f, i) in ix.visible(ix.aliases, self.from, name) {
-            let a = &ix.files[f as usize].aliases[i as usize];
-            if a.scope != scope && !scope_ends_with(&a.scope, &written) {
+        for i in first..end {
+            let a = &ix.files[cf as usize].aliases[i as usize];
+            if a.name != name || a.scope != scope {
                 continue;
             }
-            let mut env: HashMap<String, Ty> = HashMap::default();
-            if cl.spec_args.is_none() {
-                for (p, t) in cl.tparams.iter().zip(&full) {
-                    env.insert(p.name.clone(), t.clone());
-                }
-            }
-            let t = self.alias_target(f, a, args, env);
+            let t = self.alias_target(cf, a, args, env.clone());
             match &found {
                 Some(prev) if *prev != t => return None,
                 _ => found = Some(t),
             }
         }
         found
+            .or_else(|| {
+                // A nested class template's parameters follow the enclosing class's.
+                let mut all: Vec<Ty> = Vec::new();
+                if !args.is_empty() {
+                    all.extend(cl.tparams.iter().filter_map(|p| env.get(&p.name).cloned()));
+                }
+                all.extend(args.iter().cloned());
+                self.nested_class(&scope, name, &all)
+            })
+            .or_else(|| self.inherited_alias(cf, &cl.bases, &env, name, args))
+    }
+
+    /// [class.mem]: a class nested in the class whose qualified name is `scope`
+    /// (`typename Traits::ScanElement` of `struct Traits { struct ScanElement { ... }; }`).
+    fn nested_class(&self, scope: &[String], name: &str, args: &[Ty]) -> Option<Ty> {
+        let ix = self.ix;
+        let classes: Vec<(u32, u32)> = ix
+            .visible(ix.classes, self.from, name)
+            .filter(|&(f, i)| ix.files[f as usize].classes[i as usize].scope == scope)
+            .collect();
+        let &(f, i) = pick_class(ix, &classes, args, self.depth)?;
+        Some(Ty::Class(Arc::new(ClassTy {
+            name: ix.files[f as usize].classes[i as usize].qualified_name(),
+            args: args.to_vec(),
+            decl: Some((f, i)),
+        })))
+    }
+
+    /// The parameters of class `c`'s body bound for a use with `args`: the primary's to the
+    /// arguments with its defaults; a partial specialisation's to what matching deduces from
+    /// them ([temp.spec.partial.match]); an explicit specialisation has none.
+    fn class_env(&self, c: (u32, u32), args: &[Ty]) -> Option<HashMap<String, Ty>> {
+        let ix = self.ix;
+        let cl = &ix.files[c.0 as usize].classes[c.1 as usize];
+        let Some(sa) = &cl.spec_args else {
+            let full = with_defaults(ix, &c, args, self.depth);
+            return Some(
+                cl.tparams
+                    .iter()
+                    .zip(full)
+                    .map(|(p, t)| (p.name.clone(), t))
+                    .collect(),
+            );
+        };
+        if cl.tparams.is_empty() {
+            return Some(HashMap::default());
+        }
+        let own: HashMap<String, Ty> = cl
+            .tparams
+            .iter()
+            .map(|p| (p.name.clone(), Ty::Param(p.name.as_str().into())))
+            .collect();
+        let primary = ix.visible(ix.classes, self.from, &cl.name).find(|&(f, i)| {
+            let p = &ix.files[f as usize].classes[i as usize];
+            p.spec_args.is_none() && p.scope == cl.scope
+        });
+        let full = match primary {
+            Some(p) => with_defaults(ix, &p, args, self.depth),
+            None => args.to_vec(),
+        };
+        if sa.len() != full.len() {
+            return None;
+        }
+        let mut b = HashMap::default();
+        for (s, a) in sa.iter().zip(&full) {
+            let pattern = resolve_text(ix, c.0, s, &own, self.depth + 1);
+            if !deduce(&pattern, a, &mut b) {
+                return None;
+            }
+        }
+        cl.tparams
+            .iter()
+            .map(|p| Some((p.name.clone(), b.get(p.name.as_str())?.clone())))
+            .collect()
+    }
+
+    /// [class.member.lookup]: member alias `name` found in the bases (written in the class's
+    /// file, under its parameters `env`), when the bases that declare it agree.
+    fn inherited_alias(
+        &self,
+        file: u32,
+        bases: &[String],
+        env: &HashMap<String, Ty>,
+        name: &str,
+        args: &[Ty],
+    ) -> Option<Ty> {
+        if self.depth > MAX_DEPTH || bases.is_empty() {
+            return None;
+        }
+        let none = HashMap::default();
+        let mut inner = Resolver::new(self.ix, self.from, &none, self.depth + 1);
+        let mut found: Option<Ty> = None;
+        for b in bases {
+            let bt = resolve_text(self.ix, file, b, env, self.depth + 1);
+            let Some(t) = inner.member_alias(&bt, name, args) else {
+                continue;
+            };
+            match &found {
+                Some(prev) if *prev != t => return None,
+                _ => found = Some(t),
+            }
+        }
+        found
+    }
+
+    /// Whether this substitution binds `head` to a concrete type: a template parameter, an
+    /// alias of the body, or a member alias of the class template whose member is being
+    /// typed. A head still dependent (an instance whose arguments are partly unknown) is read
+    /// as the pattern is: resolving its members there lets the pattern's dependent calls reach
+    /// every overload from code no instance runs.
+    fn bound_head(&mut self, head: &str) -> Option<bool> {
+        let bound = match self.subst.get(head) {
+            Some(t) => Some(t.clone()),
+            None if !self.subst.is_empty() => self.own_member_alias(head),
+            None => None,
+        };
+        bound.map(|t| t.is_concrete())
     }
 
     /// A `const` / `constexpr` variable at namespace scope with a constant initializer: its
@@ -580,6 +716,20 @@ pub(super) fn resolve_text(
     parse_type(text, &mut Resolver::new(ix, from, subst, depth))
 }
 
+/// `resolve_text` in a body whose locals `decltype` may name (`Kernel<decltype(acc), false>`).
+pub(super) fn resolve_text_in_body(
+    ix: &Index,
+    from: u32,
+    text: &str,
+    subst: &HashMap<String, Ty>,
+    depth: usize,
+    locals: &LocalTypes,
+) -> Ty {
+    let mut r = Resolver::new(ix, from, subst, depth);
+    r.locals = Some(locals);
+    parse_type(text, &mut r)
+}
+
 /// A class (template) name with its arguments already typed: `K<decltype(p)>(p)`'s class.
 pub(super) fn resolve_with_args(
     ix: &Index,
@@ -600,6 +750,7 @@ impl<'r, 'a> Resolver<'r, '_, 'a> {
             from,
             subst,
             depth,
+            locals: None,
             _p: std::marker::PhantomData,
         }
     }

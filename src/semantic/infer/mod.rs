@@ -280,7 +280,23 @@ impl<'i, 'a> Cx<'i, 'a> {
                 return resolve_text(self.ix, self.file, text, &projected, self.depth);
             }
         }
+        if text.contains("decltype") && self.body.is_some() {
+            let locals = |name: &str| self.local_named(name);
+            return lookup::resolve_text_in_body(
+                self.ix, self.file, text, subst, self.depth, &locals,
+            );
+        }
         resolve_text(self.ix, self.file, text, subst, self.depth)
+    }
+
+    /// The type of the last local named `name` of this body, else of an enclosing one (a
+    /// lambda's capture a type text names).
+    fn local_named(&self, name: &str) -> Option<Ty> {
+        let b = self.body?;
+        match b.locals.iter().rposition(|l| l.name == name) {
+            Some(id) => Some(self.local(id as u32)),
+            None => self.parent.as_ref()?.local_named(name),
+        }
     }
 
     /// The substitution where the text being resolved is written, when the body declares
@@ -441,13 +457,13 @@ impl<'i, 'a> Cx<'i, 'a> {
             }
             LocalTy::Decltype(e) => self.ty(*e),
             LocalTy::Deduced(text, e) => {
-                let first = match self.expr(*e) {
+                let args: Vec<Ty> = match self.expr(*e) {
                     Some(Expr::InitList(a) | Expr::Unknown(a)) => {
-                        self.list(*a).first().map(|x| self.ty(*x))
+                        self.list(*a).iter().map(|x| self.ty(*x)).collect()
                     }
-                    _ => Some(self.ty(*e)),
+                    _ => vec![self.ty(*e)],
                 };
-                self.deduce_class_args(self.resolve(text), first)
+                self.deduce_class_args(self.resolve(text), &args)
             }
             LocalTy::RangeElem(_, e) => element(&self.ty(*e)).unwrap_or(Ty::Unknown),
             LocalTy::Binding(e, k) => self.binding(&self.ty(*e), *k as usize),
@@ -700,8 +716,8 @@ impl<'i, 'a> Cx<'i, 'a> {
                         self.convert(*a, Some(&t), true);
                     }
                 }
-                let first = self.list(*args).first().map(|a| self.ty(*a));
-                self.deduce_class_args(t, first)
+                let args: Vec<Ty> = self.list(*args).iter().map(|a| self.ty(*a)).collect();
+                self.deduce_class_args(t, &args)
             }
             Expr::New { ty, .. } => Ty::Ptr(Arc::new(self.resolve(ty))),
             Expr::Lambda(fi) => {
@@ -747,17 +763,20 @@ impl<'i, 'a> Cx<'i, 'a> {
         elems[1..].iter().fold(first, |acc, t| Ty::common(&acc, t))
     }
 
-    /// Class template argument deduction for the SYCL classes that need it, from the first
-    /// constructor argument.
-    fn deduce_class_args(&self, t: Ty, first: Option<Ty>) -> Ty {
+    /// Class template argument deduction for the SYCL classes that need it, from the
+    /// constructor arguments ([over.match.class.deduct]; SYCL 2020 4.7.2.1 and 4.7.6.9's
+    /// deduction guides).
+    fn deduce_class_args(&self, t: Ty, args: &[Ty]) -> Ty {
         let Ty::Class(c) = &t else { return t };
         if !c.args.is_empty() {
             return t;
         }
-        match (c.last(), first.as_ref().map(Ty::strip_ref)) {
-            ("buffer", Some(Ty::Ptr(x))) => {
-                Ty::class(c.name.clone(), vec![(**x).clone(), Ty::Value(1)])
-            }
+        let arg = |k: usize| args.get(k).map(Ty::strip_ref);
+        match (c.last(), arg(0)) {
+            ("buffer", Some(Ty::Ptr(x))) => match buffer_dims(arg(1)) {
+                Some(d) => Ty::class(c.name.clone(), vec![(**x).clone(), d]),
+                None => t,
+            },
             // CTAD from a container: `sycl::buffer b(v)` with a `std::vector<T>` or
             // `std::array<T, N>` is a `buffer<T, 1>`.
             ("buffer", Some(Ty::Class(v)))
@@ -769,6 +788,12 @@ impl<'i, 'a> Cx<'i, 'a> {
                 Ty::class(c.name.clone(), b.args.clone())
             }
             ("atomic_ref", Some(x)) => Ty::class(c.name.clone(), vec![x.clone()]),
+            // `range(n, m)`, `id(i)`: one dimension per index (SYCL 2020 4.9.1.1, 4.9.1.3).
+            ("range" | "id", Some(_))
+                if c.decl.is_none() && args.len() <= 3 && args.iter().all(Ty::is_arithmetic) =>
+            {
+                Ty::class(c.name.clone(), vec![Ty::Value(args.len() as i64)])
+            }
             _ => t,
         }
     }
@@ -876,6 +901,21 @@ fn binary(op: BinOp, l: &Ty, r: &Ty) -> Ty {
 }
 
 /// A class template's parameters bound to a class type's arguments (unbound ones unknown).
+/// The dimensions of `buffer(ptr, second, ...)`: `buffer(const T*, const range<D>&)` gives
+/// `D`; `buffer(first, last)` of two iterators (modelled as pointers) one. A count is no
+/// range (deduction does not convert: `buffer b(p, n)` is ill-formed, so nothing is
+/// deduced); a second argument of unknown type is taken for a one-dimensional range.
+fn buffer_dims(second: Option<&Ty>) -> Option<Ty> {
+    match second {
+        Some(Ty::Class(r)) if r.last() == "range" && r.decl.is_none() => {
+            Some(r.args.first().cloned().unwrap_or(Ty::Value(1)))
+        }
+        Some(Ty::Ptr(_)) | None => Some(Ty::Value(1)),
+        Some(t) if !t.is_known() => Some(Ty::Value(1)),
+        Some(_) => None,
+    }
+}
+
 /// A 0-dimensional accessor converts to its element in arithmetic (`local_accessor<float, 0>`).
 fn scalar_value(t: Ty) -> Ty {
     if let Ty::Class(c) = t.strip_ref() {

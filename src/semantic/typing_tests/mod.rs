@@ -33,10 +33,12 @@
 mod addresses;
 mod aliases;
 mod basics;
+mod class_deduction;
 mod classes;
 mod instantiation;
 mod library_kernels;
 mod lookup;
+mod member_types;
 mod operators;
 mod sycl;
 mod templates;

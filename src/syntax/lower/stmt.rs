@@ -291,33 +291,69 @@ impl<'a> Lowerer<'a, '_> {
             return None;
         }
         let name = field(d, "declarator").filter(|n| n.k() == "identifier")?;
-        let params = named_children(field(d, "parameters")?);
+        let params = field(d, "parameters")?;
         let level = self.stack.len() - 1;
-        let mut args = Vec::new();
-        let mut locals = 0;
-        for p in &params {
-            if p.k() != "parameter_declaration" || field(*p, "declarator").is_some() {
-                return None;
-            }
-            let t = field(*p, "type")?;
-            let e = match t.k() {
-                "type_identifier" => {
-                    locals += 1;
-                    Expr::Local(self.lookup(level, self.text(t))?)
-                }
-                // `sycl::write_only`: a tag object, as an argument.
-                "qualified_identifier" => Expr::Name(normalize(self.text(t)).into()),
-                _ => return None,
-            };
-            args.push((e, t));
-        }
-        if locals == 0 {
+        if self.vexing_locals(params, level)? == 0 {
             return None;
         }
-        let args = args
-            .into_iter()
-            .map(|(e, t)| self.push_expr(e, t))
-            .collect();
-        Some((name, args))
+        Some((name, self.vexing_args(params, level)))
+    }
+
+    /// How many of the "parameters" of a vexing parse are locals, `None` unless each is an
+    /// argument: a name (a local, a tag object: `sycl::write_only`), or a class constructed
+    /// from such arguments (`sycl::range(n)`, `range<2>(n, m)`, read as a function type). One
+    /// local among them makes it no declaration: a local names no type.
+    fn vexing_locals(&mut self, params: Node, level: usize) -> Option<usize> {
+        let mut locals = 0;
+        for p in named_children(params) {
+            if p.k() != "parameter_declaration" {
+                return None;
+            }
+            let t = field(p, "type")?;
+            match (t.k(), field(p, "declarator")) {
+                ("type_identifier", None) => {
+                    locals += usize::from(self.lookup(level, self.text(t)).is_some());
+                }
+                ("qualified_identifier", None) => {}
+                ("type_identifier" | "qualified_identifier" | "template_type", Some(f))
+                    if f.k() == "abstract_function_declarator"
+                        && field(f, "declarator").is_none() =>
+                {
+                    locals += self.vexing_locals(field(f, "parameters")?, level)?;
+                }
+                _ => return None,
+            }
+        }
+        Some(locals)
+    }
+
+    /// The arguments `vexing_locals` accepted, as expressions.
+    fn vexing_args(&mut self, params: Node, level: usize) -> Vec<ExprId> {
+        let mut out = Vec::new();
+        for p in named_children(params) {
+            let Some(t) = field(p, "type") else { continue };
+            let e = match field(p, "declarator").and_then(|f| field(f, "parameters")) {
+                Some(inner) => {
+                    let args = self.vexing_args(inner, level);
+                    let e = Expr::Cast {
+                        ty: normalize(self.text(t)).into(),
+                        args: self.list(args),
+                    };
+                    self.push_expr(e, p)
+                }
+                None => {
+                    let e = match t.k() {
+                        "type_identifier" => match self.lookup(level, self.text(t)) {
+                            Some(id) => Expr::Local(id),
+                            None => Expr::Name(self.text(t).into()),
+                        },
+                        _ => Expr::Name(normalize(self.text(t)).into()),
+                    };
+                    self.push_expr(e, t)
+                }
+            };
+            out.push(e);
+        }
+        out
     }
 }
