@@ -656,14 +656,18 @@ class Oracle:
                 continue
             seen.add(key)
             for x in fn.walk_preorder():
-                if x.kind != K.CALL_EXPR:
+                if x.kind not in (K.CALL_EXPR, K.DECL_REF_EXPR):
                     continue
                 ref = x.referenced
                 if ref is None or ref.kind not in FUNCTION_KINDS:
                     continue
-                if self.is_launcher(ref):
+                if x.kind == K.CALL_EXPR and self.is_launcher(ref):
                     launches.append((x, ref))
                     continue
+                # A function named without being called (`fp = run<32>;`, `{f<1>, f<2>}`, an
+                # argument) is odr-used: clang defines the instance ([temp.inst]/4), and the
+                # kernels it launches are compiled. Named only in an unevaluated operand, it has
+                # no definition, so it is not followed.
                 d = ref.get_definition()
                 if d is not None and d.kind in FUNCTION_KINDS and cursor_key(d) not in seen:
                     work.append(d)

@@ -24,10 +24,14 @@ typedef unsigned long uint64_t;
 template <class T, T V> struct integral_constant {
   static constexpr T value = V;
   using value_type = T;
+  using type = integral_constant;
   constexpr operator T() const noexcept { return V; }
+  constexpr T operator()() const noexcept { return V; }
 };
 using true_type = integral_constant<bool, true>;
 using false_type = integral_constant<bool, false>;
+template <bool B> using bool_constant = integral_constant<bool, B>;
+template <class...> using void_t = void;
 
 template <class A, class B> struct is_same : false_type {};
 template <class A> struct is_same<A, A> : true_type {};
@@ -505,12 +509,17 @@ template <typename T, int Dims = 1> class buffer {
 public:
   buffer(const range<Dims> &r);
   buffer(T *hostData, const range<Dims> &r);
+  buffer(const T *hostData, const range<Dims> &r);
   range<Dims> get_range() const;
   size_t size() const;
   template <access_mode Mode = access_mode::read_write, target Tgt = target::device>
   accessor<T, Dims, Mode, Tgt> get_access(handler &h);
   template <access_mode Mode> accessor<T, Dims, Mode, target::device> get_access(handler &h, mode_tag_t<Mode>);
 };
+
+// SYCL 2020's deduction guide from a pointer to const (the constructors' implicit guides deduce
+// `buffer b(ptr, range)` from a `T *`); a size_t in place of the range deduces nothing.
+template <typename T, int Dims> buffer(const T *, const range<Dims> &) -> buffer<T, Dims>;
 
 template <typename T, int Dims, access_mode Mode, target Tgt> class accessor {
   T *ptr_;
