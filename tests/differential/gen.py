@@ -739,7 +739,7 @@ class Gen50:
             names = [self.pick([fn, "%s<%s>" % (fn, sp)])]
             full = ["%s<%s>" % (fn, sp)]
         sig = "void (*%s)(sycl::queue &, " + sp + " *)"
-        how = self.pick(["init", "assign", "array", "arg", "taken"])
+        how = self.pick(["init", "assign", "array", "braces", "table", "arg", "taken"])
         if how == "init":
             for nm in names:
                 v = self.zfresh("fp")
@@ -755,6 +755,17 @@ class Gen50:
             for j, nm in enumerate(names):
                 host.append(("  %s[%d] = %s;" % (v, j, nm), None))
             host.append(("  %s[0](q, %s);" % (v, p), None))
+        elif how == "braces":
+            v = self.zfresh("fs")
+            host += [("  %s = {%s};" % (sig % (v + "[]"), ", ".join(names)), None), ("  %s[0](q, %s);" % (v, p), None)]
+        elif how == "table":
+            # the array in a function template: the names are resolved in its instance
+            tn, v = self.zfresh("table"), self.zfresh("fs")
+            tnames = [nm.replace("<%s>" % sp, "<T>") for nm in names]
+            d += [("template <class T> void %s(sycl::queue &q, T *p) {" % tn, None),
+                  ("  void (*%s[])(sycl::queue &, T *) = {%s};" % (v, ", ".join(tnames)), None),
+                  ("  %s[0](q, p);" % v, None), ("}", None)]
+            host.append(("  %s(q, %s);" % (tn, p), None))
         elif how == "arg":
             cn = self.zfresh("call_with")
             d.insert(0, ("template <class F, class P> void %s(F f, sycl::queue &q, P p) { f(q, p); }" % cn, None))

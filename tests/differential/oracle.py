@@ -897,7 +897,8 @@ class Oracle:
                 last = off
             pieces.append(original[last:])
             text = b"".join(pieces)
-            tu2 = self.index.parse(path, args=cargs, unsaved_files=[(path, text.decode("utf-8", "replace"))])
+            others = [(f, t) for f, t in self.unsaved if os.path.realpath(f) != os.path.realpath(path)]
+            tu2 = self.index.parse(path, args=cargs, unsaved_files=[(path, text.decode("utf-8", "replace"))] + others)
             bad = set()
             other = False
             for dg in tu2.diagnostics:
@@ -922,6 +923,70 @@ class Oracle:
             probes = [x for x in probes if x not in bad]
         return tu, []
 
+    # ----- functions named in a braced initializer list ---------------------------------------
+    # `void (*fs[])(sycl::queue &, T *) = {run<32>, run<64>};` odr-uses run<32, T> and run<64, T>
+    # (clang defines them), but libclang shows an initializer list in its syntactic form, where
+    # each element is still the unresolved overload set. The oracle re-parses with a probe at the
+    # end of the declaration's line, `(void)sizeof(static_cast<decltype(+fs[0])>(run<32>));`, per
+    # element: an unevaluated operand that resolves the name to the instance and instantiates
+    # nothing itself; find_launches follows it if clang defined it.
+    ADDRESS_PROBE = " (void)sizeof(static_cast<decltype(+%s[0])>(%s));"
+
+    def address_probes(self, tu):
+        """{file name: [(offset of the end of the line, probe text)]} for the braced function
+        pointer arrays of the user's files."""
+        out = {}
+        for c in tu.cursor.walk_preorder():
+            if c.kind != K.DECL_STMT or c.location.file is None or self.is_library(c):
+                continue
+            for v in c.get_children():
+                t = v.type.get_canonical() if v.kind == K.VAR_DECL else None
+                if t is None or t._kind_id not in ARRAY_KINDS:
+                    continue
+                el = t.element_type
+                if el.kind != T.POINTER or el.get_pointee().kind not in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
+                    continue
+                lists = [x for x in v.get_children() if x.kind == K.INIT_LIST_EXPR]
+                if not lists:
+                    continue
+                fname = c.extent.end.file.name
+                data = self.files.get(fname)
+                eol = data.find(b"\n", c.extent.end.offset)
+                eol = len(data) if eol < 0 else eol
+                for e in lists[0].get_children():
+                    if not any(x.kind == K.OVERLOADED_DECL_REF for x in e.walk_preorder()):
+                        continue
+                    text = data[e.extent.start.offset : e.extent.end.offset].decode("utf-8", "replace")
+                    out.setdefault(fname, []).append((eol, self.ADDRESS_PROBE % (v.spelling, text)))
+        return out
+
+    def parse_with_address_probes(self, path, cargs, tu, notes):
+        """Re-parses with the probes of address_probes (if any): the new tu, or tu when they do
+        not compile."""
+        probes = self.address_probes(tu)
+        if not probes:
+            return tu
+        texts = {}
+        for fname, ps in probes.items():
+            data = self.files.get(fname)
+            pieces, last = [], 0
+            for off, p in sorted(ps):
+                pieces += [data[last:off], p.encode()]
+                last = off
+            pieces.append(data[last:])
+            texts[fname] = b"".join(pieces)
+        unsaved = [(f, t.decode("utf-8", "replace")) for f, t in texts.items()]
+        tu2 = self.index.parse(path, args=cargs, unsaved_files=unsaved)
+        if any(d.severity >= ci.Diagnostic.Error for d in tu2.diagnostics):
+            notes.append("functions named in braced initializer lists not followed (their probes do not compile)")
+            return tu
+        for f, t in texts.items():
+            real = os.path.realpath(f)
+            for name in [f] + [n for n in list(self.files.data) if os.path.realpath(n) == real]:
+                self.files.data[name] = t
+        self.unsaved = unsaved
+        return tu2
+
     # ----- entry point ---------------------------------------------------------------------
     def analyze(self, path, include_dirs=(), args=None):
         self.files = FileCache()
@@ -943,6 +1008,8 @@ class Oracle:
         if errors:
             return result
         file_notes = []
+        self.unsaved = []
+        tu = self.parse_with_address_probes(path, cargs, tu, file_notes)
         tu, extra_roots = self.parse_with_probes(path, cargs, tu, file_notes)
         if file_notes:
             result["notes"] = file_notes
