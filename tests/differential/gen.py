@@ -905,12 +905,16 @@ class Gen50:
         p = self.zptr(host, k)
         fn = self.zfresh("smooth")
         attr = self.pick(["[[sycl::device_has()]]", "[[sycl::device_has(sycl::aspect::fp16)]]"])
-        d.append(("template <class T> %s T %s(T x) { return x * x * (T(3) - T(2) * x); }" % (attr, fn), None))
+        device = self.chance(0.8)
+        # the aspects the device instance uses and the attribute does not list: findings
+        findings = (self.zasp(k) if device else set()) - ({"fp16"} if "fp16" in attr else set())
+        d.append(("template <class T> %s T %s(T x) { return x * x * (T(3) - T(2) * x); } // expect-oracle-device-has: %s" % (
+            attr, fn, ", ".join(a for a in ("fp64", "fp16") if a in findings) or "none"), None))
         hv = self.zfresh("hv")
         hk = self.pick(["double", "long double"])
         host += [("  %s %s = %s<%s>(%s);" % (hk, hv, fn, hk, self.pick(["2.0", "0.5"]) + ("L" if hk == "long double" else "")), None),
                  ("  (void)%s;" % hv, None)]
-        if self.chance(0.8):
+        if device:
             aid = self.zanchor(self.zasp(k))
             host.append(("  q.single_task([=]() { %s[0] = %s(%s[1]); });" % (p, fn, p), aid))
         return d, host

@@ -56,6 +56,7 @@ Usable as a module (`Oracle().analyze(path)`) or as a script: `oracle.py FILE...
 import ctypes
 import json
 import os
+import re
 import sys
 
 import clang.cindex as ci
@@ -578,7 +579,7 @@ class Oracle:
                     children = self.drop_in_ranges(children, self.template_arg_ranges(children))
             stack.extend((x, in_const) for x in reversed(children))
 
-    def kernel_aspects(self, kfn):
+    def kernel_aspects(self, kfn, visited=None):
         acc, notes = Uses(), []
         seen = set()
         work = [kfn]
@@ -588,6 +589,8 @@ class Oracle:
             if key in seen:
                 continue
             seen.add(key)
+            if visited is not None:
+                visited.append(fn)
             callees = []
             self.collect_function(fn, acc, callees, notes)
             for ref in callees:
@@ -987,6 +990,53 @@ class Oracle:
         self.unsaved = unsaved
         return tu2
 
+    # ----- functions declaring device_has ------------------------------------------------------
+    # clang ignores `[[sycl::device_has(...)]]` (an unknown attribute): it is read from the source
+    # between a function's (or function template's) start and its name. Device code is what the
+    # kernels reach: an instance of a decorated template that only host code calls is never
+    # compiled for a device, so it is checked against nothing (DPC++ warns in the device compile).
+    DEVICE_HAS_RE = re.compile(rb"device_has\s*\(([^)]*)\)")
+
+    def decorated_functions(self, tu):
+        """{(real path, line, column) of a decorated function's name: entry} of the user's files."""
+        out = {}
+        for c in tu.cursor.walk_preorder():
+            if c.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD) or c.location.file is None:
+                continue
+            if self.is_library(c) or not c.is_definition():
+                continue
+            fname = c.location.file.name
+            head = self.files.get(fname)[c.extent.start.offset : c.location.offset]
+            m = self.DEVICE_HAS_RE.search(head)
+            if m is None:
+                continue
+            line = c.location.line
+            col = self.files.char_column(fname, line, c.location.column)
+            declared = set(x.decode() for x in re.findall(rb"aspect::(\w+)", m.group(1)))
+            out[(os.path.realpath(fname), line, col)] = {
+                "file": fname, "line": line, "column": col, "name": c.spelling,
+                "declared": declared, "used": set(), "used_folded": set(), "instances": [],
+            }
+        return out
+
+    def note_decorated(self, decorated, visited, memo):
+        """Adds the aspects of every decorated function among a kernel's reach (its own reach)."""
+        for fn in visited:
+            loc = fn.location
+            if loc.file is None:
+                continue
+            key = (os.path.realpath(loc.file.name), loc.line, self.files.char_column(loc.file.name, loc.line, loc.column))
+            if key not in decorated:
+                continue
+            ck = cursor_key(fn)
+            if ck not in memo:
+                memo[ck] = self.kernel_aspects(fn)[0]
+            d = decorated[key]
+            d["used"] |= memo[ck].used
+            d["used_folded"] |= memo[ck].folded
+            if fn.displayname not in d["instances"]:
+                d["instances"].append(fn.displayname)
+
     # ----- entry point ---------------------------------------------------------------------
     def analyze(self, path, include_dirs=(), args=None):
         self.files = FileCache()
@@ -1014,6 +1064,7 @@ class Oracle:
         if file_notes:
             result["notes"] = file_notes
         kernels = {}
+        decorated, memo = self.decorated_functions(tu), {}
         for call, launcher in self.find_launches(tu, extra_roots):
             notes = []
             args_ = list(call.get_arguments())
@@ -1049,7 +1100,10 @@ class Oracle:
             line = loc.line
             col = self.files.char_column(fname, line, loc.column)
             key = (os.path.realpath(fname), line, col)
-            acc, knotes, nfuncs = self.kernel_aspects(kdef)
+            visited = []
+            acc, knotes, nfuncs = self.kernel_aspects(kdef, visited)
+            if decorated:
+                self.note_decorated(decorated, visited, memo)
             if is_lambda:
                 encl = kclass.semantic_parent
                 name = "lambda in %s [%s]" % (
@@ -1098,6 +1152,15 @@ class Oracle:
             k["used_folded"] = [a for a in ASPECT_ORDER if a in k["used_folded"]]
             out.append(k)
         result["kernels"] = out
+        # per decorated function: the aspects its device instances use that it does not declare
+        result["device_has"] = []
+        for key in sorted(decorated):
+            d = decorated[key]
+            d["findings"] = [a for a in ASPECT_ORDER if a in d["used"] and a not in d["declared"]]
+            d["findings_folded"] = [a for a in ASPECT_ORDER if a in d["used_folded"] and a not in d["declared"]]
+            for k in ("declared", "used", "used_folded"):
+                d[k] = [a for a in ASPECT_ORDER if a in d[k]] + sorted(a for a in d[k] if a not in ASPECT_ORDER)
+            result["device_has"].append(d)
         return result
 
 
