@@ -472,6 +472,7 @@ class Gen50:
             fn = self.zfresh("zh")
             blk = list(defs) + [("void %s(sycl::queue &q, size_t n) {" % fn, None)] + list(host) + [("}", None)]
             self.top50.append(blk)
+            self.forms50.append(name)
             self.body.append(("  %s(q, n);" % fn, None))
             self.lines50 += len(blk) + 2
 
@@ -522,23 +523,24 @@ class Gen50:
     ]
 
     def z_detection_idiom(self):
-        """`has_run<T>` by a partial specialisation on void_t<decltype(declval<T &>().run(q,
-        events))>; a driver template takes `b.run(q, events)` when it is valid, else `b.run(q)`.
+        """`has_run<T>` by a partial specialisation on void_t<decltype(EXPR)>, EXPR a member call
+        `declval<T &>().run(q, events)` (valid or not by run's parameter type) or a free function
+        call `tune(declval<T &>())` (valid for the one class tune takes); a driver template (or a
+        member of a class template) takes `b.run(q, events)` when it is valid, else `b.run(q)`.
         Only the member the chosen branch calls is instantiated: its kernel exists, the other's
         not (no comment)."""
         k = self.pick(list(Z_TYPES))
-        param, valid = self.pick(self.DETECT_PARAMS)
+        free = self.chance(0.35)
+        if free:
+            param, valid = self.DETECT_PARAMS[0][0], self.chance(0.5)
+        else:
+            param, valid = self.pick(self.DETECT_PARAMS)
         two_fp64, one_fp64 = self.pick([(True, False), (False, True), (False, False)])
         tr, cls, drv = self.zfresh("has_run"), self.zfresh("Bench"), self.zfresh("drive")
         a2 = self.zanchor(self.zasp(k) | ({"fp64"} if two_fp64 else set()), valid)
         a1 = self.zanchor(self.zasp(k) | ({"fp64"} if one_fp64 else set()), not valid)
-        expr = "std::declval<T &>().run(std::declval<sycl::queue &>(), std::declval<std::vector<sycl::event> &>())"
         cond = self.pick(["%s<B>::value" % tr, "%s<B>{}" % tr, "%s<B>()" % tr, "%s_v<B>" % tr])
-        d = [("template <class T, class = void> struct %s : std::false_type {};" % tr, None),
-             ("template <class T>", None),
-             ("struct %s<T, std::void_t<decltype(%s)>> : std::true_type {};" % (tr, expr), None),
-             ("template <class T> inline constexpr bool %s_v = %s<T>::value;" % (tr, tr), None),
-             ("template <class T> struct %s {" % cls, None),
+        d = [("template <class T> struct %s {" % cls, None),
              ("  T *data;", None),
              ("  void run(sycl::queue &q, %s) {" % param, None),
              ("    T *p = data;", None),
@@ -549,19 +551,35 @@ class Gen50:
               ("    T *p = data;", None),
               ("    q.single_task([=]() {", a1)]
         d += self.zlines("      ", self.zbody(one_fp64))
-        d += [("    });", None), ("  }", None), ("};", None),
-              ("template <class B> void %s(sycl::queue &q, B &b) {" % drv, None),
-              ("  std::vector<sycl::event> events;", None),
-              ("  if constexpr (%s) {" % cond, None),
-              ("    b.run(q, events);", None),
-              ("  } else {", None),
-              ("    b.run(q);", None),
-              ("  }", None),
-              ("}", None)]
+        d += [("    });", None), ("  }", None), ("};", None)]
+        if free:
+            tn = self.zfresh("tune")
+            tk = k if valid else self.pick([x for x in Z_TYPES if x != k])
+            d.append(("void %s(%s<%s> &b);  // declared only: named in unevaluated operands" % (tn, cls, Z_TYPES[tk]), None))
+            expr = "%s(std::declval<T &>())" % tn
+        else:
+            expr = "std::declval<T &>().run(std::declval<sycl::queue &>(), std::declval<std::vector<sycl::event> &>())"
+        d += [("template <class T, class = void> struct %s : std::false_type {};" % tr, None),
+              ("template <class T>", None),
+              ("struct %s<T, std::void_t<decltype(%s)>> : std::true_type {};" % (tr, expr), None),
+              ("template <class T> inline constexpr bool %s_v = %s<T>::value;" % (tr, tr), None)]
+        branch = [("    std::vector<sycl::event> events;", None), ("    if constexpr (%s) {" % cond, None),
+                  ("      b.run(q, events);", None), ("    } else {", None), ("      b.run(q);", None), ("    }", None)]
         host = []
         p = self.zptr(host, k)
         b = self.zfresh("bench")
-        host += [("  %s<%s> %s{%s};" % (cls, Z_TYPES[k], b, p), None), ("  %s(q, %s);" % (drv, b), None)]
+        host.append(("  %s<%s> %s{%s};" % (cls, Z_TYPES[k], b, p), None))
+        if self.chance(0.5):
+            d.append(("template <class B> void %s(sycl::queue &q, B &b) {" % drv, None))
+            d += [(l[2:], a) for l, a in branch]
+            d.append(("}", None))
+            host.append(("  %s(q, %s);" % (drv, b), None))
+        else:
+            # the driver is a member of a class template, as a benchmark suite's
+            d += [("template <class B> struct %s {" % drv, None), ("  B &b;", None), ("  void go(sycl::queue &q) {", None)]
+            d += branch
+            d += [("  }", None), ("};", None)]
+            host.append(("  %s<%s<%s>>{%s}.go(q);" % (drv, cls, Z_TYPES[k], b), None))
         return d, host
 
     # if constexpr on a member of a template type parameter -------------------------------------
@@ -1089,6 +1107,7 @@ class Gen(Gen50):
         self.lines50 = 0  # their lines, which do not count against MAX_LINES
         self.zcounter = 0
         self.zname = None
+        self.forms50 = []  # the names written (for --stats)
 
     # small utilities
     def fresh(self, base):
@@ -3719,6 +3738,7 @@ def stats(seed_start, count):
     """The share of generated kernels (and programs) in which each form of FORM_TEXT & co. is
     written, and the share of kernels nothing instantiates (no kernel, by design)."""
     forms, kernels, programs, no_kernel, prog_forms = {}, 0, 0, 0, {}
+    x50 = {n: [0, 0, 0, 0] for n in X50_FORMS}  # programs, kernels, templates nothing instantiates, device_has functions
     any_kernels = 0
     hdr_kernels, hdr_programs, kern_programs = 0, 0, 0
     split = {}
@@ -3731,6 +3751,13 @@ def stats(seed_start, count):
         programs += 1
         hdr_programs += len(files) > 1
         kern_programs += bool(in_header)
+        for n in g.forms50:
+            x50[n][0] += 1
+        for n in g.forms50:
+            x50[n][3] += sum(t.count("expect-oracle-device-has") for t in files.values()) if n == "host-only-device-has" else 0
+        for aid, fs in g.anchor_forms.items():
+            for n in fs & set(X50_FORMS):
+                x50[n][2 if aid in g.no_kernel else 1] += 1
         seen = set()
         for aid in g.anchors:
             if aid in g.no_kernel:
@@ -3763,6 +3790,13 @@ def stats(seed_start, count):
                     ("prototypes", "helpers declared in the dev header, defined in the .cpp")):
         n, p = split.get(k, (0, 0))
         print("  %-70s %5d in %5d programs" % (what, n, p))
+    print("forms of issue 50 (a stream each, rate %.2f%s):" % (
+        X50_RATE, "" if SELECTED_FORMS is None else "; only " + (", ".join(sorted(SELECTED_FORMS)) or "none")))
+    print("  %-24s %8s %9s %8s %17s" % ("form", "programs", "share", "kernels", "not instantiated"))
+    for n in X50_FORMS:
+        p, k, nk, dh = x50[n]
+        print("  %-24s %8d %8.1f%% %8d %17d%s" % (n, p, 100.0 * p / max(programs, 1), k, nk,
+                                                 " (device_has functions %d)" % dh if dh else ""))
     print("%-26s %8s %8s %10s" % ("form", "kernels", "share", "programs"))
     for f in sorted(forms, key=lambda x: -forms[x]):
         print("%-26s %8d %7.1f%% %9.1f%%" % (f, forms[f], 100.0 * forms[f] / max(kernels, 1), 100.0 * prog_forms[f] / programs))
