@@ -25,6 +25,14 @@ DPC++'s aspect propagation to clang's own typing:
   re-parses the file with a probe after each one's `;`, an unevaluated `sizeof(&S<double>::go)`
   or `sizeof(static_cast<SIGNATURE>(&f<int>))`, and follows the definitions clang made.
   `extern template` declarations instantiate nothing and are not probed.
+* A function named without a call in the code searched for launches (`fp = run<32>;`, an
+  argument, `&f<int>`) is odr-used, so clang defines its instance: it is searched too. An
+  element of a braced initializer list (`void (*fs[])(queue &, T *) = {run<32>, run<64>};`),
+  which libclang shows unresolved, is resolved by a probe after the declaration,
+  `(void)sizeof(static_cast<decltype(+fs[0])>(run<32>));` (unevaluated: it instantiates nothing).
+* Functions declaring `[[sycl::device_has(...)]]` (read from the source: clang drops the unknown
+  attribute) are reported with the aspects their device instances (those the kernels reach) use
+  and do not declare: DPC++'s aspect-mismatch findings. Host-only instances are no device code.
 * The reach is the kernel function and every function it calls (call expressions, constructors,
   conversion functions and operators included) whose definition lies outside the library,
   transitively. The library is sycl_mini.hpp (and any --lib-dir): its functions are never entered.

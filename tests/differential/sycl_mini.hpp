@@ -509,17 +509,12 @@ template <typename T, int Dims = 1> class buffer {
 public:
   buffer(const range<Dims> &r);
   buffer(T *hostData, const range<Dims> &r);
-  buffer(const T *hostData, const range<Dims> &r);
   range<Dims> get_range() const;
   size_t size() const;
   template <access_mode Mode = access_mode::read_write, target Tgt = target::device>
   accessor<T, Dims, Mode, Tgt> get_access(handler &h);
   template <access_mode Mode> accessor<T, Dims, Mode, target::device> get_access(handler &h, mode_tag_t<Mode>);
 };
-
-// SYCL 2020's deduction guide from a pointer to const (the constructors' implicit guides deduce
-// `buffer b(ptr, range)` from a `T *`); a size_t in place of the range deduces nothing.
-template <typename T, int Dims> buffer(const T *, const range<Dims> &) -> buffer<T, Dims>;
 
 template <typename T, int Dims, access_mode Mode, target Tgt> class accessor {
   T *ptr_;
