@@ -11,7 +11,9 @@ to a copy of sycl_mini.hpp in a temporary directory; the oracle parses the .cpp 
 `PATH check FILE.cpp HEADER... --format json --no-cache` analyses it and its headers; the kernels'
 aspects (fp64, fp16, atomic64 only) are compared location by location (file, line, column), in
 the .cpp and in the headers, with both sides' paths made relative to the program's directory
-after resolving `..` and symbolic links. Exit status: 0 when
+after resolving `..` and symbolic links; so are the aspect-mismatch findings of every function
+declaring device_has (the oracle's `device_has` entries). `--forms NAMES` / `--forms-rate R`
+choose gen.py's issue-50 streams (gen.py --forms). Exit status: 0 when
 everything agreed, 1 on any mismatch, analyzer error, rejected program or (with --check-gen)
 oracle/generator disagreement, unless --report-only.
 """
