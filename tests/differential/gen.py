@@ -430,7 +430,7 @@ X50_FORMS = (
     "ifc-member",  # if constexpr on a member of a template type parameter (V::flag, V::value, V::width == 8)
     "member-type",  # typename acc<T>::type (explicit / partial specialisation), D::result_type, a base's member type
     "tag-dispatch",  # overloads on std::true_type / false_type called with std::is_floating_point<T>{} etc.; user tag hierarchies
-    "address-taken",  # a function template instance assigned to a function pointer, passed as an argument
+    "address-taken",  # a function template instance named without a call: function pointers, braced arrays, arguments
     "typedef-narrowing",  # using scalar = float; scalar r = 1. / x; against float r(1. / x) and float arithmetic
     "ctad-pointer",  # sycl::buffer b(ptr, sycl::range(n)), then an accessor in a kernel, decltype(acc) as a template argument
     "equal-size-types",  # unsigned long long * and size_t * instances of one template: two instances
@@ -457,7 +457,7 @@ def select_forms(names, rate=None):
 
 
 select_forms(os.environ.get("SYCL_DIFF_FORMS") or None, os.environ.get("SYCL_DIFF_FORMS_RATE") or None)
-# kind -> (spelling, aspects) of the element types the forms instantiate their templates with
+# kind -> spelling of the element types the forms instantiate their templates with
 Z_TYPES = {"float": "float", "double": "double", "int": "int", "half": "sycl::half", "long": "long"}
 
 
@@ -573,7 +573,7 @@ class Gen50:
         if free:
             tn = self.zfresh("tune")
             tk = k if valid else self.pick([x for x in Z_TYPES if x != k])
-            d.append(("void %s(%s<%s> &b);  // declared only: named in unevaluated operands" % (tn, cls, Z_TYPES[tk]), None))
+            d.append(("void %s(%s<%s> &b);" % (tn, cls, Z_TYPES[tk]), None))  # declared only: named in unevaluated operands
             expr = "%s(std::declval<T &>())" % tn
         else:
             expr = "std::declval<T &>().run(std::declval<sycl::queue &>(), std::declval<std::vector<sycl::event> &>())"
