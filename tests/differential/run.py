@@ -507,7 +507,7 @@ def self_test(ns):
         nprob = 0
         for folded in (False, True):
             nexp = sum(len(expectations(t, folded)) for t in files.values())
-            problems = check_expectations(files, r["kernels"], root, folded)
+            problems = check_expectations(files, r["kernels"], root, folded) + check_device_has(files, r.get("device_has", []), root, folded)
             passed += max(nexp - len([p for p in problems if "expected" in p]), 0)
             failed += len(problems)
             nprob += len(problems)
