@@ -3698,7 +3698,8 @@ HOIST_FORMS = {"pf", "pf_n", "single", "submit", "nd", "props", "wrapper", "gene
 # Forms of issue 35: "group-inclusive-scan-init", `inclusive_scan_over_group(g, x, op, init)`
 # (SYCL 2020 puts the init last; the analyzer once took the third argument, the operator, for
 # the init); written by default since the fix, else an exclusive_scan_over_group(g, x, init, op)
-# takes its place.
+# takes its place. Forms of issue 50: any name of X50_FORMS (none listed; README has main's
+# figures per stream); `--forms NAME` writes a listed one all the same.
 KNOWN_ANALYZER_GAPS = ()
 ENABLED_GAPS = {n.strip() for n in os.environ.get("SYCL_DIFF_GAP_FORMS", "").split(",") if n.strip()}
 
