@@ -70,6 +70,21 @@ group algorithm or sub-group shuffle statement in about half of the nd_range ker
 All of them are written by default ("group-inclusive-scan-init" was a known gap until the
 analyzer read the inclusive scan's init from the last argument).
 
+The forms of issue 50 (X50_FORMS, the z_* methods of Gen50) are each a random stream of its own
+(Gen.z50[name], seeded from the seed and the form's name), written in 12 % of the programs each
+(--forms-rate) as a block of its own (definitions and a host function that run() calls last):
+the detection idiom (void_t partial specialisations on a member or free call expression, valid
+or not, driving `if constexpr`), `if constexpr` on a member of a template type parameter, member
+types through traits' explicit and partial specialisations, template arguments and bases, tag
+dispatch (std::true_type / false_type overloads, user tag hierarchies), function template
+instances named without a call (function pointers, braced arrays of them, arguments),
+typedef'd float locals initialised by double or float computations, buffer CTAD from a pointer
+and an accessor of it (also through `decltype(acc)`), one template called with distinct integer
+types of one size (or one type spelled twice), a device_has function template called from host
+code and from a kernel (its line says the findings of its device instances), and T (&)[N]
+deduced from arrays whose bound is a named constant. `--forms a,b` writes only those. A program
+without them is the one written before them; their lines do not count against MAX_LINES.
+
 Things it deliberately never writes (their meaning under the rule is ambiguous, or libclang
 cannot show them): captures or functor fields of an aspect type that the kernel does not use in
 evaluated code (DPC++ would see them as kernel arguments; the rule does not), default arguments
@@ -403,6 +418,591 @@ NTTP_EXPRS = ["EPT", "(8)", "1 << 3", "kN + 1", "kN", "sizeof(int)", "2 * kN"]
 INTK = ("int", "long", "ull", "uint", "size_t")
 
 
+# ----- forms of issue 50 (X50_FORMS): the template idioms of real bug reports ------------------
+# Each form is a random stream of its own (Gen.z50[name], seeded from the seed and the form's
+# name): it decides whether the program gets the form (X50_RATE) and writes it. A form instance is
+# a block of its own (definitions and a host function `zhN(q, n)` that allocates its pointers and
+# launches) plus the call `zhN(q, n);` at the end of run(); it never draws from self.r nor takes
+# the base program's names, so a program without the form is the one written before it, and the
+# base part of a program with it is unchanged. Its lines do not count against MAX_LINES.
+X50_FORMS = (
+    "detection-idiom",  # void_t partial specialisation + if constexpr (has_run<B>::value): a valid or an invalid expression
+    "ifc-member",  # if constexpr on a member of a template type parameter (V::flag, V::value, V::width == 8)
+    "member-type",  # typename acc<T>::type (explicit / partial specialisation), D::result_type, a base's member type
+    "tag-dispatch",  # overloads on std::true_type / false_type called with std::is_floating_point<T>{} etc.; user tag hierarchies
+    "address-taken",  # a function template instance named without a call: function pointers, braced arrays, arguments
+    "typedef-narrowing",  # using scalar = float; scalar r = 1. / x; against float r(1. / x) and float arithmetic
+    "ctad-pointer",  # sycl::buffer b(ptr, sycl::range(n)), then an accessor in a kernel, decltype(acc) as a template argument
+    "equal-size-types",  # unsigned long long * and size_t * instances of one template: two instances
+    "host-only-device-has",  # a device_has function template called from host code (no use) and from a kernel
+    "named-const-bound",  # T (&)[N] deduced from an array whose bound is a named constant, beside a double overload
+)
+X50_RATE = 0.12  # the share of programs that get each form (SYCL_DIFF_FORMS_RATE / --forms-rate)
+SELECTED_FORMS = None  # None: all of X50_FORMS; else the names chosen (SYCL_DIFF_FORMS / --forms)
+
+
+def select_forms(names, rate=None):
+    """Writes only these forms of X50_FORMS (comma-separated; "all", or "none"), each in the
+    share `rate` of the programs. The environment (SYCL_DIFF_FORMS, SYCL_DIFF_FORMS_RATE) does
+    the same and reaches run.py's workers."""
+    global SELECTED_FORMS, X50_RATE
+    if names is not None:
+        chosen = {n.strip() for n in names.split(",") if n.strip()}
+        unknown = chosen - set(X50_FORMS) - {"all", "none"}
+        if unknown:
+            raise ValueError("unknown form(s) %s; the forms are: %s" % (", ".join(sorted(unknown)), ", ".join(X50_FORMS)))
+        SELECTED_FORMS = None if "all" in chosen else chosen - {"none"}
+    if rate is not None:
+        X50_RATE = float(rate)
+
+
+select_forms(os.environ.get("SYCL_DIFF_FORMS") or None, os.environ.get("SYCL_DIFF_FORMS_RATE") or None)
+# kind -> spelling of the element types the forms instantiate their templates with
+Z_TYPES = {"float": "float", "double": "double", "int": "int", "half": "sycl::half", "long": "long"}
+
+
+def x50_selected(name):
+    """Whether the form is written: named by --forms, or (all by default) not a known gap."""
+    if SELECTED_FORMS is not None:
+        return name in SELECTED_FORMS
+    return form_enabled(name)
+
+
+class Gen50:
+    """The writers of X50_FORMS, mixed into Gen. Each z_* method gets the form's stream and
+    returns (definition lines [(line, anchor)], host function body lines [(line, anchor)]); the
+    anchors it makes carry the aspects the kernel uses as clang instantiates it (no anchor is a
+    kernel nothing instantiates: no expect-oracle comment)."""
+
+    def x50_forms(self):
+        """The forms of issue 50, each drawn from its own stream; called at the end of build()."""
+        for name in X50_FORMS:
+            rz = self.z50[name]
+            if rz.random() >= X50_RATE or not x50_selected(name):
+                continue
+            saved = self.r
+            self.r = rz
+            try:
+                self.zname = name
+                defs, host = getattr(self, "z_" + name.replace("-", "_"))()
+            finally:
+                self.r = saved
+            fn = self.zfresh("zh")
+            blk = list(defs) + [("void %s(sycl::queue &q, size_t n) {" % fn, None)] + list(host) + [("}", None)]
+            self.top50.append(blk)
+            self.forms50.append(name)
+            self.body.append(("  %s(q, n);" % fn, None))
+            self.lines50 += len(blk) + 2
+
+    def zfresh(self, base):
+        self.zcounter += 1
+        return "%s%d" % (base, self.zcounter)
+
+    def zanchor(self, aspects, kernel=True):
+        """A kernel's anchor with its aspects; kernel False: nothing instantiates it."""
+        self.zcounter += 1
+        aid = "Z%d" % self.zcounter
+        self.anchors[aid] = set(aspects)
+        self.anchor_forms[aid] = {self.zname}
+        if not kernel:
+            self.no_kernel.add(aid)
+        return aid
+
+    def zptr(self, host, kind):
+        """A USM pointer of the host function (a line appended to host); its name."""
+        name = self.zfresh("zp")
+        sp = Z_TYPES.get(kind, kind)
+        host.append(("  %s *%s = sycl::malloc_shared<%s>(n, q);" % (sp, name, sp), None))
+        return name
+
+    def zbody(self, fp64):
+        """A statement on `p` of element type T: plain arithmetic in T, or with fp64 a double
+        operation converted back to T."""
+        if fp64:
+            return self.pick([["p[0] = static_cast<T>(p[0] * 0.5);"], ["p[0] = static_cast<T>(p[1] / 3.0);"],
+                              ["double d = p[0];", "p[0] = static_cast<T>(d + d);"]])
+        return self.pick([["p[0] = p[0] + p[1];"], ["p[1] = p[0] * p[0];"], ["T t = p[0];", "p[0] = t + t;"]])
+
+    def zlines(self, ind, lines):
+        return [(ind + l, None) for l in lines]
+
+    @staticmethod
+    def zasp(kind):
+        return set(ASP.get(kind, set()))
+
+    # detection idiom --------------------------------------------------------------------------
+    DETECT_PARAMS = [
+        ("std::vector<sycl::event> &ev", True),
+        ("const std::vector<sycl::event> &ev", True),
+        ("std::vector<sycl::event> ev", True),
+        ("int ev", False),  # the expression is invalid: no conversion from vector<event>
+        ("float *ev", False),
+        ("std::vector<int> &ev", False),
+    ]
+
+    def z_detection_idiom(self):
+        """`has_run<T>` by a partial specialisation on void_t<decltype(EXPR)>, EXPR a member call
+        `declval<T &>().run(q, events)` (valid or not by run's parameter type) or a free function
+        call `tune(declval<T &>())` (valid for the one class tune takes); a driver template (or a
+        member of a class template) takes `b.run(q, events)` when it is valid, else `b.run(q)`.
+        Only the member the chosen branch calls is instantiated: its kernel exists, the other's
+        not (no comment)."""
+        k = self.pick(list(Z_TYPES))
+        free = self.chance(0.35)
+        if free:
+            param, valid = self.DETECT_PARAMS[0][0], self.chance(0.5)
+        else:
+            param, valid = self.pick(self.DETECT_PARAMS)
+        two_fp64, one_fp64 = self.pick([(True, False), (False, True), (False, False)])
+        tr, cls, drv = self.zfresh("has_run"), self.zfresh("Bench"), self.zfresh("drive")
+        a2 = self.zanchor(self.zasp(k) | ({"fp64"} if two_fp64 else set()), valid)
+        a1 = self.zanchor(self.zasp(k) | ({"fp64"} if one_fp64 else set()), not valid)
+        cond = self.pick(["%s<B>::value" % tr, "%s<B>{}" % tr, "%s<B>()" % tr, "%s_v<B>" % tr])
+        d = [("template <class T> struct %s {" % cls, None),
+             ("  T *data;", None),
+             ("  void run(sycl::queue &q, %s) {" % param, None),
+             ("    T *p = data;", None),
+             ("    q.single_task([=]() {", a2)]
+        d += self.zlines("      ", self.zbody(two_fp64))
+        d += [("    });", None), ("  }", None),
+              ("  void run(sycl::queue &q) {", None),
+              ("    T *p = data;", None),
+              ("    q.single_task([=]() {", a1)]
+        d += self.zlines("      ", self.zbody(one_fp64))
+        d += [("    });", None), ("  }", None), ("};", None)]
+        if free:
+            tn = self.zfresh("tune")
+            tk = k if valid else self.pick([x for x in Z_TYPES if x != k])
+            d.append(("void %s(%s<%s> &b);" % (tn, cls, Z_TYPES[tk]), None))  # declared only: named in unevaluated operands
+            expr = "%s(std::declval<T &>())" % tn
+        else:
+            expr = "std::declval<T &>().run(std::declval<sycl::queue &>(), std::declval<std::vector<sycl::event> &>())"
+        d += [("template <class T, class = void> struct %s : std::false_type {};" % tr, None),
+              ("template <class T>", None),
+              ("struct %s<T, std::void_t<decltype(%s)>> : std::true_type {};" % (tr, expr), None),
+              ("template <class T> inline constexpr bool %s_v = %s<T>::value;" % (tr, tr), None)]
+        branch = [("    std::vector<sycl::event> events;", None), ("    if constexpr (%s) {" % cond, None),
+                  ("      b.run(q, events);", None), ("    } else {", None), ("      b.run(q);", None), ("    }", None)]
+        host = []
+        p = self.zptr(host, k)
+        b = self.zfresh("bench")
+        host.append(("  %s<%s> %s{%s};" % (cls, Z_TYPES[k], b, p), None))
+        if self.chance(0.5):
+            d.append(("template <class B> void %s(sycl::queue &q, B &b) {" % drv, None))
+            d += [(l[2:], a) for l, a in branch]
+            d.append(("}", None))
+            host.append(("  %s(q, %s);" % (drv, b), None))
+        else:
+            # the driver is a member of a class template, as a benchmark suite's
+            d += [("template <class B> struct %s {" % drv, None), ("  B &b;", None), ("  void go(sycl::queue &q) {", None)]
+            d += branch
+            d += [("  }", None), ("};", None)]
+            host.append(("  %s<%s<%s>>{%s}.go(q);" % (drv, cls, Z_TYPES[k], b), None))
+        return d, host
+
+    # if constexpr on a member of a template type parameter -------------------------------------
+    IFC_VARIANTS = [
+        # (member declaration with {v}, the condition on V, spelling of true / false)
+        ("static constexpr bool use_fast = {v};", "V::use_fast", "true", "false"),
+        ("enum {{ use_fast = {v} }};", "V::use_fast", "1", "0"),
+        ("static constexpr int width = {v};", "V::width == 8", "8", "4"),
+        ("static constexpr int width = {v};", "(V::width > 4)", "8", "4"),
+    ]
+
+    def z_ifc_member(self):
+        """`if constexpr (V::flag) { a(q, p); } else { b(q, p); }` in a template over V: only the
+        branch the member's value selects is instantiated, and with it the kernel of a or b."""
+        member, cond, tv, fv = self.pick(self.IFC_VARIANTS)
+        base = self.chance(0.25)  # V derives from std::true_type / false_type: V::value
+        if base:
+            cond = "V::value"
+        k = self.pick(list(Z_TYPES))
+        fa, fb = self.pick([(True, False), (False, True), (False, False)])
+        pa, pb, st = self.zfresh("path"), self.zfresh("path"), self.zfresh("step")
+        values = self.pick([[True], [False], [True, False]])
+        empty = self.chance(0.3)  # the true branch is empty, as in `if constexpr (V::x) {} else {...}`
+        anc_a = None if empty else self.zanchor(self.zasp(k) | ({"fp64"} if fa else set()), True in values)
+        anc_b = self.zanchor(self.zasp(k) | ({"fp64"} if fb else set()), False in values)
+        d, vnames = [], {}
+        for v in values:
+            vn = vnames[v] = self.zfresh("Var")
+            if base:
+                d.append(("struct %s : std::%s_type {};" % (vn, "true" if v else "false"), None))
+            else:
+                d += [("struct %s {" % vn, None), ("  " + member.format(v=tv if v else fv), None), ("};", None)]
+        for fn, anc, f in ((pa, anc_a, fa), (pb, anc_b, fb)):
+            if anc is None:
+                continue
+            d += [("template <class T> void %s(sycl::queue &q, T *p) {" % fn, None), ("  q.single_task([=]() {", anc)]
+            d += self.zlines("    ", self.zbody(f))
+            d += [("  });", None), ("}", None)]
+        d += [("template <class V, class T> void %s(sycl::queue &q, T *p) {" % st, None), ("  if constexpr (%s) {" % cond, None)]
+        if not empty:
+            d.append(("    %s(q, p);" % pa, None))
+        d += [("  } else {", None), ("    %s(q, p);" % pb, None), ("  }", None), ("}", None)]
+        host = []
+        p = self.zptr(host, k)
+        for v in values:
+            host.append(("  %s<%s>(q, %s);" % (st, vnames[v], p), None))
+        return d, host
+
+    # member types through template parameters, bases and traits specialisations ---------------
+    def z_member_type(self):
+        """A kernel local typed by a member type: `typename acc<T>::type` (an explicit
+        specialisation makes float's double), `typename wide<T, sizeof(T)>::type` (a partial
+        specialisation on 8), `typename D::result_type` (D a template argument), or a return
+        type `typename base_type::item_type` found in a base class."""
+        how = self.pick(["explicit", "partial", "param", "base"])
+        k = self.pick(list(Z_TYPES))
+        sp = Z_TYPES[k]
+        d, host = [], []
+        p = self.zptr(host, k)
+        if how == "explicit":
+            tr, fn = self.zfresh("accum"), self.zfresh("acc")
+            spec = self.pick(["float", "int", "sycl::half"])
+            mk = {"float": "double", "int": "long", "sycl::half": "float"}[spec]
+            eff = mk if sp == spec else k
+            d += [("template <class T> struct %s { using type = T; };" % tr, None),
+                  ("template <> struct %s<%s> { using type = %s; };" % (tr, spec, mk), None)]
+            aid = self.zanchor(self.zasp(k) | self.zasp(eff))
+            d += [("template <class T> void %s(sycl::queue &q, T *p) {" % fn, None), ("  q.single_task([=]() {", aid),
+                  ("    typename %s<T>::type s = p[0];" % tr, None), ("    p[1] = static_cast<T>(s);", None),
+                  ("  });", None), ("}", None)]
+            host.append(("  %s(q, %s);" % (fn, p), None))
+        elif how == "partial":
+            tr, fn = self.zfresh("wide"), self.zfresh("acc")
+            d += [("template <class T, int N> struct %s { using type = T; };" % tr, None),
+                  ("template <class T> struct %s<T, 8> { using type = double; };" % tr, None)]
+            eff = "double" if SIZE[k] == 8 else k
+            aid = self.zanchor(self.zasp(k) | self.zasp(eff))
+            d += [("template <class T> void %s(sycl::queue &q, T *p) {" % fn, None), ("  q.single_task([=]() {", aid),
+                  ("    using W = typename %s<T, sizeof(T)>::type;" % tr, None), ("    W w = p[0];", None),
+                  ("    p[1] = static_cast<T>(w);", None), ("  });", None), ("}", None)]
+            host.append(("  %s(q, %s);" % (fn, p), None))
+        elif how == "param":
+            fn = self.zfresh("gen")
+            rk = self.pick(["float", "double", "int"])
+            dn = self.zfresh("Dist")
+            mem = self.pick(["result_type", "input_t"])
+            d.append(("struct %s {" % dn, None))
+            d.append(("  using %s = %s;" % (mem, rk), None))
+            d.append(("};", None))
+            aid = self.zanchor(self.zasp(k) | self.zasp(rk))
+            d += [("template <class D, class T> void %s(sycl::queue &q, T *p) {" % fn, None), ("  q.single_task([=]() {", aid),
+                  ("    using R = typename D::%s;" % mem, None), ("    R v = static_cast<R>(p[0]);", None),
+                  ("    p[0] = static_cast<T>(v);", None), ("  });", None), ("}", None)]
+            host.append(("  %s<%s>(q, %s);" % (fn, dn, p), None))
+        else:
+            bn, hn, fn = self.zfresh("Base"), self.zfresh("Hold"), self.zfresh("use")
+            wk = self.pick(["float", "double", "int"])
+            d += [("template <class U> struct %s {" % bn, None), ("  using item_type = U;", None), ("};", None),
+                  ("template <class U> struct %s : %s<U> {" % (hn, bn), None), ("  using base_type = %s<U>;" % bn, None),
+                  ("  typename base_type::item_type get(float x) const { return static_cast<typename base_type::item_type>(x); }", None),
+                  ("};", None)]
+            aid = self.zanchor(self.zasp(k) | self.zasp(wk))
+            d += [("template <class W, class T> void %s(sycl::queue &q, T *p) {" % fn, None), ("  q.single_task([=]() {", aid),
+                  ("    %s<W> h;" % hn, None), ("    p[0] = static_cast<T>(h.get(static_cast<float>(p[1])));", None),
+                  ("  });", None), ("}", None)]
+            host.append(("  %s<%s>(q, %s);" % (fn, wk, p), None))
+        return d, host
+
+    # tag dispatch ----------------------------------------------------------------------------
+    TAGS = [
+        # (the tag argument for T, which kinds make it true)
+        ("std::is_floating_point<T>{}", ("float", "double")),
+        ("std::is_integral<T>()", ("int", "long")),
+        ("typename std::is_same<T, float>::type{}", ("float",)),
+        ("std::integral_constant<bool, (sizeof(T) == 8)>{}", ("double", "long")),
+        ("std::bool_constant<std::is_floating_point_v<T>>{}", ("float", "double")),
+    ]
+
+    def z_tag_dispatch(self):
+        """Overloads on std::true_type / std::false_type called with a trait object (picked by
+        the derived-to-base conversion, [over.ics.rank]/4.4), or on a user tag hierarchy
+        (`tag_x : tag_f : tag_b`: the nearest base wins)."""
+        d, host = [], []
+        k = self.pick(list(Z_TYPES))
+        p = self.zptr(host, k)
+        fn, kn = self.zfresh("refine"), self.zfresh("disp")
+        hot = self.chance(0.5)  # which overload computes in double: the true one, or the false one
+        if self.chance(0.6):
+            tag, trues = self.pick(self.TAGS)
+            picks_true = k in trues
+            d += [("template <class T> T %s(T x, std::true_type) { %s }" % (fn, "return static_cast<T>(x * 0.5);" if hot else "return x + x;"), None),
+                  ("template <class T> T %s(T x, std::false_type) { %s }" % (fn, "return x + x;" if hot else "return static_cast<T>(x * 0.5);"), None)]
+            fp64 = picks_true == hot
+        else:
+            tb, tf, tx = self.zfresh("tag_b"), self.zfresh("tag_f"), self.zfresh("tag_x")
+            d += [("struct %s {};" % tb, None), ("struct %s : %s {};" % (tf, tb), None), ("struct %s : %s {};" % (tx, tf), None),
+                  ("template <class T> T %s(T x, %s) { return x + x; }" % (fn, tb), None),
+                  ("template <class T> T %s(T x, %s) { return static_cast<T>(x * 0.5); }" % (fn, tf), None)]
+            t = self.pick([tb, tf, tx])
+            tag = t + self.pick(["{}", "()"])
+            fp64 = t != tb
+        aid = self.zanchor(self.zasp(k) | ({"fp64"} if fp64 else set()))
+        d += [("template <class T> void %s(sycl::queue &q, T *p) {" % kn, None), ("  q.single_task([=]() {", aid),
+              ("    p[0] = %s(p[0], %s);" % (fn, tag), None), ("  });", None), ("}", None)]
+        host.append(("  %s(q, %s);" % (kn, p), None))
+        return d, host
+
+    # instantiation by address ----------------------------------------------------------------
+    def z_address_taken(self):
+        """A function template instance named without being called: assigned to a function
+        pointer (deduced from its type, or with explicit arguments), stored in an array element,
+        passed as an argument, or only taken (`auto f = &g<T>;`): each is compiled, its kernel
+        too. Named in an unevaluated operand only (`decltype(&g<U>)`), it is not instantiated."""
+        d, host = [], []
+        k = self.pick(list(Z_TYPES))
+        sp = Z_TYPES[k]
+        p = self.zptr(host, k)
+        nontype = self.chance(0.4)
+        fn = self.zfresh("star")
+        if nontype:
+            ns = self.r.sample([16, 32, 64], self.r.randint(1, 2))
+            fp64 = any(x > 32 for x in ns)
+            aid = self.zanchor(self.zasp(k) | ({"fp64"} if fp64 else set()))
+            d += [("template <int N, class T> void %s(sycl::queue &q, T *p) {" % fn, None), ("  q.single_task([=]() {", aid),
+                  ("    if constexpr (N > 32) {", None), ("      p[0] = static_cast<T>(p[0] * 0.5);", None),
+                  ("    } else {", None), ("      p[0] = p[0] + p[1];", None), ("    }", None), ("  });", None), ("}", None)]
+            names = ["%s<%d>" % (fn, x) for x in ns]
+            full = ["%s<%d, %s>" % (fn, x, sp) for x in ns]
+        else:
+            f = self.chance(0.5)
+            aid = self.zanchor(self.zasp(k) | ({"fp64"} if f else set()))
+            d += [("template <class T> void %s(sycl::queue &q, T *p) {" % fn, None), ("  q.single_task([=]() {", aid)]
+            d += self.zlines("    ", self.zbody(f))
+            d += [("  });", None), ("}", None)]
+            names = [self.pick([fn, "%s<%s>" % (fn, sp)])]
+            full = ["%s<%s>" % (fn, sp)]
+        sig = "void (*%s)(sycl::queue &, " + sp + " *)"
+        how = self.pick(["init", "assign", "array", "braces", "table", "arg", "taken"])
+        if how == "init":
+            for nm in names:
+                v = self.zfresh("fp")
+                host += [("  %s = %s;" % (sig % v, nm), None), ("  %s(q, %s);" % (v, p), None)]
+        elif how == "assign":
+            v = self.zfresh("fp")
+            host.append(("  %s;" % (sig % v), None))
+            for nm in names:
+                host += [("  %s = %s;" % (v, nm), None), ("  %s(q, %s);" % (v, p), None)]
+        elif how == "array":
+            v = self.zfresh("fs")
+            host.append(("  %s;" % (sig % ("%s[%d]" % (v, len(names)))), None))
+            for j, nm in enumerate(names):
+                host.append(("  %s[%d] = %s;" % (v, j, nm), None))
+            host.append(("  %s[0](q, %s);" % (v, p), None))
+        elif how == "braces":
+            v = self.zfresh("fs")
+            host += [("  %s = {%s};" % (sig % (v + "[]"), ", ".join(names)), None), ("  %s[0](q, %s);" % (v, p), None)]
+        elif how == "table":
+            # the array in a function template: the names are resolved in its instance
+            tn, v = self.zfresh("table"), self.zfresh("fs")
+            tnames = [nm.replace("<%s>" % sp, "<T>") for nm in names]
+            d += [("template <class T> void %s(sycl::queue &q, T *p) {" % tn, None),
+                  ("  void (*%s[])(sycl::queue &, T *) = {%s};" % (v, ", ".join(tnames)), None),
+                  ("  %s[0](q, p);" % v, None), ("}", None)]
+            host.append(("  %s(q, %s);" % (tn, p), None))
+        elif how == "arg":
+            cn = self.zfresh("call_with")
+            d.insert(0, ("template <class F, class P> void %s(F f, sycl::queue &q, P p) { f(q, p); }" % cn, None))
+            for nm in full:  # a deduced F takes no overload set: every template argument is given
+                host.append(("  %s(%s, q, %s);" % (cn, nm, p), None))
+        else:
+            for nm in full:
+                v = self.zfresh("fp")
+                host += [("  auto %s = &%s;" % (v, nm), None), ("  (void)%s;" % v, None)]
+        if not nontype and self.chance(0.4):
+            # a type named in an unevaluated operand: no instance, no kernel for it
+            other = self.pick([x for x in Z_TYPES if x != k])
+            host.append(("  using %s = decltype(&%s<%s>);" % (self.zfresh("Fp"), fn, Z_TYPES[other]), None))
+        return d, host
+
+    # narrowing judged through typedefs --------------------------------------------------------
+    NARROW_STMTS = [
+        # (statement on x, a float local, and the alias S; fp64)
+        ("S r{n} = 1. / x;", True),
+        ("S r{n} = x * 0.5;", True),
+        ("S r{n}(x * 0.5);", True),
+        ("float r{n}(1. / x);", True),
+        ("float r{n} = x / 3.0;", True),
+        ("S r{n} = x * 0.5f;", False),
+        ("S r{n}(1.f / x);", False),
+        ("float r{n}{x * 2.0f};", False),
+        ("S r{n} = static_cast<S>(x) + 1.0f;", False),
+    ]
+
+    def z_typedef_narrowing(self):
+        """float locals spelled through `using S = float;` / `typedef float S;`, initialised
+        (copy or direct) by a double or a float computation: a typedef is a synonym
+        ([dcl.typedef]/2), the double operation is one however the local is spelled."""
+        d, host = [], []
+        p = self.zptr(host, "float")
+        al = self.zfresh("scalar")
+        decl = self.pick(["using %s = float;" % al, "typedef float %s;" % al])
+        local = self.chance(0.4)
+        if not local:
+            d.append((decl, None))
+        stmts = [self.pick(self.NARROW_STMTS) for _ in range(self.r.randint(1, 3))]
+        aid = self.zanchor({"fp64"} if any(f for _, f in stmts) else set())
+        host.append(("  q.parallel_for(sycl::range<1>{n}, [=](sycl::id<1> i) {", aid))
+        if local:
+            host.append(("    " + decl, None))
+        host.append(("    %s x = %s[i];" % (al, p), None))
+        for j, (s, _) in enumerate(stmts):
+            host.append(("    " + s.replace("S ", al + " ").replace("<S>", "<%s>" % al).replace("{n}", str(j)), None))
+            host.append(("    %s[i] += r%d;" % (p, j), None))
+        host.append(("  });", None))
+        return d, host
+
+    # class template argument deduction from pointers ------------------------------------------
+    def z_ctad_pointer(self):
+        """`sycl::buffer b(ptr, sycl::range(n))` (CTAD of buffer and range from a pointer and a
+        size), then `sycl::accessor a(b, h)` in a command group and a kernel on a[...]: the
+        element type is the pointer's; or `K<decltype(a), F>{a}` as the kernel."""
+        d, host = [], []
+        k = self.pick(list(Z_TYPES))
+        sp = Z_TYPES[k]
+        p = self.zptr(host, k)
+        b = self.zfresh("bz")
+        rng = self.pick(["sycl::range(n)", "sycl::range<1>(n)", "sycl::range{n}", "sycl::range<1>{n}"])
+        host.append((self.pick(["  sycl::buffer %s(%s, %s);", "  sycl::buffer %s{%s, %s};"]) % (b, p, rng), None))
+        acc = self.pick(["sycl::accessor a(%s, h);", "sycl::accessor a{%s, h};", "auto a = %s.get_access(h);",
+                         "sycl::accessor a(%s, h, sycl::read_write);"]) % b
+        host += [("  q.submit([&](sycl::handler &h) {", None), ("    " + acc, None)]
+        if self.chance(0.4):
+            kn = self.zfresh("KernA")
+            flag = self.chance(0.5)
+            aid = self.zanchor(self.zasp(k) | ({"fp64"} if flag else set()))
+            d += [("template <class Acc, bool F> struct %s {" % kn, None), ("  Acc a;", None),
+                  ("  void operator()() const {", aid),
+                  ("    using V = typename Acc::value_type;", None),
+                  ("    if constexpr (F) {", None), ("      a[0] = static_cast<V>(a[0] * 2.0);", None),
+                  ("    } else {", None), ("      a[0] = a[0] + a[1];", None), ("    }", None),
+                  ("  }", None), ("};", None)]
+            host.append(("    h.single_task(%s<decltype(a), %s>{a});" % (kn, "true" if flag else "false"), None))
+        else:
+            aid = self.zanchor(self.zasp(k))
+            host.append(("    h.single_task([=]() { a[0] = a[0] + a[1]; });", aid))
+        host.append(("  });", None))
+        return d, host
+
+    # distinct types of equal size --------------------------------------------------------------
+    EQUAL_PAIRS = [
+        # (first, second): distinct types of one size, or the same type spelled twice
+        ("unsigned long long", "size_t"),
+        ("unsigned long long", "unsigned long"),
+        ("long long", "long"),
+        ("long long", "std::int64_t"),
+        ("long", "std::int64_t"),  # the same type
+        ("size_t", "unsigned long"),  # the same type
+        ("unsigned", "std::uint32_t"),  # the same type, 4 bytes
+        ("int", "std::int32_t"),  # the same type, 4 bytes
+    ]
+    SAME_TYPE = {("long", "std::int64_t"), ("size_t", "unsigned long"), ("unsigned", "std::uint32_t"), ("int", "std::int32_t")}
+
+    def z_equal_size_types(self):
+        """One template called with pointers to two integer types of the same size: distinct
+        types are two instances (is_same picks a branch in each, one computing in double, the
+        other in half), one type spelled twice is one instance."""
+        d, host = [], []
+        a, b = self.pick(self.EQUAL_PAIRS)
+        same = (a, b) in self.SAME_TYPE
+        size = 4 if a in ("unsigned", "int") else 8
+        fn = self.zfresh("histo")
+        asp = {"fp64"} | ({"atomic64"} if size == 8 else set())
+        if not same:
+            asp |= {"fp16"}
+        aid = self.zanchor(asp)
+        d += [("template <class T> void %s(sycl::queue &q, T *keys, T *bins, size_t n) {" % fn, None),
+              ("  q.single_task([=]() {", aid),
+              ("    sycl::atomic_ref<T, sycl::memory_order::relaxed, sycl::memory_scope::device> c(bins[keys[0] % n]);", None),
+              ("    c.fetch_add(1);", None),
+              ("    if constexpr (std::is_same_v<T, %s>) {" % a, None),
+              ("      double w = static_cast<double>(keys[1]);", None), ("      bins[1] = static_cast<T>(w * 0.5);", None),
+              ("    } else {", None),
+              ("      sycl::half h = static_cast<float>(keys[1]);", None), ("      bins[1] = static_cast<T>(static_cast<float>(h));", None),
+              ("    }", None), ("  });", None), ("}", None)]
+        for t in (a, b):
+            k1, k2 = self.zptr(host, t), self.zptr(host, t)
+            host.append(("  %s(q, %s, %s, n);" % (fn, k1, k2), None))
+        return d, host
+
+    # host-only instances of a device_has function template ------------------------------------
+    def z_host_only_device_has(self):
+        """A function template declared `[[sycl::device_has()]]`, called from host code with
+        double (never compiled for the device: no use) and from a kernel with the kernel's
+        element type (that instance is device code)."""
+        d, host = [], []
+        k = self.pick(["float", "int", "half", "double"])
+        p = self.zptr(host, k)
+        fn = self.zfresh("smooth")
+        attr = self.pick(["[[sycl::device_has()]]", "[[sycl::device_has(sycl::aspect::fp16)]]"])
+        device = self.chance(0.8)
+        # the aspects the device instance uses and the attribute does not list: findings
+        findings = (self.zasp(k) if device else set()) - ({"fp16"} if "fp16" in attr else set())
+        d.append(("template <class T> %s T %s(T x) { return x * x * (T(3) - T(2) * x); } // expect-oracle-device-has: %s" % (
+            attr, fn, ", ".join(a for a in ("fp64", "fp16") if a in findings) or "none"), None))
+        hv = self.zfresh("hv")
+        hk = self.pick(["double", "long double"])
+        host += [("  %s %s = %s<%s>(%s);" % (hk, hv, fn, hk, self.pick(["2.0", "0.5"]) + ("L" if hk == "long double" else "")), None),
+                 ("  (void)%s;" % hv, None)]
+        if device:
+            aid = self.zanchor(self.zasp(k))
+            host.append(("  q.single_task([=]() { %s[0] = %s(%s[1]); });" % (p, fn, p), aid))
+        return d, host
+
+    # T (&)[N] deduced from an array whose bound is a named constant ----------------------------
+    def z_named_const_bound(self):
+        """`constexpr int n = 2; T a[n] = {...}; first(a)` beside `double first(double)`: N is
+        deduced from the bound (a constant expression however it is named), the template is
+        picked and no double is computed; `first(a[0])` picks the double overload."""
+        d, host = [], []
+        k = self.pick(list(Z_TYPES))
+        sp = Z_TYPES[k]
+        p = self.zptr(host, k)
+        fn = self.zfresh("first")
+        ntype = self.pick(["int", "std::size_t"])
+        d += [("template <class T, %s N> T %s(%s(&a)[N]) { return a[N - 1]; }" % (ntype, fn, self.pick(["T ", "const T "])), None),
+              ("double %s(double x) { return x * 0.5; }" % fn, None)]
+        bound = self.pick(["local", "local-const", "global", "enum", "member"])
+        pre = []
+        if bound == "local":
+            nm = "n"
+            pre.append("constexpr int n = 2;")
+        elif bound == "local-const":
+            nm = "n"
+            pre.append("const int n = 2;")
+        elif bound == "global":
+            nm = self.zfresh("kBound")
+            d.insert(0, ("constexpr int %s = 2;" % nm, None))
+        elif bound == "enum":
+            nm = self.zfresh("kB")
+            d.insert(0, ("enum { %s = 2 };" % nm, None))
+        else:
+            cn = self.zfresh("Cfg")
+            d[0:0] = [("struct %s {" % cn, None), ("  static constexpr int n = 2;", None), ("};", None)]
+            nm = cn + "::n"
+        ext = self.pick(["%s", "%s + 1", "2 * %s"]) % nm
+        size = eval(ext.replace(nm, "2"))
+        scalar = self.chance(0.25)
+        aid = self.zanchor(self.zasp(k) | ({"fp64"} if scalar else set()))
+        templ = self.chance(0.5)
+        elems = ", ".join("p[%d]" % j for j in range(size))
+        body = pre + ["%s a[%s] = {%s};" % ("T" if templ else sp, ext, elems),
+                      "p[0] = %s;" % ("static_cast<%s>(%s(a[0]))" % ("T" if templ else sp, fn) if scalar else "%s(a)" % fn)]
+        if templ:
+            kn = self.zfresh("k")
+            d += [("template <class T> void %s(sycl::queue &q, T *p) {" % kn, None), ("  q.single_task([=]() {", aid)]
+            d += self.zlines("    ", body)
+            d += [("  });", None), ("}", None)]
+            host.append(("  %s(q, %s);" % (kn, p), None))
+        else:
+            host.append(("  q.single_task([=]() {", aid))
+            host += [("    " + l.replace("p[", p + "["), None) for l in body]
+            host.append(("  });", None))
+        return d, host
+
+
 # ----- the generation context -----------------------------------------------------------------
 class E(str):
     """Expression text that knows whether it is a constant expression."""
@@ -489,7 +1089,7 @@ class Ctx:
         self.mark(v.aspects())
 
 
-class Gen:
+class Gen(Gen50):
     def __init__(self, seed, attempt=0):
         self.seed = seed
         self.r = random.Random(seed if attempt == 0 else "%d:%d" % (seed, attempt))
@@ -515,6 +1115,13 @@ class Gen:
         # the forms of issue 35 (LIB_FORMS, GROUP_FORMS): a stream of their own too
         self.ry = random.Random("%d:%d:x35" % (seed, attempt))
         self.host_extra = []  # run() lines before the kernels (vectors of the algorithms)
+        # the forms of issue 50 (X50_FORMS): a stream per form, blocks and names of their own
+        self.z50 = {name: random.Random("%d:%d:x50:%s" % (seed, attempt, name)) for name in X50_FORMS}
+        self.top50 = []  # their blocks (definitions and a host function), after self.top
+        self.lines50 = 0  # their lines, which do not count against MAX_LINES
+        self.zcounter = 0
+        self.zname = None
+        self.forms50 = []  # the names written (for --stats)
 
     # small utilities
     def fresh(self, base):
@@ -2870,6 +3477,7 @@ class Gen:
             ("  return 0;", None),
             ("}", None),
         ]
+        self.x50_forms()
 
     def render(self, lines):
         """The text of (line, anchor) pairs, each kernel's line with its expect-oracle comment."""
@@ -2885,7 +3493,7 @@ class Gen:
 
     def one_file_lines(self):
         out = self.sec_head + [("", None)] + self.sec_prelude + [("", None)] + self.sec_defs
-        for block in self.top:
+        for block in self.top + self.top50:
             out.append(("", None))
             out += block
         out.append(("", None))
@@ -2974,6 +3582,10 @@ class Gen:
                 moved.append(blk)
             else:
                 stay.append(blk)
+        # the blocks of X50_FORMS: placed by a stream of their own (the others' split stays)
+        hz = random.Random("headers50:%d" % self.seed)
+        for blk in self.top50:
+            (moved if kern_p and form_enabled("header-class") and hz.random() < 0.7 else stay).append(blk)
         info["moved"] = len(moved)
         hoisted, body, pos, inc_files = [], [], 0, {}
         info["hoisted-inline"] = info["hoisted-template"] = 0
@@ -3086,7 +3698,8 @@ HOIST_FORMS = {"pf", "pf_n", "single", "submit", "nd", "props", "wrapper", "gene
 # Forms of issue 35: "group-inclusive-scan-init", `inclusive_scan_over_group(g, x, op, init)`
 # (SYCL 2020 puts the init last; the analyzer once took the third argument, the operator, for
 # the init); written by default since the fix, else an exclusive_scan_over_group(g, x, init, op)
-# takes its place.
+# takes its place. Forms of issue 50: any name of X50_FORMS (none listed; README has main's
+# figures per stream); `--forms NAME` writes a listed one all the same.
 KNOWN_ANALYZER_GAPS = ()
 ENABLED_GAPS = {n.strip() for n in os.environ.get("SYCL_DIFF_GAP_FORMS", "").split(",") if n.strip()}
 
@@ -3114,7 +3727,7 @@ def generate_gen(seed):
     for attempt in range(20):
         g = Gen(seed, attempt)
         text = g.program()
-        if MIN_LINES <= text.count("\n") <= MAX_LINES:
+        if MIN_LINES <= text.count("\n") - g.lines50 <= MAX_LINES:
             return g, text
     return g, text
 
@@ -3140,6 +3753,7 @@ def stats(seed_start, count):
     """The share of generated kernels (and programs) in which each form of FORM_TEXT & co. is
     written, and the share of kernels nothing instantiates (no kernel, by design)."""
     forms, kernels, programs, no_kernel, prog_forms = {}, 0, 0, 0, {}
+    x50 = {n: [0, 0, 0, 0] for n in X50_FORMS}  # programs, kernels, templates nothing instantiates, device_has functions
     any_kernels = 0
     hdr_kernels, hdr_programs, kern_programs = 0, 0, 0
     split = {}
@@ -3152,6 +3766,13 @@ def stats(seed_start, count):
         programs += 1
         hdr_programs += len(files) > 1
         kern_programs += bool(in_header)
+        for n in g.forms50:
+            x50[n][0] += 1
+        for n in g.forms50:
+            x50[n][3] += sum(t.count("expect-oracle-device-has") for t in files.values()) if n == "host-only-device-has" else 0
+        for aid, fs in g.anchor_forms.items():
+            for n in fs & set(X50_FORMS):
+                x50[n][2 if aid in g.no_kernel else 1] += 1
         seen = set()
         for aid in g.anchors:
             if aid in g.no_kernel:
@@ -3184,6 +3805,13 @@ def stats(seed_start, count):
                     ("prototypes", "helpers declared in the dev header, defined in the .cpp")):
         n, p = split.get(k, (0, 0))
         print("  %-70s %5d in %5d programs" % (what, n, p))
+    print("forms of issue 50 (a stream each, rate %.2f%s):" % (
+        X50_RATE, "" if SELECTED_FORMS is None else "; only " + (", ".join(sorted(SELECTED_FORMS)) or "none")))
+    print("  %-24s %8s %9s %8s %17s" % ("form", "programs", "share", "kernels", "not instantiated"))
+    for n in X50_FORMS:
+        p, k, nk, dh = x50[n]
+        print("  %-24s %8d %8.1f%% %8d %17d%s" % (n, p, 100.0 * p / max(programs, 1), k, nk,
+                                                 " (device_has functions %d)" % dh if dh else ""))
     print("%-26s %8s %8s %10s" % ("form", "kernels", "share", "programs"))
     for f in sorted(forms, key=lambda x: -forms[x]):
         print("%-26s %8d %7.1f%% %9.1f%%" % (f, forms[f], 100.0 * forms[f] / max(kernels, 1), 100.0 * prog_forms[f] / programs))
@@ -3198,7 +3826,15 @@ def main(argv):
     ap.add_argument("--gap-forms", metavar="NAMES",
                     help="also write these forms of KNOWN_ANALYZER_GAPS (comma-separated, or 'all'); "
                          "the environment variable SYCL_DIFF_GAP_FORMS does the same (and reaches run.py's workers)")
+    ap.add_argument("--forms", metavar="NAMES",
+                    help="write only these forms of issue 50 (comma-separated, 'all' (default) or 'none'): " + ", ".join(X50_FORMS))
+    ap.add_argument("--forms-rate", type=float, metavar="R",
+                    help="the share of programs that get each of those forms (default %.2f)" % X50_RATE)
     ns = ap.parse_args(argv)
+    try:
+        select_forms(ns.forms, ns.forms_rate)
+    except ValueError as e:
+        ap.error(str(e))
     if ns.gap_forms:
         ENABLED_GAPS.update(n.strip() for n in ns.gap_forms.split(",") if n.strip())
     if ns.stats:

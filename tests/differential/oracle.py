@@ -25,6 +25,14 @@ DPC++'s aspect propagation to clang's own typing:
   re-parses the file with a probe after each one's `;`, an unevaluated `sizeof(&S<double>::go)`
   or `sizeof(static_cast<SIGNATURE>(&f<int>))`, and follows the definitions clang made.
   `extern template` declarations instantiate nothing and are not probed.
+* A function named without a call in the code searched for launches (`fp = run<32>;`, an
+  argument, `&f<int>`) is odr-used, so clang defines its instance: it is searched too. An
+  element of a braced initializer list (`void (*fs[])(queue &, T *) = {run<32>, run<64>};`),
+  which libclang shows unresolved, is resolved by a probe after the declaration,
+  `(void)sizeof(static_cast<decltype(+fs[0])>(run<32>));` (unevaluated: it instantiates nothing).
+* Functions declaring `[[sycl::device_has(...)]]` (read from the source: clang drops the unknown
+  attribute) are reported with the aspects their device instances (those the kernels reach) use
+  and do not declare: DPC++'s aspect-mismatch findings. Host-only instances are no device code.
 * The reach is the kernel function and every function it calls (call expressions, constructors,
   conversion functions and operators included) whose definition lies outside the library,
   transitively. The library is sycl_mini.hpp (and any --lib-dir): its functions are never entered.
@@ -56,6 +64,7 @@ Usable as a module (`Oracle().analyze(path)`) or as a script: `oracle.py FILE...
 import ctypes
 import json
 import os
+import re
 import sys
 
 import clang.cindex as ci
@@ -578,7 +587,7 @@ class Oracle:
                     children = self.drop_in_ranges(children, self.template_arg_ranges(children))
             stack.extend((x, in_const) for x in reversed(children))
 
-    def kernel_aspects(self, kfn):
+    def kernel_aspects(self, kfn, visited=None):
         acc, notes = Uses(), []
         seen = set()
         work = [kfn]
@@ -588,6 +597,8 @@ class Oracle:
             if key in seen:
                 continue
             seen.add(key)
+            if visited is not None:
+                visited.append(fn)
             callees = []
             self.collect_function(fn, acc, callees, notes)
             for ref in callees:
@@ -656,14 +667,18 @@ class Oracle:
                 continue
             seen.add(key)
             for x in fn.walk_preorder():
-                if x.kind != K.CALL_EXPR:
+                if x.kind not in (K.CALL_EXPR, K.DECL_REF_EXPR):
                     continue
                 ref = x.referenced
                 if ref is None or ref.kind not in FUNCTION_KINDS:
                     continue
-                if self.is_launcher(ref):
+                if x.kind == K.CALL_EXPR and self.is_launcher(ref):
                     launches.append((x, ref))
                     continue
+                # A function named without being called (`fp = run<32>;`, `{f<1>, f<2>}`, an
+                # argument) is odr-used: clang defines the instance ([temp.inst]/4), and the
+                # kernels it launches are compiled. Named only in an unevaluated operand, it has
+                # no definition, so it is not followed.
                 d = ref.get_definition()
                 if d is not None and d.kind in FUNCTION_KINDS and cursor_key(d) not in seen:
                     work.append(d)
@@ -893,7 +908,8 @@ class Oracle:
                 last = off
             pieces.append(original[last:])
             text = b"".join(pieces)
-            tu2 = self.index.parse(path, args=cargs, unsaved_files=[(path, text.decode("utf-8", "replace"))])
+            others = [(f, t) for f, t in self.unsaved if os.path.realpath(f) != os.path.realpath(path)]
+            tu2 = self.index.parse(path, args=cargs, unsaved_files=[(path, text.decode("utf-8", "replace"))] + others)
             bad = set()
             other = False
             for dg in tu2.diagnostics:
@@ -918,6 +934,117 @@ class Oracle:
             probes = [x for x in probes if x not in bad]
         return tu, []
 
+    # ----- functions named in a braced initializer list ---------------------------------------
+    # `void (*fs[])(sycl::queue &, T *) = {run<32>, run<64>};` odr-uses run<32, T> and run<64, T>
+    # (clang defines them), but libclang shows an initializer list in its syntactic form, where
+    # each element is still the unresolved overload set. The oracle re-parses with a probe at the
+    # end of the declaration's line, `(void)sizeof(static_cast<decltype(+fs[0])>(run<32>));`, per
+    # element: an unevaluated operand that resolves the name to the instance and instantiates
+    # nothing itself; find_launches follows it if clang defined it.
+    ADDRESS_PROBE = " (void)sizeof(static_cast<decltype(+%s[0])>(%s));"
+
+    def address_probes(self, tu):
+        """{file name: [(offset of the end of the line, probe text)]} for the braced function
+        pointer arrays of the user's files."""
+        out = {}
+        for c in tu.cursor.walk_preorder():
+            if c.kind != K.DECL_STMT or c.location.file is None or self.is_library(c):
+                continue
+            for v in c.get_children():
+                t = v.type.get_canonical() if v.kind == K.VAR_DECL else None
+                if t is None or t._kind_id not in ARRAY_KINDS:
+                    continue
+                el = t.element_type
+                if el.kind != T.POINTER or el.get_pointee().kind not in (T.FUNCTIONPROTO, T.FUNCTIONNOPROTO):
+                    continue
+                lists = [x for x in v.get_children() if x.kind == K.INIT_LIST_EXPR]
+                if not lists:
+                    continue
+                fname = c.extent.end.file.name
+                data = self.files.get(fname)
+                eol = data.find(b"\n", c.extent.end.offset)
+                eol = len(data) if eol < 0 else eol
+                for e in lists[0].get_children():
+                    if not any(x.kind == K.OVERLOADED_DECL_REF for x in e.walk_preorder()):
+                        continue
+                    text = data[e.extent.start.offset : e.extent.end.offset].decode("utf-8", "replace")
+                    out.setdefault(fname, []).append((eol, self.ADDRESS_PROBE % (v.spelling, text)))
+        return out
+
+    def parse_with_address_probes(self, path, cargs, tu, notes):
+        """Re-parses with the probes of address_probes (if any): the new tu, or tu when they do
+        not compile."""
+        probes = self.address_probes(tu)
+        if not probes:
+            return tu
+        texts = {}
+        for fname, ps in probes.items():
+            data = self.files.get(fname)
+            pieces, last = [], 0
+            for off, p in sorted(ps):
+                pieces += [data[last:off], p.encode()]
+                last = off
+            pieces.append(data[last:])
+            texts[fname] = b"".join(pieces)
+        unsaved = [(f, t.decode("utf-8", "replace")) for f, t in texts.items()]
+        tu2 = self.index.parse(path, args=cargs, unsaved_files=unsaved)
+        if any(d.severity >= ci.Diagnostic.Error for d in tu2.diagnostics):
+            notes.append("functions named in braced initializer lists not followed (their probes do not compile)")
+            return tu
+        for f, t in texts.items():
+            real = os.path.realpath(f)
+            for name in [f] + [n for n in list(self.files.data) if os.path.realpath(n) == real]:
+                self.files.data[name] = t
+        self.unsaved = unsaved
+        return tu2
+
+    # ----- functions declaring device_has ------------------------------------------------------
+    # clang ignores `[[sycl::device_has(...)]]` (an unknown attribute): it is read from the source
+    # between a function's (or function template's) start and its name. Device code is what the
+    # kernels reach: an instance of a decorated template that only host code calls is never
+    # compiled for a device, so it is checked against nothing (DPC++ warns in the device compile).
+    DEVICE_HAS_RE = re.compile(rb"device_has\s*\(([^)]*)\)")
+
+    def decorated_functions(self, tu):
+        """{(real path, line, column) of a decorated function's name: entry} of the user's files."""
+        out = {}
+        for c in tu.cursor.walk_preorder():
+            if c.kind not in (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD) or c.location.file is None:
+                continue
+            if self.is_library(c) or not c.is_definition():
+                continue
+            fname = c.location.file.name
+            head = self.files.get(fname)[c.extent.start.offset : c.location.offset]
+            m = self.DEVICE_HAS_RE.search(head)
+            if m is None:
+                continue
+            line = c.location.line
+            col = self.files.char_column(fname, line, c.location.column)
+            declared = set(x.decode() for x in re.findall(rb"aspect::(\w+)", m.group(1)))
+            out[(os.path.realpath(fname), line, col)] = {
+                "file": fname, "line": line, "column": col, "name": c.spelling,
+                "declared": declared, "used": set(), "used_folded": set(), "instances": [],
+            }
+        return out
+
+    def note_decorated(self, decorated, visited, memo):
+        """Adds the aspects of every decorated function among a kernel's reach (its own reach)."""
+        for fn in visited:
+            loc = fn.location
+            if loc.file is None:
+                continue
+            key = (os.path.realpath(loc.file.name), loc.line, self.files.char_column(loc.file.name, loc.line, loc.column))
+            if key not in decorated:
+                continue
+            ck = cursor_key(fn)
+            if ck not in memo:
+                memo[ck] = self.kernel_aspects(fn)[0]
+            d = decorated[key]
+            d["used"] |= memo[ck].used
+            d["used_folded"] |= memo[ck].folded
+            if fn.displayname not in d["instances"]:
+                d["instances"].append(fn.displayname)
+
     # ----- entry point ---------------------------------------------------------------------
     def analyze(self, path, include_dirs=(), args=None):
         self.files = FileCache()
@@ -939,10 +1066,13 @@ class Oracle:
         if errors:
             return result
         file_notes = []
+        self.unsaved = []
+        tu = self.parse_with_address_probes(path, cargs, tu, file_notes)
         tu, extra_roots = self.parse_with_probes(path, cargs, tu, file_notes)
         if file_notes:
             result["notes"] = file_notes
         kernels = {}
+        decorated, memo = self.decorated_functions(tu), {}
         for call, launcher in self.find_launches(tu, extra_roots):
             notes = []
             args_ = list(call.get_arguments())
@@ -978,7 +1108,10 @@ class Oracle:
             line = loc.line
             col = self.files.char_column(fname, line, loc.column)
             key = (os.path.realpath(fname), line, col)
-            acc, knotes, nfuncs = self.kernel_aspects(kdef)
+            visited = []
+            acc, knotes, nfuncs = self.kernel_aspects(kdef, visited)
+            if decorated:
+                self.note_decorated(decorated, visited, memo)
             if is_lambda:
                 encl = kclass.semantic_parent
                 name = "lambda in %s [%s]" % (
@@ -1027,6 +1160,15 @@ class Oracle:
             k["used_folded"] = [a for a in ASPECT_ORDER if a in k["used_folded"]]
             out.append(k)
         result["kernels"] = out
+        # per decorated function: the aspects its device instances use that it does not declare
+        result["device_has"] = []
+        for key in sorted(decorated):
+            d = decorated[key]
+            d["findings"] = [a for a in ASPECT_ORDER if a in d["used"] and a not in d["declared"]]
+            d["findings_folded"] = [a for a in ASPECT_ORDER if a in d["used_folded"] and a not in d["declared"]]
+            for k in ("declared", "used", "used_folded"):
+                d[k] = [a for a in ASPECT_ORDER if a in d[k]] + sorted(a for a in d[k] if a not in ASPECT_ORDER)
+            result["device_has"].append(d)
         return result
 
 

@@ -11,7 +11,9 @@ to a copy of sycl_mini.hpp in a temporary directory; the oracle parses the .cpp 
 `PATH check FILE.cpp HEADER... --format json --no-cache` analyses it and its headers; the kernels'
 aspects (fp64, fp16, atomic64 only) are compared location by location (file, line, column), in
 the .cpp and in the headers, with both sides' paths made relative to the program's directory
-after resolving `..` and symbolic links. Exit status: 0 when
+after resolving `..` and symbolic links; so are the aspect-mismatch findings of every function
+declaring device_has (the oracle's `device_has` entries). `--forms NAMES` / `--forms-rate R`
+choose gen.py's issue-50 streams (gen.py --forms). Exit status: 0 when
 everything agreed, 1 on any mismatch, analyzer error, rejected program or (with --check-gen)
 oracle/generator disagreement, unless --report-only.
 """
@@ -35,6 +37,9 @@ COMPARED = ("fp64", "fp16", "atomic64")
 ALL_ASPECTS = ("fp64", "fp16", "atomic64", "ext_oneapi_atomic16")
 HEADER = os.path.join(HERE, "sycl_mini.hpp")
 EXPECT_RE = re.compile(r"expect-oracle(-fold)?:\s*([a-z0-9_, ]+)")
+# on the line of a function declaring device_has: the aspects its device instances use that it does
+# not list (the aspect-mismatch findings DPC++ gives it; none when only host code calls it)
+DEVICE_HAS_RE = re.compile(r"expect-oracle-device-has:\s*([a-z0-9_, ]+)")
 
 
 def fmt_set(s):
@@ -101,11 +106,40 @@ def check_expectations(files, kernels, root, folded=False):
     return problems
 
 
+def check_device_has(files, entries, root, folded=False):
+    """Disagreements between `expect-oracle-device-has` comments and the oracle's functions
+    declaring device_has (by file and line)."""
+    exp = {}
+    for rel, text in files.items():
+        for i, line in enumerate(text.split("\n"), 1):
+            m = DEVICE_HAS_RE.search(line)
+            if m:
+                v = m.group(1).strip()
+                exp[(rel, i)] = set() if v == "none" else {x.strip() for x in v.split(",") if x.strip()}
+    key = "findings_folded" if folded else "findings"
+    got = {}
+    for d in entries:
+        rel = norm_rel(d["file"], root)
+        if rel in files:
+            got[(rel, d["line"])] = set(d[key]) & set(COMPARED)
+    problems = []
+    for rel, line in sorted(set(exp) | set(got)):
+        e, g = exp.get((rel, line)), got.get((rel, line))
+        if e is None:
+            problems.append("%s:%d: oracle found a function declaring device_has (findings %s) without an expect-oracle-device-has comment" % (rel, line, fmt_set(g)))
+        elif g is None:
+            problems.append("%s:%d: expected a function declaring device_has, the oracle found none" % (rel, line))
+        elif e != g:
+            problems.append("%s:%d: expected device_has findings %s, oracle%s %s" % (rel, line, fmt_set(e), " (folded)" if folded else "", fmt_set(g)))
+    return problems
+
+
 # ----- the analyzer ----------------------------------------------------------------------------
-def run_analyzer(analyzer, root, rels, timeout):
+def run_analyzer(analyzer, root, rels, timeout, findings_out=None):
     """Runs `analyzer check REL... --format json --no-cache` in root (the program's .cpp and its
     headers, as paths relative to root): (kernels by (file relative to root, line, column) ->
-    set, error or None). Instantiations reported at one location are merged."""
+    set, error or None). Instantiations reported at one location are merged. The aspects of its
+    aspect-mismatch findings by location go to findings_out (a dict) when given."""
     try:
         p = subprocess.run(
             [analyzer, "check"] + list(rels) + ["--format", "json", "--no-cache"],
@@ -134,6 +168,11 @@ def run_analyzer(analyzer, root, rels, timeout):
         except (KeyError, TypeError, ValueError):
             return None, "malformed kernel entry: %r" % (k,)
         out.setdefault((norm_rel(f, root), line, col), set()).update(a for a in used if a in COMPARED)
+    if findings_out is not None:
+        for d in doc.get("diagnostics") or []:
+            if isinstance(d, dict) and d.get("code") == "aspect-mismatch" and "file" in d:
+                loc = (norm_rel(d["file"], root), int(d.get("line", 0)), int(d.get("column", 0)))
+                findings_out.setdefault(loc, set()).update(a for a in [d.get("aspect")] if a in COMPARED)
     return out, None
 
 
@@ -212,12 +251,18 @@ def run_seed(seed):
         # the generator's answer holds under both views: it never lets a constant expression
         # be the only use of an aspect
         res["gen_problems"] = check_expectations(files, r["kernels"], d) + check_expectations(files, r["kernels"], d, True)
+        res["gen_problems"] += check_device_has(files, r.get("device_has", []), d) + check_device_has(files, r.get("device_has", []), d, True)
     view, why = ("used_folded", "why_folded") if opts["fold"] else ("used", "why")
     res["kernels"] = [{"loc": loc, "used": k[view], "names": k["names"], "why": k[why]} for loc, k in sorted(oracle_k.items())]
+    # functions declaring device_has: the findings of their device instances, by the name's place
+    oracle_dh = {(norm_rel(x["file"], d), x["line"], x["column"]): set(x["findings_folded" if opts["fold"] else "findings"]) & set(COMPARED)
+                 for x in r.get("device_has", [])}
+    res["device_has"] = len(oracle_dh)
     if opts["analyzer"]:
         t0 = time.time()
         rels = [main] + sorted(p for p in files if p != main)
-        ana, err = run_analyzer(opts["analyzer"], d, rels, opts["timeout"])
+        findings = {}
+        ana, err = run_analyzer(opts["analyzer"], d, rels, opts["timeout"], findings)
         res["analyzer_s"] = time.time() - t0
         if err:
             res["error"] = err
@@ -236,6 +281,11 @@ def run_seed(seed):
                             "names": oracle_k[loc]["names"] if loc in oracle_k else [],
                         }
                     )
+            for loc in sorted(oracle_dh):
+                a = findings.get(loc, set())
+                if oracle_dh[loc] != a:
+                    res["mismatches"].append({"loc": loc, "device_has": True, "oracle": sorted(oracle_dh[loc]), "analyzer": sorted(a),
+                                              "why": {}, "names": []})
     if res["mismatches"] or res["error"] or res["gen_problems"] or opts["keep_all"]:
         res["files"] = files
     remove_program(d, files)
@@ -256,6 +306,15 @@ def keep_program(keep, res):
     dst = os.path.join(keep, res["main"])
     nh = len(res["files"]) - 1
     return dst + (" (+%d header%s)" % (nh, "s" if nh > 1 else "") if nh else "")
+
+
+def gen_options():
+    """The gen.py options that the environment gives the workers (to regenerate a program)."""
+    out = ""
+    for var, opt in (("SYCL_DIFF_FORMS", "--forms"), ("SYCL_DIFF_FORMS_RATE", "--forms-rate"), ("SYCL_DIFF_GAP_FORMS", "--gap-forms")):
+        if os.environ.get(var):
+            out += " %s %s" % (opt, os.environ[var])
+    return out
 
 
 def differential(ns):
@@ -293,6 +352,7 @@ def differential(ns):
     n_kernels = n_progs = n_rejected = n_errors = n_mism_progs = n_mism_kernels = n_gen = 0
     n_hdr_kernels = n_hdr_progs = n_hdr_mism = 0
     n_missing = n_extra = 0
+    n_dh = n_dh_mism = 0
     out = sys.stdout
     for r in results:
         if r["rejected"]:
@@ -305,6 +365,7 @@ def differential(ns):
             continue
         n_progs += 1
         n_kernels += len(r["kernels"])
+        n_dh += r.get("device_has", 0)
         hk = [k for k in r["kernels"] if k["loc"][0] != r["main"]]
         n_hdr_kernels += len(hk)
         n_hdr_progs += bool(hk)
@@ -348,13 +409,18 @@ def differential(ns):
         if r["mismatches"]:
             n_mism_progs += 1
             n_mism_kernels += len(r["mismatches"])
-            out.write("MISMATCH seed %d: %s\n" % (r["seed"], kept or "(regenerate: gen.py --seed %d -o DIR/%s)" % (r["seed"], r["main"])))
+            out.write("MISMATCH seed %d: %s\n" % (r["seed"], kept or "(regenerate: gen.py --seed %d%s -o DIR/%s)" % (r["seed"], gen_options(), r["main"])))
             for m in r["mismatches"]:
                 rel, line, col = m["loc"]
-                n_hdr_mism += rel != r["main"]
+                n_hdr_mism += rel != r["main"] and not m.get("device_has")
                 o = set(m["oracle"]) if m["oracle"] is not None else None
                 a = set(m["analyzer"]) if m["analyzer"] is not None else None
-                out.write("    kernel at %s: oracle %s, analyzer %s\n" % (fmt_loc(m["loc"]), fmt_set(o) if o is not None else "(no kernel here)", fmt_set(a)))
+                if m.get("device_has"):
+                    n_dh_mism += 1
+                    out.write("    function declaring device_has at %s: aspect-mismatch findings: oracle %s, analyzer %s\n" % (
+                        fmt_loc(m["loc"]), fmt_set(o), fmt_set(a)))
+                else:
+                    out.write("    kernel at %s: oracle %s, analyzer %s\n" % (fmt_loc(m["loc"]), fmt_set(o) if o is not None else "(no kernel here)", fmt_set(a)))
                 text = r["files"].get(rel, "")
                 src = text.split("\n")[line - 1] if 0 < line <= text.count("\n") + 1 else ""
                 out.write("        | %s\n" % src.strip()[:160])
@@ -376,7 +442,8 @@ def differential(ns):
     if opts["analyzer"]:
         out.write("analyzer errors: %d program(s)\n" % n_errors)
         out.write("mismatches: %d kernel(s) (%d in headers) in %d program(s); kernels the analyzer did not report: %d; reported where the oracle has none: %d\n" % (
-            n_mism_kernels, n_hdr_mism, n_mism_progs, n_missing, n_extra))
+            n_mism_kernels - n_dh_mism, n_hdr_mism, n_mism_progs, n_missing, n_extra))
+        out.write("functions declaring device_has: %d, whose aspect-mismatch findings differ: %d\n" % (n_dh, n_dh_mism))
         out.write("%-9s %6s %6s %6s %6s %8s %12s\n" % ("aspect", "TP", "FP", "FN", "TN", "recall", "false-finding"))
         for a in COMPARED:
             c = conf[a]
@@ -440,7 +507,7 @@ def self_test(ns):
         nprob = 0
         for folded in (False, True):
             nexp = sum(len(expectations(t, folded)) for t in files.values())
-            problems = check_expectations(files, r["kernels"], root, folded)
+            problems = check_expectations(files, r["kernels"], root, folded) + check_device_has(files, r.get("device_has", []), root, folded)
             passed += max(nexp - len([p for p in problems if "expected" in p]), 0)
             failed += len(problems)
             nprob += len(problems)
@@ -471,7 +538,22 @@ def main(argv):
     ap.add_argument("--lib-dir", action="append", default=[], help="directory of library code (with --oracle-only)")
     ap.add_argument("--clang-arg", action="append", default=[], help="extra clang argument (with --oracle-only)")
     ap.add_argument("--self-test", action="store_true", help="check the oracle against cases/*.cpp (and the headers they include)")
+    ap.add_argument("--forms", metavar="NAMES",
+                    help="gen.py --forms: write only these forms of issue 50 (comma-separated, 'all' (default) or 'none')")
+    ap.add_argument("--forms-rate", type=float, metavar="R", help="gen.py --forms-rate: the share of programs that get each of them")
     ns = ap.parse_args(argv)
+    # through the environment, so that the workers' gen.py reads them too
+    if ns.forms is not None:
+        os.environ["SYCL_DIFF_FORMS"] = ns.forms
+    if ns.forms_rate is not None:
+        os.environ["SYCL_DIFF_FORMS_RATE"] = str(ns.forms_rate)
+    if ns.forms is not None or ns.forms_rate is not None:
+        import gen
+
+        try:
+            gen.select_forms(ns.forms, ns.forms_rate)
+        except ValueError as e:
+            ap.error(str(e))
     if ns.self_test:
         return self_test(ns)
     if ns.files:

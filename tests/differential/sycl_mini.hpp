@@ -24,10 +24,14 @@ typedef unsigned long uint64_t;
 template <class T, T V> struct integral_constant {
   static constexpr T value = V;
   using value_type = T;
+  using type = integral_constant;
   constexpr operator T() const noexcept { return V; }
+  constexpr T operator()() const noexcept { return V; }
 };
 using true_type = integral_constant<bool, true>;
 using false_type = integral_constant<bool, false>;
+template <bool B> using bool_constant = integral_constant<bool, B>;
+template <class...> using void_t = void;
 
 template <class A, class B> struct is_same : false_type {};
 template <class A> struct is_same<A, A> : true_type {};
