@@ -53,6 +53,24 @@ impl Cx<'_, '_> {
         (live, ranges)
     }
 
+    /// In a template's generic pattern, the text ranges of both branches of each `if
+    /// constexpr` it cannot decide. [temp.res]/1, [stmt.if]/2: they are a dependent context
+    /// that only an instance makes code, so a call there instantiates nothing by itself.
+    pub(super) fn undecided_branches(&self, body: &Body) -> Vec<std::ops::Range<u32>> {
+        if !self.subst.values().any(Ty::is_dependent) {
+            return Vec::new();
+        }
+        let conds = body.stmts.iter().filter_map(|s| match s {
+            Stmt::IfConstexpr { cond, .. } => Some(*cond),
+            _ => None,
+        });
+        conds
+            .zip(&body.branches)
+            .filter(|(c, _)| self.const_eval(*c).is_none())
+            .flat_map(|(_, &[ts, te, es, ee])| [ts..te, es..ee])
+            .collect()
+    }
+
     /// `std::is_same<A, B>::value` and friends written as a name.
     pub(super) fn trait_value(&self, n: &str) -> Option<i64> {
         let prefix = n.strip_suffix("::value")?;

@@ -106,6 +106,9 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 return t;
             }
         }
+        if self.qualified_by_substitution(path) {
+            return self.lookup(path, args);
+        }
         let ix = self.ix;
         let decls: Vec<(u32, u32)> = ix
             .visible(ix.aliases, self.from, name)
@@ -185,6 +188,37 @@ impl Resolver<'_, '_, '_> {
         resolve_text(ix, f, &a.target, &env, self.depth + 1)
     }
 
+    /// [temp.res]/6, [temp.inst]/4: a name qualified by a template parameter, an alias of one
+    /// or a member alias of the enclosing class template (`Variant::use_softmax`,
+    /// `typename T::traits::flag`) names a member of the argument: what it names differs
+    /// between instances, so it is not memoised by its text.
+    fn qualified_by_substitution(&mut self, path: &[&str]) -> bool {
+        path.len() > 1
+            && !self.subst.is_empty()
+            && (self.subst.contains_key(path[0]) || self.own_member_alias(path[0]).is_some())
+    }
+
+    /// A class nested in class type `ct` (`struct traits {...}` inside the argument of
+    /// `T::traits`).
+    fn nested_class(&self, ct: &Ty, name: &str, args: &[Ty]) -> Option<Ty> {
+        let Ty::Class(c) = ct else { return None };
+        let (cf, ci) = c.decl?;
+        let ix = self.ix;
+        let cl = &ix.files[cf as usize].classes[ci as usize];
+        let mut scope = cl.scope.clone();
+        scope.push(cl.name.clone());
+        let nested: Vec<(u32, u32)> = ix
+            .visible(ix.classes, self.from, name)
+            .filter(|&(f, i)| ix.files[f as usize].classes[i as usize].scope == scope)
+            .collect();
+        let &(f, i) = pick_class(ix, &nested, args, self.depth)?;
+        Some(Ty::Class(Arc::new(ClassTy {
+            name: ix.files[f as usize].classes[i as usize].qualified_name(),
+            args: args.to_vec(),
+            decl: Some((f, i)),
+        })))
+    }
+
     fn lookup(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
         let Some(&name) = path.last() else {
             return Ty::Unknown;
@@ -228,8 +262,14 @@ impl Resolver<'_, '_, '_> {
         // `typedef S<double> SD;`).
         if !q.is_empty() && self.depth <= MAX_DEPTH {
             let ct = self.resolve(q, Vec::new());
-            if matches!(&ct, Ty::Class(c) if c.decl.is_some() && c.last() != q[q.len() - 1]) {
+            // Through a parameter, the class's own name is not the one written (`V::traits`).
+            let renamed = q.len() > 1 && self.qualified_by_substitution(q);
+            if matches!(&ct, Ty::Class(c) if c.decl.is_some() && (renamed || c.last() != q[q.len() - 1]))
+            {
                 if let Some(t) = self.member_alias(&ct, q, name, &args) {
+                    return t;
+                }
+                if let Some(t) = self.nested_class(&ct, name, &args) {
                     return t;
                 }
             }

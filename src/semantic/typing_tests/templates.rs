@@ -203,3 +203,64 @@ void k(int *i, double *d) {
 "#,
     );
 }
+
+#[test]
+fn if_constexpr_on_a_member_of_a_type_parameter() {
+    // [stmt.if]/2, [temp.inst]/4: a static member named through a template parameter
+    // (`V::use_softmax`), an alias of it declared in the body, or a class nested in the
+    // argument (`typename V::traits::flag`) is the argument's: each instance keeps its own
+    // branch, whichever instance was typed first.
+    check_types(
+        r#"
+namespace std {
+template <class T, T v> struct integral_constant;
+template <bool B> using bool_constant = integral_constant<bool, B>;
+}
+struct On {
+  static constexpr bool use_softmax = true;
+  struct traits { static constexpr bool flag = true; using kind = std::true_type; };
+};
+struct Off {
+  static constexpr bool use_softmax = false;
+  struct traits { static constexpr bool flag = false; using kind = std::false_type; };
+};
+template <class V> auto direct(int *i, double *d) {
+  if constexpr (V::use_softmax) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto aliased(int *i, double *d) {
+  using W = V;
+  if constexpr (W::use_softmax) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto nested(int *i, double *d) {
+  if constexpr (V::traits::flag) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto nested_type(int *i, double *d) {
+  using K = typename V::traits::kind;
+  if constexpr (K::value) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto nested_type2(int *i, double *d) {
+  if constexpr (V::traits::kind::value) { return i[0]; } else { return d[0]; }
+}
+void k(int *i, double *d) {
+  direct<Off>(i, d);
+//^^^^^^^^^^^^^^^^^ double
+  direct<On>(i, d);
+//^^^^^^^^^^^^^^^^ int
+  aliased<Off>(i, d);
+//^^^^^^^^^^^^^^^^^^ double
+  aliased<On>(i, d);
+//^^^^^^^^^^^^^^^^^ int
+  nested<Off>(i, d);
+//^^^^^^^^^^^^^^^^^ double
+  nested<On>(i, d);
+//^^^^^^^^^^^^^^^^ int
+  nested_type<Off>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^ double
+  nested_type<On>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^ int
+  nested_type2<Off>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^ double
+}
+"#,
+    );
+}
