@@ -75,7 +75,9 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 };
             }
             if name == "void_t" {
-                return if args.iter().all(Ty::is_concrete) {
+                return if args.iter().any(Ty::is_substitution_failure) {
+                    Ty::substitution_failure()
+                } else if args.iter().all(Ty::is_concrete) {
                     Ty::Void
                 } else {
                     Ty::Unknown
@@ -130,6 +132,11 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         t
     }
 
+    fn call(&mut self, recv: Option<&Ty>, path: &[&str], explicit: Vec<Ty>, args: &[Ty]) -> Ty {
+        let (ix, from, depth) = (self.ix, self.from, self.depth + 1);
+        super::sfinae::call_result(ix, from, self.subst, depth, recv, path, &explicit, args)
+    }
+
     /// [temp.inst]/1, [temp.res]/6: a member alias of a class template specialisation
     /// (`Tr<sycl::half>::input_t`, `typename Tr<T>::input_t` once `T` is substituted) names
     /// its target with the class's parameters bound to the specialisation's arguments (the
@@ -160,6 +167,13 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 if let Some(v) = static_constant(self.ix, &ct, name, self.depth + 1) {
                     return Ty::Value(v);
                 }
+            }
+            // A workspace class template whose specialisation is undecided (`pick_class`):
+            // its member is unknown, not the primary's.
+            if matches!(&ct, Ty::Class(c) if c.decl.is_none() && !c.args.is_empty())
+                && self.declares_class(class)
+            {
+                return Ty::Unknown;
             }
         }
         self.resolve(&path, args)
@@ -196,6 +210,14 @@ impl Resolver<'_, '_, '_> {
         path.len() > 1
             && !self.subst.is_empty()
             && (self.subst.contains_key(path[0]) || self.own_member_alias(path[0]).is_some())
+    }
+
+    /// Whether a workspace class of that qualified name is visible.
+    fn declares_class(&self, path: &[&str]) -> bool {
+        let (q, name) = path.split_at(path.len() - 1);
+        let ix = self.ix;
+        ix.visible(ix.classes, self.from, name[0])
+            .any(|(f, i)| scope_ends_with(&ix.files[f as usize].classes[i as usize].scope, q))
     }
 
     /// A class nested in class type `ct` (`struct traits {...}` inside the argument of
@@ -466,6 +488,7 @@ pub(super) fn pick_class<'c>(
         Some(p) => with_defaults(ix, p, args, depth),
         None => args.to_vec(),
     };
+    let mut undecided = false;
     let spec = classes.iter().find(|c| {
         let cl = class(c);
         let Some(sa) = &cl.spec_args else {
@@ -498,12 +521,31 @@ pub(super) fn pick_class<'c>(
                 None => return false,
             }
         }
-        sa.iter()
+        let back: Vec<Ty> = sa
+            .iter()
             .map(|t| resolve_text(ix, c.0, t, &env, depth + 1))
+            .collect();
+        undecided |= undecided_expression(sa, &back, &full);
+        back.iter()
             .zip(&full)
-            .all(|(s, a)| s == *a || (!s.is_concrete() && s.is_known() && !a.is_concrete()))
+            .all(|(s, a)| *s == *a || (!s.is_concrete() && s.is_known() && !a.is_concrete()))
     });
+    // Which one an expression the analysis cannot judge picks is not guessed: no class.
+    if spec.is_none() && undecided {
+        return None;
+    }
     spec.or(primary).or_else(|| classes.first())
+}
+
+/// Whether a specialisation's argument written with `decltype(e)` (expression SFINAE) is
+/// undecided for concrete arguments: `e` calls what the analysis cannot see (a library
+/// class's member), so whether the specialisation matches is unknown.
+fn undecided_expression(written: &[String], back: &[Ty], full: &[Ty]) -> bool {
+    written
+        .iter()
+        .zip(back)
+        .zip(full)
+        .any(|((w, s), a)| w.contains("decltype") && !s.is_known() && a.is_concrete())
 }
 
 /// The arguments of a use of class template `c` with its trailing defaults filled in
@@ -538,7 +580,9 @@ pub(super) fn static_constant(ix: &Index, ct: &Ty, name: &str, depth: usize) -> 
     let Ty::Class(c) = ct.strip_ref() else {
         return None;
     };
-    let (f, i) = c.decl?;
+    let Some((f, i)) = c.decl else {
+        return (name == "value").then(|| library_value(c)).flatten();
+    };
     if depth > MAX_DEPTH {
         return None;
     }
@@ -560,6 +604,23 @@ pub(super) fn static_constant(ix: &Index, ct: &Ty, name: &str, depth: usize) -> 
         let bt = resolve_text(ix, f, b, &subst, depth + 1);
         static_constant(ix, &bt, name, depth + 1)
     })
+}
+
+/// [meta.help]: the `value` of `std::true_type`, `false_type`, `integral_constant<T, v>`,
+/// `bool_constant<b>` (a base of a detector: `struct has_run<...> : std::true_type {}`).
+fn library_value(c: &ClassTy) -> Option<i64> {
+    let std = c.name.starts_with("std::") || !c.name.contains("::");
+    let arg = |k: usize| match c.args.get(k) {
+        Some(Ty::Value(v)) => Some(*v),
+        _ => None,
+    };
+    match c.last() {
+        "true_type" if std => Some(1),
+        "false_type" if std => Some(0),
+        "integral_constant" if std => arg(1),
+        "bool_constant" if std => arg(0),
+        _ => None,
+    }
 }
 
 /// The value of a constant expression text seen from `from` (`(8)`, `1 << 3`, `N + 1` with a

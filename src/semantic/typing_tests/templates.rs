@@ -264,3 +264,54 @@ void k(int *i, double *d) {
 "#,
     );
 }
+
+#[test]
+fn detection_idiom_and_expression_sfinae() {
+    // [temp.spec.partial.match], [temp.deduct]/8: the partial specialisation on
+    // `std::void_t<decltype(e)>` is chosen when `e` is valid for the arguments (its calls take
+    // a function), and the primary's `false` otherwise; so is a candidate whose default
+    // template argument is `decltype(e)`.
+    check_types(
+        r#"
+namespace std {
+template <class T> T &&declval();
+template <class...> using void_t = void;
+}
+struct Ev {};
+struct WithEvents { int run(Ev &); double run(); };
+struct WithoutEvents { int run(int); double run(); };
+struct Scales { int scale(float); };
+struct Other { double other(); };
+template <class T, class = void> struct has_run : std::false_type {};
+template <class T>
+struct has_run<T, std::void_t<decltype(std::declval<T>().run(std::declval<Ev &>()))>>
+    : std::true_type {};
+template <class T, class = void> struct has_scale { static constexpr bool value = false; };
+template <class T> struct has_scale<T, decltype(std::declval<T &>().scale(1.0f), void())> {
+  static constexpr bool value = true;
+};
+template <class B> auto drive(B &b, Ev &e) {
+  if constexpr (has_run<B>::value) return b.run(e); else return b.run();
+}
+template <class B> auto scaled(B &b, int *i, double *d) {
+  if constexpr (has_scale<B>::value) return i[0]; else return d[0];
+}
+template <class B, class = decltype(std::declval<B &>().scale(1.0f))> int pick(B &b, int);
+template <class B> double pick(B &b, long);
+void k(WithEvents &a, WithoutEvents &w, Scales &s, Other &o, Ev &e, int *i, double *d) {
+  drive(a, e);
+//^^^^^^^^^^^ int
+  drive(w, e);
+//^^^^^^^^^^^ double
+  scaled(s, i, d);
+//^^^^^^^^^^^^^^^ int
+  scaled(o, i, d);
+//^^^^^^^^^^^^^^^ double
+  pick(s, 0);
+//^^^^^^^^^^ int
+  pick(o, 0);
+//^^^^^^^^^^ double
+}
+"#,
+    );
+}
