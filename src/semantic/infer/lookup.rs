@@ -53,7 +53,8 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         // [temp.arg.template]: a template template parameter bound to a class template
         // (`Action<double>` with `Action` = `run_test`) names that template's specialisation.
         if let ([_], Some(Ty::Class(c))) = (path, self.subst.get(name)) {
-            if c.args.is_empty() && c.decl.is_some() && c.last() != name {
+            let template = c.decl.is_some() || self.is_alias_template(&c.name);
+            if c.args.is_empty() && template && c.last() != name {
                 let qualified = c.name.clone();
                 let p: Vec<&str> = qualified.split("::").collect();
                 return self.resolve(&p, args);
@@ -212,6 +213,16 @@ impl Resolver<'_, '_, '_> {
             && (self.subst.contains_key(path[0]) || self.own_member_alias(path[0]).is_some())
     }
 
+    /// Whether `qualified` names a visible alias template (a template template argument).
+    fn is_alias_template(&self, qualified: &str) -> bool {
+        let ix = self.ix;
+        let last = qualified.rsplit("::").next().unwrap_or(qualified);
+        ix.visible(ix.aliases, self.from, last).any(|(f, i)| {
+            let a = &ix.files[f as usize].aliases[i as usize];
+            !a.tparams.is_empty() && qualified_alias(a) == qualified
+        })
+    }
+
     /// Whether a workspace class of that qualified name is visible.
     fn declares_class(&self, path: &[&str]) -> bool {
         let (q, name) = path.split_at(path.len() - 1);
@@ -256,6 +267,12 @@ impl Resolver<'_, '_, '_> {
                 continue;
             }
             let t = self.alias_target(f, a, &args, HashMap::default());
+            // Where it names no type by itself (`decltype(...)` of its parameter), rather than
+            // alias CTAD (`Buf b(p, r)`).
+            let t = match as_template_argument(a, &args) && !t.is_known() {
+                true => Ty::class(qualified_alias(a), Vec::new()),
+                false => t,
+            };
             match &alias {
                 Some(prev) if *prev != t => disagree = true,
                 Some(_) => {}
@@ -604,6 +621,24 @@ pub(super) fn static_constant(ix: &Index, ct: &Ty, name: &str, depth: usize) -> 
         let bt = resolve_text(ix, f, b, &subst, depth + 1);
         static_constant(ix, &bt, name, depth + 1)
     })
+}
+
+/// [temp.arg.template]: an alias template named without arguments, all its parameters
+/// wanting one (`detect<B, run_t>` of `template <class T> using run_t = decltype(...)`), is
+/// the template itself, for a template template parameter to apply.
+fn as_template_argument(a: &crate::syntax::Alias, args: &[Ty]) -> bool {
+    args.is_empty()
+        && !a.tparams.is_empty()
+        && a.tparams.iter().all(|p| p.default.is_none() && !p.pack)
+}
+
+fn qualified_alias(a: &crate::syntax::Alias) -> String {
+    a.scope
+        .iter()
+        .map(String::as_str)
+        .chain([a.name.as_str()])
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// [meta.help]: the `value` of `std::true_type`, `false_type`, `integral_constant<T, v>`,
