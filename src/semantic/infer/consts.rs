@@ -95,7 +95,12 @@ impl Cx<'_, '_> {
             Expr::Lit(Lit::Bool(b)) => Some(*b as i64),
             Expr::Lit(Lit::Int { value, .. }) => value.map(IntValue::get),
             Expr::TemplateName { name, targs } => {
-                self.trait_of(&format!("{name}<{}>", joined(self.targ_list(*targs))))
+                let text = format!("{name}<{}>", joined(self.targ_list(*targs)));
+                // A variable template the resolver folds (`is_detected_v<Op, T>`).
+                self.trait_of(&text).or_else(|| match self.resolve(&text) {
+                    Ty::Value(v) => Some(v),
+                    _ => None,
+                })
             }
             // A value template parameter of this instance (`if constexpr (N > 1)`).
             Expr::Name(n) => match self.subst.get(&**n) {

@@ -63,6 +63,9 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         if is_half_name(path) {
             return HALF;
         }
+        if let Some(t) = self.detected(path, &args) {
+            return t;
+        }
         if path.len() <= 2 && path.first().is_none_or(|&q| q == "std" || path.len() == 1) {
             if let Some(n) = name.strip_suffix("_v").filter(|n| is_trait(n)) {
                 return trait_value(n, &args).map_or(Ty::Unknown, Ty::Value);
@@ -211,6 +214,37 @@ impl Resolver<'_, '_, '_> {
         path.len() > 1
             && !self.subst.is_empty()
             && (self.subst.contains_key(path[0]) || self.own_member_alias(path[0]).is_some())
+    }
+
+    /// [meta.detect] (Library Fundamentals v2): `std::experimental::is_detected<Op, Args...>`
+    /// is `true_type` when `Op<Args...>` forms, `false_type` when it fails; `_v` its value.
+    fn detected(&mut self, path: &[&str], args: &[Ty]) -> Option<Ty> {
+        let (q, name) = path.split_at(path.len() - 1);
+        if !matches!(q, [] | ["std", "experimental"]) {
+            return None;
+        }
+        let value = match name[0] {
+            "is_detected" => false,
+            "is_detected_v" => true,
+            _ => return None,
+        };
+        let Some((Ty::Class(op), rest)) = args.split_first() else {
+            return None;
+        };
+        if !op.args.is_empty() || !self.is_alias_template(&op.name) {
+            return None;
+        }
+        let p: Vec<&str> = op.name.split("::").collect();
+        let formed = match self.resolve(&p, rest.to_vec()) {
+            t if t.is_substitution_failure() => false,
+            t if t.is_known() => true,
+            _ => return Some(Ty::Unknown),
+        };
+        Some(match (value, formed) {
+            (true, b) => Ty::Value(b as i64),
+            (false, true) => Ty::class("std::true_type", Vec::new()),
+            (false, false) => Ty::class("std::false_type", Vec::new()),
+        })
     }
 
     /// Whether `qualified` names a visible alias template (a template template argument).
