@@ -609,6 +609,12 @@ pub trait NameResolver {
     fn decltype_of(&mut self, _path: &[&str]) -> Ty {
         Ty::Unknown
     }
+    /// What a call in an unevaluated operand gives (`decltype(std::declval<T>().run(x))`, a
+    /// member call when `recv` is given): its result type, `Ty::substitution_failure()` when
+    /// no function takes the arguments ([temp.deduct]/8), `Unknown` when that cannot be told.
+    fn call(&mut self, _recv: Option<&Ty>, _path: &[&str], _explicit: Vec<Ty>, _args: &[Ty]) -> Ty {
+        Ty::Unknown
+    }
 }
 
 const BUILTIN_WORDS: [&str; 13] = [
@@ -847,7 +853,7 @@ impl<'a> Parser<'a, '_> {
             match (i % 2, t) {
                 (0, Tok::Ident(w)) => path.push(*w),
                 (1, Tok::Punct("::")) => {}
-                _ => return Ty::Unknown,
+                _ => return self.operand(start + 2, self.at - 1),
             }
         }
         if path.is_empty() || inner.len() % 2 == 0 {
@@ -1037,6 +1043,351 @@ impl<'a> Parser<'a, '_> {
                 self.at += 1;
             }
             self.eat(",");
+        }
+    }
+}
+
+// ---- unevaluated operands (`decltype(e)`): their type, or whether they are valid ---------
+
+/// Binary operators by precedence (higher binds tighter).
+fn precedence(op: &str) -> Option<u8> {
+    Some(match op {
+        "*" | "/" | "%" => 10,
+        "+" | "-" => 9,
+        "<<" | ">>" => 8,
+        "<" | ">" | "<=" | ">=" => 7,
+        "==" | "!=" => 6,
+        "&" => 5,
+        "^" => 4,
+        "|" => 3,
+        "&&" => 2,
+        "||" => 1,
+        _ => return None,
+    })
+}
+
+/// [temp.deduct]/8: an expression with an invalid part is invalid; one with a part the
+/// analysis cannot tell is undecided (`Unknown`); else it has the type `then` gives.
+fn both(a: &Ty, b: &Ty, then: impl FnOnce() -> Ty) -> Ty {
+    if a.is_substitution_failure() || b.is_substitution_failure() {
+        Ty::substitution_failure()
+    } else if !a.is_known() || !b.is_known() {
+        Ty::Unknown
+    } else {
+        then()
+    }
+}
+
+/// A class declared in the workspace (its members and operators are known).
+fn is_workspace_class(t: &Ty) -> bool {
+    matches!(t.strip_ref(), Ty::Class(c) if c.decl.is_some())
+}
+
+/// The type of a built-in operator over known non-class operands; `Unknown` when it is none
+/// of those this reads.
+fn builtin_binary(op: &str, l: &Ty, r: &Ty) -> Ty {
+    let (l, r) = (l.strip_ref(), r.strip_ref());
+    match op {
+        "&&" | "||" | "<" | ">" | "<=" | ">=" | "==" | "!=" => Ty::Bool,
+        "<<" | ">>" if l.is_arithmetic() => l.promoted(),
+        "+" | "-" if matches!(l, Ty::Ptr(_)) && matches!(r, Ty::Int { .. }) => l.clone(),
+        "-" if matches!((l, r), (Ty::Ptr(_), Ty::Ptr(_))) => Ty::Int {
+            bytes: 8,
+            signed: true,
+            long_long: false,
+        },
+        _ if l.is_arithmetic() && r.is_arithmetic() => Ty::common(l, r),
+        _ => Ty::Unknown,
+    }
+}
+
+impl<'a> Parser<'a, '_> {
+    /// The type of the operand in tokens `from..end` (see `NameResolver::call`): a
+    /// substitution failure when a call in it takes no function, `Unknown` when undecided.
+    fn operand(&mut self, from: usize, end: usize) -> Ty {
+        let saved = self.at;
+        self.at = from;
+        let t = self.op_comma(end);
+        let whole = self.at == end;
+        self.at = saved;
+        match whole || t.is_substitution_failure() {
+            true => t,
+            false => Ty::Unknown,
+        }
+    }
+
+    fn op_comma(&mut self, end: usize) -> Ty {
+        let mut t = self.op_binary(end, 0);
+        while self.at < end && self.eat(",") {
+            let r = self.op_binary(end, 0);
+            t = both(&t, &r, || r.clone());
+        }
+        t
+    }
+
+    /// The operator token at the cursor (`<<`, `&&`, `<=` are read as one).
+    fn op_token(&self, end: usize) -> Option<(&'static str, usize)> {
+        let one = |k: usize| match self.toks.get(self.at + k) {
+            Some(Tok::Punct(p)) if self.at + k < end => Some(*p),
+            _ => None,
+        };
+        let ops = [
+            "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "*", "/", "%", "+", "-", "<", ">", "&",
+            "^", "|",
+        ];
+        let (a, b) = (one(0)?, one(1));
+        // `&&` is one token; the other two-character operators are two.
+        ops.into_iter()
+            .find_map(|op| match op.len() == 2 && op != "&&" {
+                true => b
+                    .is_some_and(|b| a.len() == 1 && format!("{a}{b}") == op)
+                    .then_some((op, 2)),
+                false => (a == op).then_some((op, 1)),
+            })
+    }
+
+    fn op_binary(&mut self, end: usize, min: u8) -> Ty {
+        let mut l = self.op_unary(end);
+        while let Some((op, len)) = self.op_token(end) {
+            let Some(p) = precedence(op).filter(|p| *p > min) else {
+                break;
+            };
+            self.at += len;
+            let r = self.op_binary(end, p);
+            l = both(&l, &r, || {
+                if is_workspace_class(&l) || is_workspace_class(&r) {
+                    self.operator_call(op, &[l.clone(), r.clone()])
+                } else {
+                    builtin_binary(op, &l, &r)
+                }
+            });
+        }
+        l
+    }
+
+    /// [over.match.oper]: an operator on a workspace class calls a member `operator@` of the
+    /// first operand or a free one; invalid when neither takes the operands.
+    fn operator_call(&mut self, op: &str, operands: &[Ty]) -> Ty {
+        let name = format!("operator{op}");
+        let member = match operands[0].strip_ref() {
+            t @ Ty::Class(_) => self.r.call(Some(t), &[&name], Vec::new(), &operands[1..]),
+            _ => Ty::substitution_failure(),
+        };
+        if !member.is_substitution_failure() {
+            return member;
+        }
+        self.r.call(None, &[&name], Vec::new(), operands)
+    }
+
+    fn op_unary(&mut self, end: usize) -> Ty {
+        let Some(Tok::Punct(p)) = self.peek().filter(|_| self.at < end) else {
+            return self.op_postfix(end);
+        };
+        if !matches!(p, "*" | "&" | "!" | "-" | "+" | "~") {
+            return self.op_postfix(end);
+        }
+        self.at += 1;
+        let t = self.op_unary(end);
+        if t.is_substitution_failure() || !t.is_known() {
+            return t;
+        }
+        match (p, t.strip_ref()) {
+            ("&", x) => Ty::Ptr(Arc::new(x.clone())),
+            ("*", Ty::Ptr(x) | Ty::Array(x)) => (**x).clone(),
+            ("!", _) => Ty::Bool,
+            (_, x) if is_workspace_class(x) => self.operator_call(p, std::slice::from_ref(x)),
+            (_, x) if x.is_arithmetic() => x.promoted(),
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// Arguments of a call up to its `)`, each an operand.
+    fn op_args(&mut self, end: usize) -> Option<Vec<Ty>> {
+        let mut out = Vec::new();
+        if self.eat(")") {
+            return Some(out);
+        }
+        while self.at < end {
+            out.push(self.op_binary(end, 0));
+            if self.eat(")") {
+                return Some(out);
+            }
+            if !self.eat(",") {
+                return None;
+            }
+        }
+        None
+    }
+
+    fn op_postfix(&mut self, end: usize) -> Ty {
+        let mut t = self.op_primary(end);
+        while self.at < end {
+            let arrow = self.peek() == Some(Tok::Punct("-"))
+                && self.toks.get(self.at + 1) == Some(&Tok::Punct(">"));
+            if !arrow && !self.eat(".") {
+                break;
+            }
+            if arrow {
+                self.at += 2;
+            }
+            self.eat_word("template");
+            let Some(Tok::Ident(name)) = self.peek() else {
+                return Ty::Unknown;
+            };
+            self.at += 1;
+            let explicit = match self.eat("<") {
+                true => self.targs(),
+                false => Vec::new(),
+            };
+            if !self.eat("(") {
+                // A data member: its type is not read here.
+                return if t.is_substitution_failure() {
+                    t
+                } else {
+                    Ty::Unknown
+                };
+            }
+            let Some(args) = self.op_args(end) else {
+                return Ty::Unknown;
+            };
+            let recv = match (arrow, t.strip_ref()) {
+                (true, Ty::Ptr(x)) => (**x).clone(),
+                (true, _) => Ty::Unknown,
+                (false, x) => x.clone(),
+            };
+            let fail = args.iter().chain([&t]).any(Ty::is_substitution_failure);
+            t = match (fail, recv.is_known() && !recv.is_dependent()) {
+                (true, _) => Ty::substitution_failure(),
+                (false, false) => Ty::Unknown,
+                (false, true) => self.r.call(Some(&recv), &[name], explicit, &args),
+            };
+        }
+        t
+    }
+
+    fn eat_word(&mut self, w: &str) -> bool {
+        let here = self.peek() == Some(Tok::Ident(w));
+        self.at += usize::from(here);
+        here
+    }
+
+    fn op_primary(&mut self, end: usize) -> Ty {
+        match self.peek().filter(|_| self.at < end) {
+            Some(Tok::Punct("(")) => {
+                self.at += 1;
+                let t = self.op_comma(end);
+                if !self.eat(")") {
+                    return Ty::Unknown;
+                }
+                t
+            }
+            Some(Tok::Num(n)) => {
+                self.at += 1;
+                let float = n.contains('.') || (!n.starts_with("0x") && n.contains(['e', 'E']));
+                match (float, n.ends_with(['f', 'F'])) {
+                    (true, true) => FLOAT,
+                    (true, false) => DOUBLE,
+                    _ => INT,
+                }
+            }
+            Some(Tok::Ident("true" | "false")) => {
+                self.at += 1;
+                Ty::Bool
+            }
+            Some(Tok::Ident("sizeof" | "alignof")) => {
+                self.skip_group();
+                SIZE_T
+            }
+            Some(Tok::Ident(w)) if BUILTIN_WORDS.contains(&w) => {
+                // A functional cast (`void()`, `void(e)`, `int(x)`): its operand's validity.
+                let t = self.ty();
+                self.construction(t, end)
+            }
+            Some(Tok::Ident(_) | Tok::Punct("::")) => self.op_name(end),
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// `T(args)` / `T{args}` of a type `t`: a value of `t` when its operands are valid.
+    fn construction(&mut self, t: Ty, end: usize) -> Ty {
+        let args = if self.eat("(") {
+            self.op_args(end)
+        } else if self.eat("{") {
+            let mut depth = 1;
+            while depth > 0 && self.at < end {
+                match self.peek() {
+                    Some(Tok::Punct("{")) => depth += 1,
+                    Some(Tok::Punct("}")) => depth -= 1,
+                    _ => {}
+                }
+                self.at += 1;
+            }
+            Some(Vec::new())
+        } else {
+            None
+        };
+        match args {
+            Some(a) if a.iter().any(Ty::is_substitution_failure) => Ty::substitution_failure(),
+            Some(_) => t,
+            None => Ty::Unknown,
+        }
+    }
+
+    /// A name in an operand: `std::declval<T>()` (a `T`), a call of a function, a
+    /// construction of a type.
+    fn op_name(&mut self, end: usize) -> Ty {
+        let start = self.at;
+        let mut path: Vec<&'a str> = Vec::new();
+        self.eat("::");
+        while let Some(Tok::Ident(w)) = self.peek() {
+            self.at += 1;
+            path.push(w);
+            if self.peek() != Some(Tok::Punct("::")) {
+                break;
+            }
+            self.at += 1;
+        }
+        let explicit = match self.peek() == Some(Tok::Punct("<")) {
+            true => {
+                self.at += 1;
+                Some(self.targs())
+            }
+            false => None,
+        };
+        let declval = matches!(path[..], ["std", "declval"] | ["declval"]);
+        match (declval, explicit.as_deref(), self.peek()) {
+            (true, Some([t]), Some(Tok::Punct("("))) => {
+                self.at += 1;
+                match self.eat(")") {
+                    true => t.clone(),
+                    false => Ty::Unknown,
+                }
+            }
+            (_, _, Some(Tok::Punct("(" | "{"))) => {
+                // A type names a construction; anything else a function.
+                let saved = self.at;
+                self.at = start;
+                let t = self.name();
+                let is_type = matches!(&t, Ty::Class(c) if c.decl.is_some())
+                    || t.is_arithmetic()
+                    || (path.len() == 1 && matches!(t, Ty::Param(_)));
+                self.at = saved;
+                if is_type {
+                    return self.construction(t, end);
+                }
+                if !self.eat("(") {
+                    return Ty::Unknown;
+                }
+                let Some(args) = self.op_args(end) else {
+                    return Ty::Unknown;
+                };
+                if args.iter().any(Ty::is_substitution_failure) {
+                    return Ty::substitution_failure();
+                }
+                self.r
+                    .call(None, &path, explicit.unwrap_or_default(), &args)
+            }
+            _ => Ty::Unknown,
         }
     }
 }

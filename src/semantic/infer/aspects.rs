@@ -44,6 +44,7 @@ impl Cx<'_, '_> {
         let mut found: HashMap<(crate::devices::AspectId, Fate), Found> = HashMap::default();
         let mut dead: Vec<TextRange> = Vec::new();
         let mut dead_out: Vec<std::ops::Range<u32>> = Vec::new();
+        let mut undecided: Vec<std::ops::Range<u32>> = Vec::new();
         let mut add = |set: AspectSet,
                        what: &dyn Fn() -> String,
                        ty: Option<&Ty>,
@@ -107,6 +108,7 @@ impl Cx<'_, '_> {
             }
             let (live, out) = self.discarded(body);
             dead_out = out;
+            undecided = self.undecided_branches(body);
             // Only what the live statements evaluate is typed: typing a discarded call would
             // bind it under a key it may share (positions in an expansion).
             let code = super::narrowing::live_exprs(body, &live);
@@ -198,17 +200,22 @@ impl Cx<'_, '_> {
         let mut uses: Vec<SemUse> = found.into_values().map(|(_, u)| u).collect();
         uses.sort_by_key(|u| (u.span.range().start, u.aspect, u.fate));
         let targets = self.targets.borrow();
-        let calls = self
-            .func
-            .calls
-            .iter()
-            .map(|c| {
-                if dead_out.iter().any(|d| d.contains(&c.out)) {
-                    return Some(Vec::new());
-                }
-                targets.get(&c.span.range().start).cloned()
-            })
-            .collect();
+        let calls =
+            self.func
+                .calls
+                .iter()
+                .map(|c| {
+                    if dead_out.iter().any(|d| d.contains(&c.out)) {
+                        return Some(Vec::new());
+                    }
+                    let binds = targets.get(&c.span.range().start).cloned();
+                    match undecided.iter().any(|d| d.contains(&c.out)) {
+                        true => binds
+                            .map(|b| b.iter().map(|i| Instance::plain(i.file, i.func)).collect()),
+                        false => binds,
+                    }
+                })
+                .collect();
         // Operator functions called by operator expressions (`operators`).
         let mut implicit: Vec<(Span, Vec<Instance>)> = Vec::new();
         if let Some(body) = self.body {

@@ -53,6 +53,24 @@ impl Cx<'_, '_> {
         (live, ranges)
     }
 
+    /// In a template's generic pattern, the text ranges of both branches of each `if
+    /// constexpr` it cannot decide. [temp.res]/1, [stmt.if]/2: they are a dependent context
+    /// that only an instance makes code, so a call there instantiates nothing by itself.
+    pub(super) fn undecided_branches(&self, body: &Body) -> Vec<std::ops::Range<u32>> {
+        if !self.subst.values().any(Ty::is_dependent) {
+            return Vec::new();
+        }
+        let conds = body.stmts.iter().filter_map(|s| match s {
+            Stmt::IfConstexpr { cond, .. } => Some(*cond),
+            _ => None,
+        });
+        conds
+            .zip(&body.branches)
+            .filter(|(c, _)| self.const_eval(*c).is_none())
+            .flat_map(|(_, &[ts, te, es, ee])| [ts..te, es..ee])
+            .collect()
+    }
+
     /// `std::is_same<A, B>::value` and friends written as a name.
     pub(super) fn trait_value(&self, n: &str) -> Option<i64> {
         let prefix = n.strip_suffix("::value")?;
@@ -77,7 +95,12 @@ impl Cx<'_, '_> {
             Expr::Lit(Lit::Bool(b)) => Some(*b as i64),
             Expr::Lit(Lit::Int { value, .. }) => value.map(IntValue::get),
             Expr::TemplateName { name, targs } => {
-                self.trait_of(&format!("{name}<{}>", joined(self.targ_list(*targs))))
+                let text = format!("{name}<{}>", joined(self.targ_list(*targs)));
+                // A variable template the resolver folds (`is_detected_v<Op, T>`).
+                self.trait_of(&text).or_else(|| match self.resolve(&text) {
+                    Ty::Value(v) => Some(v),
+                    _ => None,
+                })
             }
             // A value template parameter of this instance (`if constexpr (N > 1)`).
             Expr::Name(n) => match self.subst.get(&**n) {

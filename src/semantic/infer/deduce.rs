@@ -358,8 +358,8 @@ impl Cx<'_, '_> {
     }
 
     /// SFINAE ([temp.deduct]/8): the deduced arguments substituted into the parts of the
-    /// declaration that can fail to form (`enable_if_t` / `void_t` in a default template
-    /// argument, a value parameter's type or the return type) all form.
+    /// declaration that can fail to form (`enable_if_t` / `void_t` / `decltype` in a default
+    /// template argument, a value parameter's type or the return type) all form.
     fn substitutes(
         &self,
         f: u32,
@@ -368,7 +368,9 @@ impl Cx<'_, '_> {
         env: &HashMap<String, Ty>,
         b: &HashMap<Arc<str>, Ty>,
     ) -> bool {
-        let can_fail = |t: &str| t.contains("enable_if") || t.contains("void_t");
+        // `decltype(e)`: expression SFINAE (`sfinae`).
+        let can_fail =
+            |t: &str| t.contains("enable_if") || t.contains("void_t") || t.contains("decltype");
         let texts = own
             .iter()
             .filter_map(|p| match (p.is_type, &p.default, &p.constraint) {
@@ -403,13 +405,28 @@ impl Cx<'_, '_> {
         env: &HashMap<String, Ty>,
         b: &mut HashMap<Arc<str>, Ty>,
     ) {
+        let mut seen: Option<HashMap<String, Ty>> = None;
         for p in own {
             if !b.contains_key(p.name.as_str()) {
                 if let Some(d) = &p.default {
+                    // A default sees the parameters before it ([temp.param]/13:
+                    // `class = decltype(std::declval<B &>().run())`).
+                    let seen = seen.get_or_insert_with(|| {
+                        let mut m = env.clone();
+                        m.extend(b.iter().map(|(k, v)| (k.to_string(), v.clone())));
+                        m
+                    });
                     let t = match (p.is_type, literal_value(d)) {
                         (false, Some(v)) => Ty::Value(v),
-                        _ => resolve_text(self.ix, f, d, env, self.depth + 1),
+                        _ => resolve_text(self.ix, f, d, seen, self.depth + 1),
                     };
+                    // An unnamed parameter only checks its default (SFINAE): what it names
+                    // does not change the instance's code.
+                    let t = match (p.is_type && p.name.is_empty(), t.is_concrete()) {
+                        (true, false) if !t.is_substitution_failure() => Ty::Void,
+                        _ => t,
+                    };
+                    seen.insert(p.name.clone(), t.clone());
                     b.insert(p.name.as_str().into(), t);
                 }
             }

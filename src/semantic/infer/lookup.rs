@@ -64,7 +64,8 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         // [temp.arg.template]: a template template parameter bound to a class template
         // (`Action<double>` with `Action` = `run_test`) names that template's specialisation.
         if let ([_], Some(Ty::Class(c))) = (path, self.subst.get(name)) {
-            if c.args.is_empty() && c.decl.is_some() && c.last() != name {
+            let template = c.decl.is_some() || self.is_alias_template(&c.name);
+            if c.args.is_empty() && template && c.last() != name {
                 let qualified = c.name.clone();
                 let p: Vec<&str> = qualified.split("::").collect();
                 return self.resolve(&p, args);
@@ -72,6 +73,9 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         }
         if is_half_name(path) {
             return HALF;
+        }
+        if let Some(t) = self.detected(path, &args) {
+            return t;
         }
         if path.len() <= 2 && path.first().is_none_or(|&q| q == "std" || path.len() == 1) {
             if let Some(n) = name.strip_suffix("_v").filter(|n| is_trait(n)) {
@@ -86,7 +90,9 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 };
             }
             if name == "void_t" {
-                return if args.iter().all(Ty::is_concrete) {
+                return if args.iter().any(Ty::is_substitution_failure) {
+                    Ty::substitution_failure()
+                } else if args.iter().all(Ty::is_concrete) {
                     Ty::Void
                 } else {
                     Ty::Unknown
@@ -147,6 +153,11 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
         t
     }
 
+    fn call(&mut self, recv: Option<&Ty>, path: &[&str], explicit: Vec<Ty>, args: &[Ty]) -> Ty {
+        let (ix, from, depth) = (self.ix, self.from, self.depth + 1);
+        super::sfinae::call_result(ix, from, self.subst, depth, recv, path, &explicit, args)
+    }
+
     /// [temp.inst]/1, [temp.res]/6: a member alias of a class template specialisation
     /// (`Tr<sycl::half>::input_t`, `typename Tr<T>::input_t` once `T` is substituted) names
     /// its target with the class's parameters bound to the specialisation's arguments (the
@@ -181,6 +192,13 @@ impl crate::semantic::ty::NameResolver for Resolver<'_, '_, '_> {
                 if let Some(v) = static_constant(self.ix, &ct, name, self.depth + 1) {
                     return Ty::Value(v);
                 }
+            }
+            // A workspace class template whose specialisation is undecided (`pick_class`):
+            // its member is unknown, not the primary's.
+            if matches!(&ct, Ty::Class(c) if c.decl.is_none() && !c.args.is_empty())
+                && self.declares_class(class)
+            {
+                return Ty::Unknown;
             }
         }
         self.resolve(&path, args)
@@ -218,6 +236,55 @@ impl Resolver<'_, '_, '_> {
         resolve_text(ix, f, &a.target, &env, self.depth + 1)
     }
 
+    /// [meta.detect] (Library Fundamentals v2): `std::experimental::is_detected<Op, Args...>`
+    /// is `true_type` when `Op<Args...>` forms, `false_type` when it fails; `_v` its value.
+    fn detected(&mut self, path: &[&str], args: &[Ty]) -> Option<Ty> {
+        let (q, name) = path.split_at(path.len() - 1);
+        if !matches!(q, [] | ["std", "experimental"]) {
+            return None;
+        }
+        let value = match name[0] {
+            "is_detected" => false,
+            "is_detected_v" => true,
+            _ => return None,
+        };
+        let Some((Ty::Class(op), rest)) = args.split_first() else {
+            return None;
+        };
+        if !op.args.is_empty() || !self.is_alias_template(&op.name) {
+            return None;
+        }
+        let p: Vec<&str> = op.name.split("::").collect();
+        let formed = match self.resolve(&p, rest.to_vec()) {
+            t if t.is_substitution_failure() => false,
+            t if t.is_known() => true,
+            _ => return Some(Ty::Unknown),
+        };
+        Some(match (value, formed) {
+            (true, b) => Ty::Value(b as i64),
+            (false, true) => Ty::class("std::true_type", Vec::new()),
+            (false, false) => Ty::class("std::false_type", Vec::new()),
+        })
+    }
+
+    /// Whether `qualified` names a visible alias template (a template template argument).
+    fn is_alias_template(&self, qualified: &str) -> bool {
+        let ix = self.ix;
+        let last = qualified.rsplit("::").next().unwrap_or(qualified);
+        ix.visible(ix.aliases, self.from, last).any(|(f, i)| {
+            let a = &ix.files[f as usize].aliases[i as usize];
+            !a.tparams.is_empty() && qualified_alias(a) == qualified
+        })
+    }
+
+    /// Whether a workspace class of that qualified name is visible.
+    fn declares_class(&self, path: &[&str]) -> bool {
+        let (q, name) = path.split_at(path.len() - 1);
+        let ix = self.ix;
+        ix.visible(ix.classes, self.from, name[0])
+            .any(|(f, i)| scope_ends_with(&ix.files[f as usize].classes[i as usize].scope, q))
+    }
+
     fn lookup(&mut self, path: &[&str], args: Vec<Ty>) -> Ty {
         let Some(&name) = path.last() else {
             return Ty::Unknown;
@@ -233,6 +300,12 @@ impl Resolver<'_, '_, '_> {
                 continue;
             }
             let t = self.alias_target(f, a, &args, HashMap::default());
+            // Where it names no type by itself (`decltype(...)` of its parameter), rather than
+            // alias CTAD (`Buf b(p, r)`).
+            let t = match as_template_argument(a, &args) && !t.is_known() {
+                true => Ty::class(qualified_alias(a), Vec::new()),
+                false => t,
+            };
             match &alias {
                 Some(prev) if *prev != t => disagree = true,
                 Some(_) => {}
@@ -595,6 +668,7 @@ pub(super) fn pick_class<'c>(
         Some(p) => with_defaults(ix, p, args, depth),
         None => args.to_vec(),
     };
+    let mut undecided = false;
     let spec = classes.iter().find(|c| {
         let cl = class(c);
         let Some(sa) = &cl.spec_args else {
@@ -627,12 +701,31 @@ pub(super) fn pick_class<'c>(
                 None => return false,
             }
         }
-        sa.iter()
+        let back: Vec<Ty> = sa
+            .iter()
             .map(|t| resolve_text(ix, c.0, t, &env, depth + 1))
+            .collect();
+        undecided |= undecided_expression(sa, &back, &full);
+        back.iter()
             .zip(&full)
-            .all(|(s, a)| s == *a || (!s.is_concrete() && s.is_known() && !a.is_concrete()))
+            .all(|(s, a)| *s == *a || (!s.is_concrete() && s.is_known() && !a.is_concrete()))
     });
+    // Which one an expression the analysis cannot judge picks is not guessed: no class.
+    if spec.is_none() && undecided {
+        return None;
+    }
     spec.or(primary).or_else(|| classes.first())
+}
+
+/// Whether a specialisation's argument written with `decltype(e)` (expression SFINAE) is
+/// undecided for concrete arguments: `e` calls what the analysis cannot see (a library
+/// class's member), so whether the specialisation matches is unknown.
+fn undecided_expression(written: &[String], back: &[Ty], full: &[Ty]) -> bool {
+    written
+        .iter()
+        .zip(back)
+        .zip(full)
+        .any(|((w, s), a)| w.contains("decltype") && !s.is_known() && a.is_concrete())
 }
 
 /// The arguments of a use of class template `c` with its trailing defaults filled in
@@ -667,7 +760,9 @@ pub(super) fn static_constant(ix: &Index, ct: &Ty, name: &str, depth: usize) -> 
     let Ty::Class(c) = ct.strip_ref() else {
         return None;
     };
-    let (f, i) = c.decl?;
+    let Some((f, i)) = c.decl else {
+        return (name == "value").then(|| library_value(c)).flatten();
+    };
     if depth > MAX_DEPTH {
         return None;
     }
@@ -689,6 +784,41 @@ pub(super) fn static_constant(ix: &Index, ct: &Ty, name: &str, depth: usize) -> 
         let bt = resolve_text(ix, f, b, &subst, depth + 1);
         static_constant(ix, &bt, name, depth + 1)
     })
+}
+
+/// [temp.arg.template]: an alias template named without arguments, all its parameters
+/// wanting one (`detect<B, run_t>` of `template <class T> using run_t = decltype(...)`), is
+/// the template itself, for a template template parameter to apply.
+fn as_template_argument(a: &crate::syntax::Alias, args: &[Ty]) -> bool {
+    args.is_empty()
+        && !a.tparams.is_empty()
+        && a.tparams.iter().all(|p| p.default.is_none() && !p.pack)
+}
+
+fn qualified_alias(a: &crate::syntax::Alias) -> String {
+    a.scope
+        .iter()
+        .map(String::as_str)
+        .chain([a.name.as_str()])
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// [meta.help]: the `value` of `std::true_type`, `false_type`, `integral_constant<T, v>`,
+/// `bool_constant<b>` (a base of a detector: `struct has_run<...> : std::true_type {}`).
+fn library_value(c: &ClassTy) -> Option<i64> {
+    let std = c.name.starts_with("std::") || !c.name.contains("::");
+    let arg = |k: usize| match c.args.get(k) {
+        Some(Ty::Value(v)) => Some(*v),
+        _ => None,
+    };
+    match c.last() {
+        "true_type" if std => Some(1),
+        "false_type" if std => Some(0),
+        "integral_constant" if std => arg(1),
+        "bool_constant" if std => arg(0),
+        _ => None,
+    }
 }
 
 /// The value of a constant expression text seen from `from` (`(8)`, `1 << 3`, `N + 1` with a

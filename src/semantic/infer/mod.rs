@@ -24,6 +24,7 @@ mod lookup;
 mod narrowing;
 mod operators;
 mod properties;
+mod sfinae;
 
 use std::cell::RefCell;
 use std::sync::Arc;

@@ -262,3 +262,115 @@ void k(int i, float f) {
 "#,
     );
 }
+
+#[test]
+fn if_constexpr_on_a_member_of_a_type_parameter() {
+    // [stmt.if]/2, [temp.inst]/4: a static member named through a template parameter
+    // (`V::use_softmax`), an alias of it declared in the body, or a class nested in the
+    // argument (`typename V::traits::flag`) is the argument's: each instance keeps its own
+    // branch, whichever instance was typed first.
+    check_types(
+        r#"
+namespace std {
+template <class T, T v> struct integral_constant;
+template <bool B> using bool_constant = integral_constant<bool, B>;
+}
+struct On {
+  static constexpr bool use_softmax = true;
+  struct traits { static constexpr bool flag = true; using kind = std::true_type; };
+};
+struct Off {
+  static constexpr bool use_softmax = false;
+  struct traits { static constexpr bool flag = false; using kind = std::false_type; };
+};
+template <class V> auto direct(int *i, double *d) {
+  if constexpr (V::use_softmax) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto aliased(int *i, double *d) {
+  using W = V;
+  if constexpr (W::use_softmax) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto nested(int *i, double *d) {
+  if constexpr (V::traits::flag) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto nested_type(int *i, double *d) {
+  using K = typename V::traits::kind;
+  if constexpr (K::value) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto nested_type2(int *i, double *d) {
+  if constexpr (V::traits::kind::value) { return i[0]; } else { return d[0]; }
+}
+void k(int *i, double *d) {
+  direct<Off>(i, d);
+//^^^^^^^^^^^^^^^^^ double
+  direct<On>(i, d);
+//^^^^^^^^^^^^^^^^ int
+  aliased<Off>(i, d);
+//^^^^^^^^^^^^^^^^^^ double
+  aliased<On>(i, d);
+//^^^^^^^^^^^^^^^^^ int
+  nested<Off>(i, d);
+//^^^^^^^^^^^^^^^^^ double
+  nested<On>(i, d);
+//^^^^^^^^^^^^^^^^ int
+  nested_type<Off>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^ double
+  nested_type<On>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^ int
+  nested_type2<Off>(i, d);
+//^^^^^^^^^^^^^^^^^^^^^^^ double
+}
+"#,
+    );
+}
+
+#[test]
+fn detection_idiom_and_expression_sfinae() {
+    // [temp.spec.partial.match], [temp.deduct]/8: the partial specialisation on
+    // `std::void_t<decltype(e)>` is chosen when `e` is valid for the arguments (its calls take
+    // a function), and the primary's `false` otherwise; so is a candidate whose default
+    // template argument is `decltype(e)`.
+    check_types(
+        r#"
+namespace std {
+template <class T> T &&declval();
+template <class...> using void_t = void;
+}
+struct Ev {};
+struct WithEvents { int run(Ev &); double run(); };
+struct WithoutEvents { int run(int); double run(); };
+struct Scales { int scale(float); };
+struct Other { double other(); };
+template <class T, class = void> struct has_run : std::false_type {};
+template <class T>
+struct has_run<T, std::void_t<decltype(std::declval<T>().run(std::declval<Ev &>()))>>
+    : std::true_type {};
+template <class T, class = void> struct has_scale { static constexpr bool value = false; };
+template <class T> struct has_scale<T, decltype(std::declval<T &>().scale(1.0f), void())> {
+  static constexpr bool value = true;
+};
+template <class B> auto drive(B &b, Ev &e) {
+  if constexpr (has_run<B>::value) return b.run(e); else return b.run();
+}
+template <class B> auto scaled(B &b, int *i, double *d) {
+  if constexpr (has_scale<B>::value) return i[0]; else return d[0];
+}
+template <class B, class = decltype(std::declval<B &>().scale(1.0f))> int pick(B &b, int);
+template <class B> double pick(B &b, long);
+void k(WithEvents &a, WithoutEvents &w, Scales &s, Other &o, Ev &e, int *i, double *d) {
+  drive(a, e);
+//^^^^^^^^^^^ int
+  drive(w, e);
+//^^^^^^^^^^^ double
+  scaled(s, i, d);
+//^^^^^^^^^^^^^^^ int
+  scaled(o, i, d);
+//^^^^^^^^^^^^^^^ double
+  pick(s, 0);
+//^^^^^^^^^^ int
+  pick(o, 0);
+//^^^^^^^^^^ double
+}
+"#,
+    );
+}
