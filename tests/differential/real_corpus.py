@@ -35,15 +35,22 @@ TU_EXT = (".cpp", ".cc", ".cxx")
 OVERRIDDEN = ("omp.h immintrin.h x86intrin.h xmmintrin.h emmintrin.h pmmintrin.h tmmintrin.h smmintrin.h nmmintrin.h "
               "wmmintrin.h avxintrin.h avx2intrin.h mm_malloc.h").split()
 SYCL_INCLUDE = re.compile(r'^(\ufeff?[ \t]*#[ \t]*include[ \t]*)[<"](sycl/[^>"\n]*|CL/sycl\.hpp|CL/sycl/[^>"\n]*)[>"]', re.M)
+# sycl_mini.hpp declares std::execution's policies itself (oneDPL's algorithms overload on them):
+# libstdc++'s <execution> would declare them a second time.
+EXECUTION_INCLUDE = re.compile(r'^(\ufeff?[ \t]*)#[ \t]*include[ \t]*<execution>', re.M)
 INCLUDE = re.compile(r'^\ufeff?[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 
 # What sycl.hpp brings in besides itself (DPC++'s header pulls in all of these and more).
 STD_PRELUDE = "".join("#include <%s>\n" % h for h in (
     "cmath cstddef cstdint cstdlib cstring type_traits utility array complex functional memory string vector "
-    "exception system_error iostream algorithm limits tuple mutex chrono").split())
+    "exception system_error iostream algorithm limits tuple mutex chrono").split()) + (
+    # sycl_mini.hpp uses C++20's remove_cvref_t; the oracle parses as C++17, DPC++'s default
+    "#if __cplusplus <= 201703L\nnamespace std { template <class T> using remove_cvref_t = remove_cv_t<remove_reference_t<T>>; }\n#endif\n")
 
 # Additions to the copy of sycl_mini.hpp. "@@ LINE" inserts the text that follows after that (unique)
 # line of sycl_mini.hpp, "@@< LINE" before it, "@@= LINE" replaces it; "\n" in LINE spans lines.
+# "SCOPE ... LINE" is the first LINE after the unique SCOPE (a member of one class when several
+# classes declare it).
 PATCHES = r"""
 @@< enum class aspect {
 class sub_group; class context; class platform;
@@ -79,7 +86,7 @@ template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std
   friend id operator+(const id &a, size_t b); friend id operator*(const id &a, size_t b);
 @@   operator size_t() const; // Dims == 1
   id<Dims> get_offset() const;
-@@   size_t get_group_linear_id() const;
+@@ class group { ...   size_t get_group_linear_id() const;
   id<Dims> get_local_id() const; size_t get_local_id(int d) const; size_t get_local_linear_id() const;
   range<Dims> get_group_range() const; size_t get_group_range(int d) const; size_t get_group_linear_range() const;
   size_t get_local_linear_range() const; range<Dims> get_max_local_range() const; bool leader() const;
@@ -90,8 +97,16 @@ template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std
 @@   void barrier() const;
   void barrier(access::fence_space s) const; void mem_fence(access::fence_space s = access::fence_space::global_and_local) const;
   size_t get_global_range(int d) const; size_t get_local_range(int d) const; range<Dims> get_group_range() const;
-  size_t get_group_range(int d) const; size_t get_group_linear_id() const; sub_group get_sub_group() const;
+  size_t get_group_range(int d) const; size_t get_group_linear_id() const;
   nd_range<Dims> get_nd_range() const; id<Dims> get_offset() const;
+@@ class sub_group { ...   size_t get_group_linear_id() const;
+  range<1> get_max_local_range() const; id<1> get_group_id() const; range<1> get_group_range() const;
+  size_t get_local_linear_range() const; size_t get_group_linear_range() const; bool leader() const; void barrier() const;
+  template <typename T> T shuffle(T x, id<1> l) const; template <typename T> T shuffle_down(T x, uint32_t d) const;
+  template <typename T> T shuffle_up(T x, uint32_t d) const; template <typename T> T shuffle_xor(T x, id<1> m) const;
+  template <typename T> T broadcast(T x, id<1> l) const;
+@@= template <class It, class F> F for_each(It first, It last, F f) { return f; }
+// (the sequential std::for_each is libstdc++'s here)
 @@   T operator++() const;
   T operator--(int) const; T operator--() const; T operator-=(T v) const; T operator&=(T v) const;
   T operator|=(T v) const; T operator^=(T v) const;
@@ -227,29 +242,13 @@ inline constexpr stream_manipulator endl = stream_manipulator::endl; inline cons
 class stream { public: stream(size_t total, size_t work_item, handler &h);
   template <typename T> friend const stream &operator<<(const stream &s, const T &v); };
 
-class sub_group { public:
-  id<1> get_local_id() const; size_t get_local_linear_id() const; range<1> get_local_range() const;
-  range<1> get_max_local_range() const; id<1> get_group_id() const; size_t get_group_linear_id() const;
-  range<1> get_group_range() const; size_t get_local_linear_range() const; size_t get_group_linear_range() const;
-  bool leader() const; void barrier() const; template <typename T> T shuffle(T x, id<1> l) const;
-  template <typename T> T shuffle_down(T x, uint32_t d) const; template <typename T> T shuffle_up(T x, uint32_t d) const;
-  template <typename T> T shuffle_xor(T x, id<1> m) const; template <typename T> T broadcast(T x, id<1> l) const; };
 #define RC_FN(NAME, OP) template <typename T = void> struct NAME { T operator()(const T &a, const T &b) const; }; \
   template <> struct NAME<void> { template <typename A, typename B> auto operator()(const A &a, const B &b) const -> decltype(a OP b); };
-RC_FN(plus, +) RC_FN(multiplies, *) RC_FN(maximum, +) RC_FN(minimum, +) RC_FN(bit_or, |) RC_FN(bit_and, &) RC_FN(bit_xor, ^)
-RC_FN(logical_or, ||) RC_FN(logical_and, &&)
+// (plus, multiplies, maximum, minimum and the group algorithms over values are sycl_mini.hpp's)
+RC_FN(bit_or, |) RC_FN(bit_and, &) RC_FN(bit_xor, ^) RC_FN(logical_or, ||) RC_FN(logical_and, &&)
 #undef RC_FN
-template <typename G, typename T, typename Op> T reduce_over_group(G g, T x, Op op);
-template <typename G, typename V, typename T, typename Op> T reduce_over_group(G g, V x, T init, Op op);
-template <typename G, typename T, typename Op> T exclusive_scan_over_group(G g, T x, Op op);
-template <typename G, typename V, typename T, typename Op> T exclusive_scan_over_group(G g, V x, T init, Op op);
-template <typename G, typename T, typename Op> T inclusive_scan_over_group(G g, T x, Op op);
-template <typename G, typename V, typename Op, typename T> T inclusive_scan_over_group(G g, V x, Op op, T init);
-template <typename G, typename T> T group_broadcast(G g, T x); template <typename G, typename T, typename I> T group_broadcast(G g, T x, I l);
+template <typename G, typename T, typename I> T group_broadcast(G g, T x, I l);
 template <typename G, typename T> T select_from_group(G g, T x, id<1> l);
-template <typename G, typename T> T shift_group_left(G g, T x, size_t d = 1);
-template <typename G, typename T> T shift_group_right(G g, T x, size_t d = 1);
-template <typename G, typename T> T permute_group_by_xor(G g, T x, size_t m);
 template <typename G> bool any_of_group(G g, bool p); template <typename G> bool all_of_group(G g, bool p);
 template <typename G> bool none_of_group(G g, bool p); template <typename G> void group_barrier(G g, memory_scope s = memory_scope::work_group);
 
@@ -353,6 +352,22 @@ def system_includes():
         return sorted(glob.glob("/usr/include/c++/*"))[-1:] + ["/usr/include/x86_64-linux-gnu", "/usr/include"]
 
 
+def find_anchor(text, anchor):
+    """(offset, line) of a PATCHES anchor: a line found once, or "SCOPE ... LINE" (see PATCHES)."""
+    scope, _, line = anchor.rpartition(" ... ")
+    start = 0
+    if scope:
+        if text.count(scope) != 1:
+            raise SystemExit("real_corpus: sycl_mini.hpp changed, scope not found once: %r" % scope)
+        start = text.index(scope) + len(scope)
+    elif text.count(line) != 1:
+        raise SystemExit("real_corpus: sycl_mini.hpp changed, anchor not found once: %r" % line)
+    at = text.find(line, start)
+    if at < 0:
+        raise SystemExit("real_corpus: sycl_mini.hpp changed, anchor not found: %r" % anchor)
+    return at, line
+
+
 def make_header(path):
     """sycl_mini.hpp's text with the real std instead of its prelude, PATCHES applied, SYCL_EXTRA appended."""
     text = open(os.path.join(HERE, "sycl_mini.hpp")).read()
@@ -360,12 +375,29 @@ def make_header(path):
     for block in PATCHES.split("\n@@")[1:]:
         head, body = block.split("\n", 1)
         mode, anchor = head[0] if head[0] in "<=" else "", head[1 if head[0] in "<=" else 0 :][1:].replace("\\n", "\n")
-        if text.count(anchor) != 1:
-            raise SystemExit("real_corpus: sycl_mini.hpp changed, anchor not found once: %r" % anchor)
+        at, anchor = find_anchor(text, anchor)
         body = body.rstrip("\n")
-        text = text.replace(anchor, {"<": body + "\n" + anchor, "=": body}.get(mode, anchor + "\n" + body))
+        text = text[:at] + {"<": body + "\n" + anchor, "=": body}.get(mode, anchor + "\n" + body) + text[at + len(anchor) :]
     with open(path, "w") as f:
         f.write(text + SYCL_EXTRA)
+
+
+def check_header(header, sysinc):
+    """Stops when the header copy alone does not compile: an error there would drop every TU (a
+    declaration sycl_mini.hpp gained that PATCHES or SYCL_EXTRA declares again, say)."""
+    import clang.cindex as ci
+
+    probe = os.path.join(os.path.dirname(header), "_probe_.cpp")
+    with open(probe, "w") as f:
+        f.write('#include "%s"\n' % os.path.basename(header))
+    args = ["-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-I", os.path.dirname(header)]
+    for d in sysinc:
+        args += ["-isystem", d]
+    errs = [d for d in ci.Index.create().parse(probe, args=args).diagnostics if d.severity >= ci.Diagnostic.Error]
+    os.remove(probe)
+    if errs:
+        raise SystemExit("real_corpus: the header copy does not compile (%s):\n" % header + "".join(
+            "  line %d: %s\n" % (d.location.line, d.spelling) for d in errs[:20]))
 
 
 def read(path):
@@ -382,7 +414,8 @@ def copy_program(src, dst, header):
                 d = os.path.join(dst, os.path.relpath(s, src))
                 os.makedirs(os.path.dirname(d), exist_ok=True)
                 with open(d, "w", encoding="utf-8", errors="surrogateescape") as f:
-                    f.write(SYCL_INCLUDE.sub(r'\1"%s"' % header, read(s)))
+                    text = SYCL_INCLUDE.sub(r'\1"%s"' % header, read(s))
+                    f.write(EXECUTION_INCLUDE.sub(r"\1// <execution>: sycl_mini_real.hpp's", text))
 
 
 def translation_units(copy):
@@ -685,6 +718,7 @@ def main(argv):
     for h in OVERRIDDEN:
         open(os.path.join(lib, h), "w").close()
     sysinc = system_includes()
+    check_header(os.path.join(lib, "sycl_mini_real.hpp"), sysinc)
     opts = {"tmp": tmp, "header": os.path.join(lib, "sycl_mini_real.hpp"), "sysinc": sysinc, "lib_dirs": [lib] + sysinc,
             "analyzer": ns.analyzer, "tu_globs": ns.tu}
     results = []
