@@ -84,7 +84,8 @@ def compile_commands(case, tree):
 
 def analyse(case, tree, analyzer):
     cc = compile_commands(case, tree)
-    cmd = [analyzer, "check"] + [os.path.join(tree, t) for t in case["tus"]] + [
+    # the materialised paths, headers included: check analyses the files it is given
+    cmd = [analyzer, "check"] + [p for p in (os.path.join(tree, t) for t in case.get("paths") or ["."]) if os.path.exists(p)] + [
         "--compile-commands", cc, "--targets", case["target"], "--dpcpp", case["dpcpp"], "--no-cache", "--format", "json"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
     if p.returncode not in (0, 1):
