@@ -393,11 +393,11 @@ def check_header(header, sysinc):
     args = ["-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-I", os.path.dirname(header)]
     for d in sysinc:
         args += ["-isystem", d]
-    errs = [d for d in ci.Index.create().parse(probe, args=args).diagnostics if d.severity >= ci.Diagnostic.Error]
+    tu = ci.Index.create().parse(probe, args=args)  # kept alive while its diagnostics are read
+    errs = ["  line %d: %s\n" % (d.location.line, d.spelling) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
     os.remove(probe)
     if errs:
-        raise SystemExit("real_corpus: the header copy does not compile (%s):\n" % header + "".join(
-            "  line %d: %s\n" % (d.location.line, d.spelling) for d in errs[:20]))
+        raise SystemExit("real_corpus: the header copy does not compile (%s):\n" % header + "".join(errs[:20]))
 
 
 def read(path):
