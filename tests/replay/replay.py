@@ -23,7 +23,7 @@ measures, it does not gate.
     replay.py [--cases cases.json] [--analyzer BIN] [--mirrors DIR] [--workdir DIR] [--json FILE] [CASE...]
 """
 
-import argparse, json, os, shutil, subprocess, sys
+import argparse, collections, json, os, shutil, subprocess, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LACKS = "target-unsupported-aspect"  # the analyzer's finding for a kernel whose target lacks an aspect
@@ -154,7 +154,8 @@ def main(argv):
             continue
         hit = sum(k["flagged"] for k in r["changed"])
         misses = sorted({k.get("idiom", "?") for k in r["changed"] if not k["flagged"]})
-        w("%-28s %-8s %-22s %4d/%-3d %7d  %s\n" % (c["name"], c["aspect"], c["target"], hit, len(r["changed"]), len(r["false"]), "; ".join(misses)))
+        w("%-28s %-8s %-22s %4d/%-3d %7d  %s\n" % (c["name"], c["aspect"], c["target"], hit, len(r["changed"]), len(r["false"]),
+                                                  ("; ".join(misses))[:90]))
         if ns.verbose:
             for k in r["changed"]:
                 w("    %s %s:%d %s%s\n" % ("HIT " if k["flagged"] else "MISS", k["file"], k["line"], k.get("note", ""),
@@ -170,6 +171,8 @@ def main(argv):
     w("\nkernels the fixes changed that are flagged: %d/%d (%s) over %d cases; false findings on the other kernels of those files: %d; "
       "cases skipped: %d\n" % (hit, total, "%.0f %%" % (100.0 * hit / total) if total else "-", len(done), false, len(results) - len(done)))
     w("(changed kernels whose used aspects, before the target's rules, include the reported one: %d/%d)\n" % (known, total))
+    by_idiom = collections.Counter(k.get("idiom", "(not stated in cases.json)") for r in done for k in r["changed"] if not k["flagged"])
+    w("".join("\nmissed %d: %s" % (n, i) for i, n in by_idiom.most_common()) + ("\n" if by_idiom else ""))
     if ns.json:
         with open(ns.json, "w") as f:
             json.dump({"cases": results, "flagged": hit, "changed": total, "false": false}, f, indent=1)
