@@ -84,6 +84,10 @@ template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std
   friend range operator-(const range &, size_t);
 @@   friend id operator-(const id &a, const id &b);
   friend id operator+(const id &a, size_t b); friend id operator*(const id &a, size_t b);
+  // `100 + idx`: an exact match for any integer, as DPC++ accepts it (a size_t parameter would tie
+  // with the built-in + through operator size_t)
+  template <typename I> friend std::enable_if_t<std::is_integral_v<I>, id> operator+(I a, const id &b);
+  template <typename I> friend std::enable_if_t<std::is_integral_v<I>, id> operator*(I a, const id &b);
 @@   operator size_t() const; // Dims == 1
   id<Dims> get_offset() const;
 @@ class group { ...   size_t get_group_linear_id() const;
@@ -502,6 +506,8 @@ def host_error(tu, d, copy, reach, words):
     f = d.location.file
     if d.severity >= ci.Diagnostic.Fatal:
         return "fatal error"
+    if "is used but not defined in this translation unit" in d.spelling:
+        return None  # a library function declared, never defined, instantiated with a local lambda's type: linkage only
     if f is None or not os.path.realpath(f.name).startswith(os.path.realpath(copy) + os.sep):
         return "error outside the program's files"
     name, off = os.path.realpath(f.name), d.location.offset
