@@ -65,6 +65,11 @@ template <typename T> struct acc_sub<T, 0> { using type = T &; };
 template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std::conditional_t<sizeof(T) == 4, int,
                                     std::conditional_t<sizeof(T) == 2, short, signed char>>>;  // vec comparisons
 }
+@@= template <int Dims> item<Dims> make_item();\ntemplate <int Dims> nd_item<Dims> make_nd_item();\ntemplate <int Dims> group<Dims> make_group();
+// DPC++ hands the kernel an lvalue item (`[=](auto &i)` binds): references here
+template <int Dims> item<Dims> &make_item();
+template <int Dims> nd_item<Dims> &make_nd_item();
+template <int Dims> group<Dims> &make_group();
 @@   friend bool operator!=(const half &a, const half &b);
   half &operator--(); half operator--(int);  // DPC++'s half takes any arithmetic operand:
 #define RC_HI(R) template <typename I> friend std::enable_if_t<std::is_integral_v<I>, R>
@@ -169,6 +174,7 @@ template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std
 @@   buffer(T *hostData, const range<Dims> &r);
   buffer(const T *hostData, const range<Dims> &r); template <typename P> buffer(T *h, const range<Dims> &r, const P &p);
   template <typename It, typename = std::enable_if_t<!std::is_integral_v<It>>> buffer(It first, It last);
+  template <typename C, typename = decltype(std::declval<C &>().data())> buffer(C &container);  // contiguous container
   template <access_mode Mode = access_mode::read_write> accessor<T, Dims, Mode, target::host_buffer> get_access();
   accessor<T, Dims, access_mode::read_write, target::host_buffer> get_host_access();
   template <typename M> accessor<T, Dims, access_mode::read_write, target::host_buffer> get_host_access(M m);
@@ -237,6 +243,7 @@ void *malloc_host(size_t bytes, const context &c); void free(void *ptr, const co
 template <typename T, int Dims = 1> class host_accessor { T *p_; public: host_accessor(buffer<T, Dims> &b);
   template <typename M> host_accessor(buffer<T, Dims> &b, M m); typename detail::acc_sub<T, Dims>::type operator[](size_t i) const;
   T &operator[](id<Dims> i) const; T *get_pointer() const; };
+template <typename C, typename = decltype(std::declval<C &>().data())> buffer(C &) -> buffer<typename C::value_type, 1>;
 template <typename T, int Dims> host_accessor(buffer<T, Dims> &) -> host_accessor<T, Dims>;
 template <typename T, int Dims, typename M> host_accessor(buffer<T, Dims> &, M) -> host_accessor<T, Dims>;
 template <typename T, int Dims, access_mode M, typename P>
