@@ -441,11 +441,12 @@ def translation_units(copy):
     return sorted(p for p in srcs if p not in included and os.path.basename(p) not in included)
 
 
-def stub_missing(copy, sysinc, tmp):
-    """Empty files for included headers that exist nowhere (HeCBench's SYCL programs share
+def stub_missing(copy, sysinc, tmp, header=None):
+    """Stand-ins for included headers that exist nowhere (HeCBench's SYCL programs share
     reference.h & co. with their CUDA twin, absent here; oneDPL, oneMKL, MPI). Clang stops at a
-    missing header; with an empty one it goes on, and the names it lacks become errors where they
-    are used, which host_error() judges."""
+    missing header; with a stand-in it goes on, and the names it lacks become errors where they
+    are used, which host_error() judges. A stand-in includes the SYCL header copy when given:
+    such headers (oneAPI-samples' dpc_common.hpp) are often how a program gets <sycl/sycl.hpp>."""
     stubs, made = os.path.join(copy, "_missing_"), set()
     for root, _, files in os.walk(copy):
         for fn in files:
@@ -456,7 +457,8 @@ def stub_missing(copy, sysinc, tmp):
                 t = os.path.normpath(os.path.join(root if ".." in name else stubs, name))
                 if t.startswith(tmp + os.sep):
                     os.makedirs(os.path.dirname(t), exist_ok=True)
-                    open(t, "w").close()
+                    with open(t, "w") as f:
+                        f.write('#include "%s"\n' % header if header else "")
                     made.add(name)
     return sorted(made)
 
@@ -554,7 +556,7 @@ def _run_program(src):
     copy = os.path.join(tmp, "work", os.path.basename(src.rstrip("/")))
     shutil.rmtree(copy, ignore_errors=True)
     copy_program(src, copy, _W["header"])
-    res = {"dir": src, "tus": [], "stubs": stub_missing(copy, _W["sysinc"], tmp), "analyzer_error": None, "analyzer": []}
+    res = {"dir": src, "tus": [], "stubs": stub_missing(copy, _W["sysinc"], tmp, _W["header"]), "analyzer_error": None, "analyzer": []}
     rcopy = os.path.realpath(copy)
     orig = lambda p: os.path.join(src, os.path.relpath(os.path.realpath(p), rcopy))
     args = ["-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-Wno-everything", "-ferror-limit=0",
