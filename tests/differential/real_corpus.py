@@ -35,15 +35,22 @@ TU_EXT = (".cpp", ".cc", ".cxx")
 OVERRIDDEN = ("omp.h immintrin.h x86intrin.h xmmintrin.h emmintrin.h pmmintrin.h tmmintrin.h smmintrin.h nmmintrin.h "
               "wmmintrin.h avxintrin.h avx2intrin.h mm_malloc.h").split()
 SYCL_INCLUDE = re.compile(r'^(\ufeff?[ \t]*#[ \t]*include[ \t]*)[<"](sycl/[^>"\n]*|CL/sycl\.hpp|CL/sycl/[^>"\n]*)[>"]', re.M)
+# sycl_mini.hpp declares std::execution's policies itself (oneDPL's algorithms overload on them):
+# libstdc++'s <execution> would declare them a second time.
+EXECUTION_INCLUDE = re.compile(r'^(\ufeff?[ \t]*)#[ \t]*include[ \t]*<execution>', re.M)
 INCLUDE = re.compile(r'^\ufeff?[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 
 # What sycl.hpp brings in besides itself (DPC++'s header pulls in all of these and more).
 STD_PRELUDE = "".join("#include <%s>\n" % h for h in (
     "cmath cstddef cstdint cstdlib cstring type_traits utility array complex functional memory string vector "
-    "exception system_error iostream algorithm limits tuple mutex chrono").split())
+    "exception system_error iostream algorithm limits tuple mutex chrono").split()) + (
+    # sycl_mini.hpp uses C++20's remove_cvref_t; the oracle parses as C++17, DPC++'s default
+    "#if __cplusplus <= 201703L\nnamespace std { template <class T> using remove_cvref_t = remove_cv_t<remove_reference_t<T>>; }\n#endif\n")
 
 # Additions to the copy of sycl_mini.hpp. "@@ LINE" inserts the text that follows after that (unique)
 # line of sycl_mini.hpp, "@@< LINE" before it, "@@= LINE" replaces it; "\n" in LINE spans lines.
+# "SCOPE ... LINE" is the first LINE after the unique SCOPE (a member of one class when several
+# classes declare it).
 PATCHES = r"""
 @@< enum class aspect {
 class sub_group; class context; class platform;
@@ -58,6 +65,11 @@ template <typename T> struct acc_sub<T, 0> { using type = T &; };
 template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std::conditional_t<sizeof(T) == 4, int,
                                     std::conditional_t<sizeof(T) == 2, short, signed char>>>;  // vec comparisons
 }
+@@= template <int Dims> item<Dims> make_item();\ntemplate <int Dims> nd_item<Dims> make_nd_item();\ntemplate <int Dims> group<Dims> make_group();
+// DPC++ hands the kernel an lvalue item (`[=](auto &i)` binds): references here
+template <int Dims> item<Dims> &make_item();
+template <int Dims> nd_item<Dims> &make_nd_item();
+template <int Dims> group<Dims> &make_group();
 @@   friend bool operator!=(const half &a, const half &b);
   half &operator--(); half operator--(int);  // DPC++'s half takes any arithmetic operand:
 #define RC_HI(R) template <typename I> friend std::enable_if_t<std::is_integral_v<I>, R>
@@ -77,9 +89,13 @@ template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std
   friend range operator-(const range &, size_t);
 @@   friend id operator-(const id &a, const id &b);
   friend id operator+(const id &a, size_t b); friend id operator*(const id &a, size_t b);
+  // `100 + idx`: an exact match for any integer, as DPC++ accepts it (a size_t parameter would tie
+  // with the built-in + through operator size_t)
+  template <typename I> friend std::enable_if_t<std::is_integral_v<I>, id> operator+(I a, const id &b);
+  template <typename I> friend std::enable_if_t<std::is_integral_v<I>, id> operator*(I a, const id &b);
 @@   operator size_t() const; // Dims == 1
   id<Dims> get_offset() const;
-@@   size_t get_group_linear_id() const;
+@@ class group { ...   size_t get_group_linear_id() const;
   id<Dims> get_local_id() const; size_t get_local_id(int d) const; size_t get_local_linear_id() const;
   range<Dims> get_group_range() const; size_t get_group_range(int d) const; size_t get_group_linear_range() const;
   size_t get_local_linear_range() const; range<Dims> get_max_local_range() const; bool leader() const;
@@ -90,8 +106,16 @@ template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std
 @@   void barrier() const;
   void barrier(access::fence_space s) const; void mem_fence(access::fence_space s = access::fence_space::global_and_local) const;
   size_t get_global_range(int d) const; size_t get_local_range(int d) const; range<Dims> get_group_range() const;
-  size_t get_group_range(int d) const; size_t get_group_linear_id() const; sub_group get_sub_group() const;
+  size_t get_group_range(int d) const; size_t get_group_linear_id() const;
   nd_range<Dims> get_nd_range() const; id<Dims> get_offset() const;
+@@ class sub_group { ...   size_t get_group_linear_id() const;
+  range<1> get_max_local_range() const; id<1> get_group_id() const; range<1> get_group_range() const;
+  size_t get_local_linear_range() const; size_t get_group_linear_range() const; bool leader() const; void barrier() const;
+  template <typename T> T shuffle(T x, id<1> l) const; template <typename T> T shuffle_down(T x, uint32_t d) const;
+  template <typename T> T shuffle_up(T x, uint32_t d) const; template <typename T> T shuffle_xor(T x, id<1> m) const;
+  template <typename T> T broadcast(T x, id<1> l) const;
+@@= template <class It, class F> F for_each(It first, It last, F f) { return f; }
+// (the sequential std::for_each is libstdc++'s here)
 @@   T operator++() const;
   T operator--(int) const; T operator--() const; T operator-=(T v) const; T operator&=(T v) const;
   T operator|=(T v) const; T operator^=(T v) const;
@@ -150,6 +174,7 @@ template <typename T> using rel_t = std::conditional_t<sizeof(T) == 8, long, std
 @@   buffer(T *hostData, const range<Dims> &r);
   buffer(const T *hostData, const range<Dims> &r); template <typename P> buffer(T *h, const range<Dims> &r, const P &p);
   template <typename It, typename = std::enable_if_t<!std::is_integral_v<It>>> buffer(It first, It last);
+  template <typename C, typename = decltype(std::declval<C &>().data())> buffer(C &container);  // contiguous container
   template <access_mode Mode = access_mode::read_write> accessor<T, Dims, Mode, target::host_buffer> get_access();
   accessor<T, Dims, access_mode::read_write, target::host_buffer> get_host_access();
   template <typename M> accessor<T, Dims, access_mode::read_write, target::host_buffer> get_host_access(M m);
@@ -218,6 +243,7 @@ void *malloc_host(size_t bytes, const context &c); void free(void *ptr, const co
 template <typename T, int Dims = 1> class host_accessor { T *p_; public: host_accessor(buffer<T, Dims> &b);
   template <typename M> host_accessor(buffer<T, Dims> &b, M m); typename detail::acc_sub<T, Dims>::type operator[](size_t i) const;
   T &operator[](id<Dims> i) const; T *get_pointer() const; };
+template <typename C, typename = decltype(std::declval<C &>().data())> buffer(C &) -> buffer<typename C::value_type, 1>;
 template <typename T, int Dims> host_accessor(buffer<T, Dims> &) -> host_accessor<T, Dims>;
 template <typename T, int Dims, typename M> host_accessor(buffer<T, Dims> &, M) -> host_accessor<T, Dims>;
 template <typename T, int Dims, access_mode M, typename P>
@@ -227,29 +253,13 @@ inline constexpr stream_manipulator endl = stream_manipulator::endl; inline cons
 class stream { public: stream(size_t total, size_t work_item, handler &h);
   template <typename T> friend const stream &operator<<(const stream &s, const T &v); };
 
-class sub_group { public:
-  id<1> get_local_id() const; size_t get_local_linear_id() const; range<1> get_local_range() const;
-  range<1> get_max_local_range() const; id<1> get_group_id() const; size_t get_group_linear_id() const;
-  range<1> get_group_range() const; size_t get_local_linear_range() const; size_t get_group_linear_range() const;
-  bool leader() const; void barrier() const; template <typename T> T shuffle(T x, id<1> l) const;
-  template <typename T> T shuffle_down(T x, uint32_t d) const; template <typename T> T shuffle_up(T x, uint32_t d) const;
-  template <typename T> T shuffle_xor(T x, id<1> m) const; template <typename T> T broadcast(T x, id<1> l) const; };
 #define RC_FN(NAME, OP) template <typename T = void> struct NAME { T operator()(const T &a, const T &b) const; }; \
   template <> struct NAME<void> { template <typename A, typename B> auto operator()(const A &a, const B &b) const -> decltype(a OP b); };
-RC_FN(plus, +) RC_FN(multiplies, *) RC_FN(maximum, +) RC_FN(minimum, +) RC_FN(bit_or, |) RC_FN(bit_and, &) RC_FN(bit_xor, ^)
-RC_FN(logical_or, ||) RC_FN(logical_and, &&)
+// (plus, multiplies, maximum, minimum and the group algorithms over values are sycl_mini.hpp's)
+RC_FN(bit_or, |) RC_FN(bit_and, &) RC_FN(bit_xor, ^) RC_FN(logical_or, ||) RC_FN(logical_and, &&)
 #undef RC_FN
-template <typename G, typename T, typename Op> T reduce_over_group(G g, T x, Op op);
-template <typename G, typename V, typename T, typename Op> T reduce_over_group(G g, V x, T init, Op op);
-template <typename G, typename T, typename Op> T exclusive_scan_over_group(G g, T x, Op op);
-template <typename G, typename V, typename T, typename Op> T exclusive_scan_over_group(G g, V x, T init, Op op);
-template <typename G, typename T, typename Op> T inclusive_scan_over_group(G g, T x, Op op);
-template <typename G, typename V, typename Op, typename T> T inclusive_scan_over_group(G g, V x, Op op, T init);
-template <typename G, typename T> T group_broadcast(G g, T x); template <typename G, typename T, typename I> T group_broadcast(G g, T x, I l);
+template <typename G, typename T, typename I> T group_broadcast(G g, T x, I l);
 template <typename G, typename T> T select_from_group(G g, T x, id<1> l);
-template <typename G, typename T> T shift_group_left(G g, T x, size_t d = 1);
-template <typename G, typename T> T shift_group_right(G g, T x, size_t d = 1);
-template <typename G, typename T> T permute_group_by_xor(G g, T x, size_t m);
 template <typename G> bool any_of_group(G g, bool p); template <typename G> bool all_of_group(G g, bool p);
 template <typename G> bool none_of_group(G g, bool p); template <typename G> void group_barrier(G g, memory_scope s = memory_scope::work_group);
 
@@ -353,6 +363,22 @@ def system_includes():
         return sorted(glob.glob("/usr/include/c++/*"))[-1:] + ["/usr/include/x86_64-linux-gnu", "/usr/include"]
 
 
+def find_anchor(text, anchor):
+    """(offset, line) of a PATCHES anchor: a line found once, or "SCOPE ... LINE" (see PATCHES)."""
+    scope, _, line = anchor.rpartition(" ... ")
+    start = 0
+    if scope:
+        if text.count(scope) != 1:
+            raise SystemExit("real_corpus: sycl_mini.hpp changed, scope not found once: %r" % scope)
+        start = text.index(scope) + len(scope)
+    elif text.count(line) != 1:
+        raise SystemExit("real_corpus: sycl_mini.hpp changed, anchor not found once: %r" % line)
+    at = text.find(line, start)
+    if at < 0:
+        raise SystemExit("real_corpus: sycl_mini.hpp changed, anchor not found: %r" % anchor)
+    return at, line
+
+
 def make_header(path):
     """sycl_mini.hpp's text with the real std instead of its prelude, PATCHES applied, SYCL_EXTRA appended."""
     text = open(os.path.join(HERE, "sycl_mini.hpp")).read()
@@ -360,12 +386,29 @@ def make_header(path):
     for block in PATCHES.split("\n@@")[1:]:
         head, body = block.split("\n", 1)
         mode, anchor = head[0] if head[0] in "<=" else "", head[1 if head[0] in "<=" else 0 :][1:].replace("\\n", "\n")
-        if text.count(anchor) != 1:
-            raise SystemExit("real_corpus: sycl_mini.hpp changed, anchor not found once: %r" % anchor)
+        at, anchor = find_anchor(text, anchor)
         body = body.rstrip("\n")
-        text = text.replace(anchor, {"<": body + "\n" + anchor, "=": body}.get(mode, anchor + "\n" + body))
+        text = text[:at] + {"<": body + "\n" + anchor, "=": body}.get(mode, anchor + "\n" + body) + text[at + len(anchor) :]
     with open(path, "w") as f:
         f.write(text + SYCL_EXTRA)
+
+
+def check_header(header, sysinc):
+    """Stops when the header copy alone does not compile: an error there would drop every TU (a
+    declaration sycl_mini.hpp gained that PATCHES or SYCL_EXTRA declares again, say)."""
+    import clang.cindex as ci
+
+    probe = os.path.join(os.path.dirname(header), "_probe_.cpp")
+    with open(probe, "w") as f:
+        f.write('#include "%s"\n' % os.path.basename(header))
+    args = ["-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-I", os.path.dirname(header)]
+    for d in sysinc:
+        args += ["-isystem", d]
+    tu = ci.Index.create().parse(probe, args=args)  # kept alive while its diagnostics are read
+    errs = ["  line %d: %s\n" % (d.location.line, d.spelling) for d in tu.diagnostics if d.severity >= ci.Diagnostic.Error]
+    os.remove(probe)
+    if errs:
+        raise SystemExit("real_corpus: the header copy does not compile (%s):\n" % header + "".join(errs[:20]))
 
 
 def read(path):
@@ -382,7 +425,8 @@ def copy_program(src, dst, header):
                 d = os.path.join(dst, os.path.relpath(s, src))
                 os.makedirs(os.path.dirname(d), exist_ok=True)
                 with open(d, "w", encoding="utf-8", errors="surrogateescape") as f:
-                    f.write(SYCL_INCLUDE.sub(r'\1"%s"' % header, read(s)))
+                    text = SYCL_INCLUDE.sub(r'\1"%s"' % header, read(s))
+                    f.write(EXECUTION_INCLUDE.sub(r"\1// <execution>: sycl_mini_real.hpp's", text))
 
 
 def translation_units(copy):
@@ -397,11 +441,12 @@ def translation_units(copy):
     return sorted(p for p in srcs if p not in included and os.path.basename(p) not in included)
 
 
-def stub_missing(copy, sysinc, tmp):
-    """Empty files for included headers that exist nowhere (HeCBench's SYCL programs share
+def stub_missing(copy, sysinc, tmp, header=None):
+    """Stand-ins for included headers that exist nowhere (HeCBench's SYCL programs share
     reference.h & co. with their CUDA twin, absent here; oneDPL, oneMKL, MPI). Clang stops at a
-    missing header; with an empty one it goes on, and the names it lacks become errors where they
-    are used, which host_error() judges."""
+    missing header; with a stand-in it goes on, and the names it lacks become errors where they
+    are used, which host_error() judges. A stand-in includes the SYCL header copy when given:
+    such headers (oneAPI-samples' dpc_common.hpp) are often how a program gets <sycl/sycl.hpp>."""
     stubs, made = os.path.join(copy, "_missing_"), set()
     for root, _, files in os.walk(copy):
         for fn in files:
@@ -412,7 +457,8 @@ def stub_missing(copy, sysinc, tmp):
                 t = os.path.normpath(os.path.join(root if ".." in name else stubs, name))
                 if t.startswith(tmp + os.sep):
                     os.makedirs(os.path.dirname(t), exist_ok=True)
-                    open(t, "w").close()
+                    with open(t, "w") as f:
+                        f.write('#include "%s"\n' % header if header else "")
                     made.add(name)
     return sorted(made)
 
@@ -469,6 +515,8 @@ def host_error(tu, d, copy, reach, words):
     f = d.location.file
     if d.severity >= ci.Diagnostic.Fatal:
         return "fatal error"
+    if "is used but not defined in this translation unit" in d.spelling:
+        return None  # a library function declared, never defined, instantiated with a local lambda's type: linkage only
     if f is None or not os.path.realpath(f.name).startswith(os.path.realpath(copy) + os.sep):
         return "error outside the program's files"
     name, off = os.path.realpath(f.name), d.location.offset
@@ -508,7 +556,7 @@ def _run_program(src):
     copy = os.path.join(tmp, "work", os.path.basename(src.rstrip("/")))
     shutil.rmtree(copy, ignore_errors=True)
     copy_program(src, copy, _W["header"])
-    res = {"dir": src, "tus": [], "stubs": stub_missing(copy, _W["sysinc"], tmp), "analyzer_error": None, "analyzer": []}
+    res = {"dir": src, "tus": [], "stubs": stub_missing(copy, _W["sysinc"], tmp, _W["header"]), "analyzer_error": None, "analyzer": []}
     rcopy = os.path.realpath(copy)
     orig = lambda p: os.path.join(src, os.path.relpath(os.path.realpath(p), rcopy))
     args = ["-x", "c++", "-std=c++17", "-nostdinc", "-nostdinc++", "-Wno-everything", "-ferror-limit=0",
@@ -685,6 +733,7 @@ def main(argv):
     for h in OVERRIDDEN:
         open(os.path.join(lib, h), "w").close()
     sysinc = system_includes()
+    check_header(os.path.join(lib, "sycl_mini_real.hpp"), sysinc)
     opts = {"tmp": tmp, "header": os.path.join(lib, "sycl_mini_real.hpp"), "sysinc": sysinc, "lib_dirs": [lib] + sysinc,
             "analyzer": ns.analyzer, "tu_globs": ns.tu}
     results = []
