@@ -7,6 +7,12 @@
 //! type, in mid-2023 (PR #9828): 2024.0 is the first release with them. Releases before 2023
 //! ran no aspect check at all; they are given the 2023 rule. (Sources in `protocol.md`, "What
 //! the analysis counts".)
+//!
+//! The same releases recorded an image's aspects once, before optimisation: intel/llvm PR #8681
+//! (opened 2023-03-16) added the second, post-optimisation run that lets a double LLVM narrows
+//! to float leave fp64 out. It is in no 2023.0 or 2023.1; whether 2023.2 has it could not be
+//! pinned, so 2023.x keeps counting every double (a finding rather than a silent failure), and
+//! 2024.0 is the first release given the post-optimisation rule.
 
 use std::path::Path;
 
@@ -16,7 +22,7 @@ pub enum DpcppRelease {
     /// 2024.0 and later (and an open-source build of intel/llvm): opaque pointers.
     #[default]
     Current,
-    /// 2023.x and older: typed pointers in device IR.
+    /// 2023.x and older: typed pointers in device IR, aspects recorded before optimisation only.
     TypedPointers,
 }
 

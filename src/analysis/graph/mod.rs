@@ -68,7 +68,8 @@ pub struct ImageRule {
     pub optimised: bool,
     pub fp64_conv_emu: bool,
     /// DPC++ 2023 and older (`devices::DpcppRelease`): device IR with typed pointers, whose
-    /// element type counted, so a `double *` value used fp64.
+    /// element type counted, so a `double *` value used fp64; and aspects recorded before
+    /// optimisation only (no intel/llvm PR #8681), so a narrowed double still counted.
     pub typed_pointers: bool,
 }
 
@@ -106,7 +107,13 @@ impl ImageRule {
         if Some(u.aspect) != crate::devices::registry().by_name("fp64") {
             return true;
         }
-        !(self.optimised && u.fate.narrowed || self.fp64_conv_emu && u.fate.conversion)
+        !(self.narrows() && u.fate.narrowed || self.fp64_conv_emu && u.fate.conversion)
+    }
+
+    /// A double LLVM narrowed to float leaves no fp64 in the image: only where the release
+    /// records aspects again after optimising (PR #8681, 2024.0 on; `devices::release`).
+    fn narrows(self) -> bool {
+        self.optimised && !self.typed_pointers
     }
 }
 
