@@ -1398,3 +1398,52 @@ fn the_dpcpp_release_decides_whether_a_double_pointer_uses_fp64() {
         .code(2)
         .stderr(predicate::str::contains("'23' is not a DPC++ release"));
 }
+
+/// DPC++ 2023 and older recorded an image's aspects before optimisation only (no intel/llvm
+/// PR #8681): a double LLVM narrows back to float still kept the kernel out of a target without
+/// fp64. The release comes from the compile database's compiler path, `--dpcpp` overrides it,
+/// and one release's persisted report is not replayed for another.
+#[test]
+fn the_dpcpp_release_decides_whether_a_narrowed_double_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = "#include <sycl/sycl.hpp>\n\
+               using scalar = float;\n\
+               void run(sycl::queue &q, scalar *p) {\n\
+               q.single_task([=] { scalar a = p[0]; scalar s2 = 1. + a * a; p[1] = s2; });\n\
+               q.single_task([=] { p[1] = 1.f + p[0] * p[0]; });\n}\n";
+    std::fs::write(dir.path().join("k.cpp"), src).unwrap();
+    let db = serde_json::json!([{
+        "directory": dir.path(),
+        "file": "k.cpp",
+        "command": "/opt/intel/oneapi/compiler/2023.0.0/linux/bin/icpx -fsycl \
+                    -fsycl-targets=intel_gpu_adl_p -c k.cpp",
+    }]);
+    std::fs::write(dir.path().join("compile_commands.json"), db.to_string()).unwrap();
+    let cache = dir.path().join("cache");
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["check", ".", "--format", "json"])
+            .args(extra)
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap()
+            .stdout;
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let code = d["code"].as_str().unwrap_or_default();
+                let line = d["line"].as_u64().unwrap_or_default();
+                format!("{code}@{line}")
+            })
+            .collect::<Vec<_>>()
+    };
+    let old = run(&[]);
+    assert_eq!(old.len(), 1, "{old:?}");
+    assert_eq!(old, ["target-unsupported-aspect@4"]);
+    assert_eq!(run(&["--dpcpp", "2024.0"]), Vec::<String>::new());
+    assert_eq!(run(&["--dpcpp", "2023.2"]), old);
+}
