@@ -213,7 +213,9 @@ enum Command {
         facts: Vec<PathBuf>,
         /// The DPC++ (oneAPI) release that builds the project, whose rules the analysis
         /// follows: 2023.x and older compiled device code with typed pointers, so a `double *`
-        /// (a pointer to anything that uses an aspect) used that aspect. Default: the version
+        /// (a pointer to anything that uses an aspect) used that aspect, and recorded an
+        /// image's aspects before optimisation only, so a double narrowed back to float
+        /// (`float y = x * 0.5;`) still used fp64. Default: the version
         /// in compile_commands.json's compiler path (`.../compiler/2023.2.1/linux/bin/icpx`),
         /// else the current release.
         #[arg(long, value_name = "VERSION", value_parser = parse_dpcpp)]

@@ -10,7 +10,7 @@
 //!
 //! The same releases recorded an image's aspects once, before optimisation: intel/llvm PR #8681
 //! (opened 2023-03-16) added the second, post-optimisation run that lets a double LLVM narrows
-//! to float leave fp64 out. It is in no 2023.0 or 2023.1; whether 2023.2 has it could not be
+//! to float leave fp64 out. 2023.0 and 2023.1 predate it; whether 2023.2 has it could not be
 //! pinned, so 2023.x keeps counting every double (a finding rather than a silent failure), and
 //! 2024.0 is the first release given the post-optimisation rule.
 
