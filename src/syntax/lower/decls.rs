@@ -180,6 +180,7 @@ impl<'a> Lowerer<'a, '_> {
                             scope: self.scope.clone(),
                             ty: t,
                             init,
+                            tparams: self.tparams.clone(),
                         });
                     }
                     if let Some(v) = field(d, "value") {
