@@ -512,7 +512,7 @@ impl Resolver<'_, '_, '_> {
         }
         let mut b = HashMap::default();
         for (s, a) in sa.iter().zip(&full) {
-            let pattern = resolve_text(ix, c.0, s, &own, self.depth + 1);
+            let pattern = spec_arg(ix, c.0, s, &own, self.depth + 1);
             if !deduce(&pattern, a, &mut b) {
                 return None;
             }
@@ -716,7 +716,7 @@ pub(super) fn pick_class<'c>(
             .collect();
         let pattern: Vec<Ty> = sa
             .iter()
-            .map(|t| resolve_text(ix, c.0, t, &own, depth + 1))
+            .map(|t| spec_arg(ix, c.0, t, &own, depth + 1))
             .collect();
         if pattern.len() != full.len() {
             return false;
@@ -738,7 +738,7 @@ pub(super) fn pick_class<'c>(
         }
         let back: Vec<Ty> = sa
             .iter()
-            .map(|t| resolve_text(ix, c.0, t, &env, depth + 1))
+            .map(|t| spec_arg(ix, c.0, t, &env, depth + 1))
             .collect();
         undecided |= undecided_expression(sa, &back, &full);
         back.iter()
@@ -750,6 +750,15 @@ pub(super) fn pick_class<'c>(
         return None;
     }
     spec.or(primary).or_else(|| classes.first())
+}
+
+/// A specialisation's argument as written (`T`, `8`, `N + 1`): a type, else a constant
+/// ([temp.arg.nontype]), as a use's template argument list reads it.
+fn spec_arg(ix: &Index, file: u32, text: &str, env: &HashMap<String, Ty>, depth: usize) -> Ty {
+    match resolve_text(ix, file, text, env, depth) {
+        Ty::Unknown => const_text(ix, file, text, env, depth).map_or(Ty::Unknown, Ty::Value),
+        t => t,
+    }
 }
 
 /// Whether a specialisation's argument written with `decltype(e)` (expression SFINAE) is
