@@ -205,6 +205,33 @@ void k(int *i, double *d) {
 }
 
 #[test]
+fn tag_dispatch_on_a_tag_value_initialised_with_parentheses() {
+    // [expr.type.conv]/2: `std::is_integral<T>()` and `std::true_type()` value-initialise the
+    // class, as `{}` does: a trait is a tag, not a call of a function.
+    check_types(
+        r#"
+template <class T> double refine(T x, std::true_type) { return x; }
+template <class T> int refine(T x, std::false_type) { return x; }
+template <class T> auto disp(T x) { return refine(x, std::is_integral<T>()); }
+void k(long l, float f) {
+  refine(l, std::is_integral<long>());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  refine(f, std::is_integral<float>());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  refine(f, std::true_type());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  refine(f, std::false_type());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  disp(l);
+//^^^^^^^ double
+  disp(f);
+//^^^^^^^ int
+}
+"#,
+    );
+}
+
+#[test]
 fn tag_dispatch_by_derived_to_base_conversion() {
     // [over.best.ics]/6, [over.ics.rank]/4.4.4: a class argument converts to a base class
     // parameter (a derived-to-base Conversion), the nearest base best; [meta.help],
