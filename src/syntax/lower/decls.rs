@@ -204,13 +204,14 @@ impl<'a> Lowerer<'a, '_> {
             return;
         };
         let mut next = "0".to_string();
+        let first = fields.len();
         for x in named_children(list) {
             let Some(name) = field(x, "name").filter(|_| x.k() == "enumerator") else {
                 continue;
             };
             let value = match field(x, "value") {
                 Some(v) => match self.constant_init(v) {
-                    Some(v) => v,
+                    Some(v) => earlier_enumerators(&v, &fields[first..]),
                     // Too long to keep: this one and the ones after it are unknown.
                     None => return,
                 },
@@ -237,4 +238,28 @@ impl<'a> Lowerer<'a, '_> {
             .trim();
         (v.len() <= 200).then(|| v.to_string())
     }
+}
+
+/// An enumerator's value written with earlier ones (`c = b - 5`): their values in their place,
+/// since the value is read later where the enumeration's own names are not in scope.
+fn earlier_enumerators(value: &str, earlier: &[Field]) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match earlier.iter().rev().find(|f| f.name == *word) {
+            Some(Field { init: Some(v), .. }) => out.push_str(&format!("({v})")),
+            _ => out.push_str(word),
+        }
+        word.clear();
+    };
+    for ch in value.chars() {
+        if ch.is_alphanumeric() || ch == '_' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
