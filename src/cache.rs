@@ -17,7 +17,7 @@ mod report;
 pub use report::{load_report, report_key, report_path, save_report};
 
 /// Changes whenever the facts' shape or meaning may change.
-const FORMAT: &str = concat!("sycl-analyzer-index-9-", env!("CARGO_PKG_VERSION"));
+const FORMAT: &str = concat!("sycl-analyzer-index-10-", env!("CARGO_PKG_VERSION"));
 
 /// The format plus the identity of the running build (size and time of the executable): a
 /// rebuilt binary never reads facts written by another build, whose layout may differ.

@@ -442,6 +442,9 @@ pub struct Global {
     /// arguments and array bounds may name.
     #[serde(default)]
     pub init: Option<String>,
+    /// A variable template's parameters (`template <class T> constexpr bool v = X<T>::value;`).
+    #[serde(default)]
+    pub tparams: Vec<TParam>,
 }
 
 #[cfg(test)]

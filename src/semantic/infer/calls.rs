@@ -138,7 +138,8 @@ impl<'i, 'a> Cx<'i, 'a> {
         // The standard library's classes a test passes by value (`run<T>(std::string("x"))`):
         // a known class type, so a template parameter deduced from it is bound.
         let std_class = qualifier(name) == ["std"]
-            && matches!(l, "string" | "string_view" | "pair" | "tuple" | "optional");
+            && (matches!(l, "string" | "string_view" | "pair" | "tuple" | "optional")
+                || is_tag_class(l));
         // Function objects a reduction or an algorithm combines with (`sycl::plus<double>()`,
         // `std::multiplies<>()`).
         let function_object = matches!(qualifier(name).as_slice(), ["sycl"] | ["std"])
@@ -835,4 +836,14 @@ fn element_of(t: &Ty) -> Option<Ty> {
         _ => None,
     }
     .filter(Ty::is_concrete)
+}
+
+/// [meta.help], [meta.unary]: `std::is_integral<T>()`, `std::true_type()`: a trait or an
+/// `integral_constant` value-initialised, the tag a call dispatches on.
+fn is_tag_class(l: &str) -> bool {
+    super::consts::is_trait(l)
+        || matches!(
+            l,
+            "integral_constant" | "bool_constant" | "true_type" | "false_type"
+        )
 }

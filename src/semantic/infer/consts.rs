@@ -118,6 +118,10 @@ impl Cx<'_, '_> {
             Expr::Cast { ty, args } if self.list(*args).is_empty() => {
                 self.class_constant(&self.resolve(ty), 0)
             }
+            // `C<T>()` parses as a call of a template name: the same value-initialised class.
+            Expr::Call { callee, args } if self.list(*args).is_empty() => {
+                self.value_initialised_constant(*callee)
+            }
             Expr::SizeOf(Some(t)) => self.resolve(t).scalar_size().map(i64::from),
             Expr::SizeOfPack(p) => match self.subst.get(p.as_str()) {
                 Some(Ty::Pack(xs)) => Some(xs.len() as i64),
@@ -173,6 +177,16 @@ impl Cx<'_, '_> {
             }
             _ => None,
         }
+    }
+
+    /// [expr.type.conv]/2: `has_run<B>()` value-initialises the class `has_run<B>`, whose
+    /// constant is its value; a function template of that name is no class and stays `None`.
+    fn value_initialised_constant(&self, callee: ExprId) -> Option<i64> {
+        let Expr::TemplateName { name, targs } = self.expr(callee)? else {
+            return None;
+        };
+        let text = format!("{name}<{}>", joined(self.targ_list(*targs)));
+        self.class_constant(&self.resolve(&text), 0)
     }
 
     /// `sizeof e`: a scalar's size, or an array's ([expr.sizeof]/2: the bounds' product times

@@ -354,6 +354,11 @@ impl Resolver<'_, '_, '_> {
                 return Ty::Value(v);
             }
         }
+        if !args.is_empty() {
+            if let Some(v) = self.variable_template(path, &args) {
+                return Ty::Value(v);
+            }
+        }
         if let Some(t) = self.integral_constant_alias(path, &args) {
             return t;
         }
@@ -507,7 +512,7 @@ impl Resolver<'_, '_, '_> {
         }
         let mut b = HashMap::default();
         for (s, a) in sa.iter().zip(&full) {
-            let pattern = resolve_text(ix, c.0, s, &own, self.depth + 1);
+            let pattern = spec_arg(ix, c.0, s, &own, self.depth + 1);
             if !deduce(&pattern, a, &mut b) {
                 return None;
             }
@@ -569,7 +574,7 @@ impl Resolver<'_, '_, '_> {
         let mut value = None;
         for (f, i) in ix.visible(ix.globals, self.from, name[0]) {
             let g = &ix.files[f as usize].globals[i as usize];
-            if !scope_ends_with(&g.scope, q) {
+            if !scope_ends_with(&g.scope, q) || !g.tparams.is_empty() {
                 continue;
             }
             let v = const_text(
@@ -585,6 +590,36 @@ impl Resolver<'_, '_, '_> {
             value = Some(v);
         }
         value
+    }
+
+    /// [temp.pre]/1, [temp.inst]/7: a variable template's value for these arguments
+    /// (`has_run_v<B>` declared `= has_run<T>::value`), its initializer under its parameters
+    /// bound to them. Only a sole declaration is read: an explicit or partial specialisation
+    /// beside it would need its own matching, so several are undecided.
+    fn variable_template(&mut self, path: &[&str], args: &[Ty]) -> Option<i64> {
+        let (q, name) = path.split_at(path.len() - 1);
+        let ix = self.ix;
+        let mut decls = ix
+            .visible(ix.globals, self.from, name[0])
+            .filter(|&(f, i)| scope_ends_with(&ix.files[f as usize].globals[i as usize].scope, q));
+        let (f, i) = decls.next()?;
+        if decls.next().is_some() {
+            return None;
+        }
+        let g = &ix.files[f as usize].globals[i as usize];
+        if g.tparams.is_empty() || g.tparams.iter().any(|p| p.pack) {
+            return None;
+        }
+        let mut env = HashMap::default();
+        for (k, p) in g.tparams.iter().enumerate() {
+            let t = match (args.get(k), &p.default) {
+                (Some(t), _) => t.clone(),
+                (None, Some(d)) => resolve_text(ix, f, d, &env, self.depth + 1),
+                (None, None) => return None,
+            };
+            env.insert(p.name.clone(), t);
+        }
+        const_text(ix, f, g.init.as_deref()?, &env, self.depth + 1)
     }
 
     /// SYCL's vector and marray aliases (`sycl::half2`, `double4`, `mfloat3`...), when no
@@ -681,7 +716,7 @@ pub(super) fn pick_class<'c>(
             .collect();
         let pattern: Vec<Ty> = sa
             .iter()
-            .map(|t| resolve_text(ix, c.0, t, &own, depth + 1))
+            .map(|t| spec_arg(ix, c.0, t, &own, depth + 1))
             .collect();
         if pattern.len() != full.len() {
             return false;
@@ -703,7 +738,7 @@ pub(super) fn pick_class<'c>(
         }
         let back: Vec<Ty> = sa
             .iter()
-            .map(|t| resolve_text(ix, c.0, t, &env, depth + 1))
+            .map(|t| spec_arg(ix, c.0, t, &env, depth + 1))
             .collect();
         undecided |= undecided_expression(sa, &back, &full);
         back.iter()
@@ -715,6 +750,15 @@ pub(super) fn pick_class<'c>(
         return None;
     }
     spec.or(primary).or_else(|| classes.first())
+}
+
+/// A specialisation's argument as written (`T`, `8`, `N + 1`): a type, else a constant
+/// ([temp.arg.nontype]), as a use's template argument list reads it.
+fn spec_arg(ix: &Index, file: u32, text: &str, env: &HashMap<String, Ty>, depth: usize) -> Ty {
+    match resolve_text(ix, file, text, env, depth) {
+        Ty::Unknown => const_text(ix, file, text, env, depth).map_or(Ty::Unknown, Ty::Value),
+        t => t,
+    }
 }
 
 /// Whether a specialisation's argument written with `decltype(e)` (expression SFINAE) is

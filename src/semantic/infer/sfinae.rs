@@ -204,6 +204,9 @@ impl<'i, 'a> Cx<'i, 'a> {
         let (Ty::Class(pc), a) = (p.strip_ref(), a.strip_ref()) else {
             return Some(true);
         };
+        if distinct_library_specialisation(pc, a) {
+            return Some(false);
+        }
         if pc.decl.is_none() || Some(pc.as_ref()) == a_class(a) {
             return Some(true);
         }
@@ -247,6 +250,24 @@ impl<'i, 'a> Cx<'i, 'a> {
             (true, false) => None,
         }
     }
+}
+
+/// [over.best.ics], [dcl.init.ref]/5: a library container or buffer of one element type has
+/// no constructor from one of another (`std::vector<int> &` takes no
+/// `std::vector<sycl::event>`), so another specialisation of it does not convert.
+fn distinct_library_specialisation(p: &ClassTy, a: &Ty) -> bool {
+    const NO_CROSS: [&str; 3] = ["std::vector", "std::array", "sycl::buffer"];
+    let Some(ac) = a_class(a) else {
+        return false;
+    };
+    let concrete = |c: &ClassTy| c.args.iter().all(Ty::is_concrete);
+    NO_CROSS.contains(&p.name.as_str())
+        && (p.decl, ac.decl) == (None, None)
+        && p.name == ac.name
+        && p.args.len() == ac.args.len()
+        && p.args != ac.args
+        && concrete(p)
+        && concrete(ac)
 }
 
 fn a_class(t: &Ty) -> Option<&ClassTy> {

@@ -180,3 +180,30 @@ void k() {
 "#,
     );
 }
+
+#[test]
+fn a_partial_specialisation_on_a_value_argument_gives_its_member_type() {
+    // [temp.spec.partial.match]/2: `wide<T, 8>` matches `wide<long, sizeof(long)>`, its
+    // value argument equal to the one given; `wide<float, 4>` takes the primary.
+    check_types(
+        r#"
+template <class T, int N> struct wide { using type = T; };
+template <class T> struct wide<T, 8> { using type = double; };
+template <class T> void f(T *p) {
+  typename wide<T, sizeof(T)>::type w = p[0];
+  w;
+//^ T; <float> float; <long> double
+}
+void k(float *x, long *y) {
+  typename wide<float, 8>::type a = x[0];
+  a;
+//^ double
+  typename wide<float, 4>::type b = x[0];
+  b;
+//^ float
+  f(x);
+  f(y);
+}
+"#,
+    );
+}

@@ -205,6 +205,33 @@ void k(int *i, double *d) {
 }
 
 #[test]
+fn tag_dispatch_on_a_tag_value_initialised_with_parentheses() {
+    // [expr.type.conv]/2: `std::is_integral<T>()` and `std::true_type()` value-initialise the
+    // class, as `{}` does: a trait is a tag, not a call of a function.
+    check_types(
+        r#"
+template <class T> double refine(T x, std::true_type) { return x; }
+template <class T> int refine(T x, std::false_type) { return x; }
+template <class T> auto disp(T x) { return refine(x, std::is_integral<T>()); }
+void k(long l, float f) {
+  refine(l, std::is_integral<long>());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  refine(f, std::is_integral<float>());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  refine(f, std::true_type());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^ double
+  refine(f, std::false_type());
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^ int
+  disp(l);
+//^^^^^^^ double
+  disp(f);
+//^^^^^^^ int
+}
+"#,
+    );
+}
+
+#[test]
 fn tag_dispatch_by_derived_to_base_conversion() {
     // [over.best.ics]/6, [over.ics.rank]/4.4.4: a class argument converts to a base class
     // parameter (a derived-to-base Conversion), the nearest base best; [meta.help],
@@ -258,6 +285,39 @@ void k(int i, float f) {
   precise_tag t;
   by_ptr(&t);
 //^^^^^^^^^^ double
+}
+"#,
+    );
+}
+
+#[test]
+fn if_constexpr_on_an_enumerator_of_a_type_parameter() {
+    // [enum.enum]/2, [class.mem]: an unscoped enumeration's enumerators are members of the
+    // enclosing class, `V::use_fast` a constant (its value written, else the previous one's
+    // plus one); a scoped enumeration's are not.
+    check_types(
+        r#"
+struct On { enum { use_fast = 1 }; };
+struct Off { enum { use_fast = 0 }; };
+struct Counted { enum Kind { a, use_fast }; };
+struct After { enum { a = 4, use_fast, c = use_fast - 5 }; };
+template <class V> auto pick(int *i, double *d) {
+  if constexpr (V::use_fast) { return i[0]; } else { return d[0]; }
+}
+template <class V> auto pick_c(int *i, double *d) {
+  if constexpr (V::c) { return i[0]; } else { return d[0]; }
+}
+void k(int *i, double *d) {
+  pick<On>(i, d);
+//^^^^^^^^^^^^^^ int
+  pick<Off>(i, d);
+//^^^^^^^^^^^^^^^ double
+  pick<Counted>(i, d);
+//^^^^^^^^^^^^^^^^^^^ int
+  pick<After>(i, d);
+//^^^^^^^^^^^^^^^^^ int
+  pick_c<After>(i, d);
+//^^^^^^^^^^^^^^^^^^^ double
 }
 "#,
     );
@@ -319,6 +379,55 @@ void k(int *i, double *d) {
 //^^^^^^^^^^^^^^^^^^^^^ int
   nested_type2<Off>(i, d);
 //^^^^^^^^^^^^^^^^^^^^^^^ double
+}
+"#,
+    );
+}
+
+#[test]
+fn detection_idiom_read_through_a_variable_template_or_a_value_initialised_detector() {
+    // [temp.inst]/7: `has_run_v<B>` is its initializer `has_run<B>::value` under `T = B`;
+    // [expr.type.conv]/2: `has_run<B>()` value-initialises the detector, an
+    // `integral_constant` whose value it converts to. [dcl.init.ref]/5, [over.best.ics]: a
+    // `std::vector<int> &` parameter takes no `std::vector<Ev>` (no constructor converts
+    // between a container's specialisations), so that `run` is not viable.
+    check_types(
+        r#"
+namespace std {
+template <class T> T &&declval();
+template <class...> using void_t = void;
+}
+struct Ev {};
+struct Takes { int run(std::vector<Ev> &); double run(); };
+struct TakesConst { int run(const std::vector<Ev> &); double run(); };
+struct Ints { int run(std::vector<int> &); double run(); };
+struct Scalar { int run(int); double run(); };
+template <class T, class = void> struct has_run : std::false_type {};
+template <class T>
+struct has_run<T, std::void_t<decltype(std::declval<T &>().run(std::declval<std::vector<Ev> &>()))>>
+    : std::true_type {};
+template <class T> inline constexpr bool has_run_v = has_run<T>::value;
+template <class B> auto by_variable(B &b, int *i, double *d) {
+  if constexpr (has_run_v<B>) return i[0]; else return d[0];
+}
+template <class B> auto by_value(B &b, int *i, double *d) {
+  if constexpr (has_run<B>()) return i[0]; else return d[0];
+}
+void k(Takes &a, TakesConst &c, Ints &n, Scalar &s, int *i, double *d) {
+  by_variable(a, i, d);
+//^^^^^^^^^^^^^^^^^^^^ int
+  by_variable(c, i, d);
+//^^^^^^^^^^^^^^^^^^^^ int
+  by_variable(n, i, d);
+//^^^^^^^^^^^^^^^^^^^^ double
+  by_variable(s, i, d);
+//^^^^^^^^^^^^^^^^^^^^ double
+  by_value(a, i, d);
+//^^^^^^^^^^^^^^^^^ int
+  by_value(n, i, d);
+//^^^^^^^^^^^^^^^^^ double
+  by_value(s, i, d);
+//^^^^^^^^^^^^^^^^^ double
 }
 "#,
     );

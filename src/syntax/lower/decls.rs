@@ -110,6 +110,9 @@ impl<'a> Lowerer<'a, '_> {
                     continue;
                 }
                 let Some(ty) = field(m, "type") else { continue };
+                if ty.k() == "enum_specifier" {
+                    self.member_enumerators(ty, &mut fields);
+                }
                 let is_static = named_children(m)
                     .iter()
                     .any(|c| c.k() == "storage_class_specifier" && self.text(*c) == "static");
@@ -180,6 +183,7 @@ impl<'a> Lowerer<'a, '_> {
                             scope: self.scope.clone(),
                             ty: t,
                             init,
+                            tparams: self.tparams.clone(),
                         });
                     }
                     if let Some(v) = field(d, "value") {
@@ -187,6 +191,39 @@ impl<'a> Lowerer<'a, '_> {
                     }
                 }
             }
+        }
+    }
+
+    /// [enum.enum]/2, [class.mem]: an unscoped enumeration's enumerators are constants of
+    /// the enclosing class (`struct V { enum { fast = 1 }; };` gives `V::fast`), recorded as
+    /// static members whose initializer is the value written or the previous one plus one.
+    fn member_enumerators(&self, e: Node, fields: &mut Vec<Field>) {
+        let text = self.text(e);
+        let scoped = text.starts_with("enum class") || text.starts_with("enum struct");
+        let Some(list) = field(e, "body").filter(|_| !scoped) else {
+            return;
+        };
+        let mut next = "0".to_string();
+        let first = fields.len();
+        for x in named_children(list) {
+            let Some(name) = field(x, "name").filter(|_| x.k() == "enumerator") else {
+                continue;
+            };
+            let value = match field(x, "value") {
+                Some(v) => match self.constant_init(v) {
+                    Some(v) => earlier_enumerators(&v, &fields[first..]),
+                    // Too long to keep: this one and the ones after it are unknown.
+                    None => return,
+                },
+                None => next.clone(),
+            };
+            next = format!("({value}) + 1");
+            fields.push(Field {
+                name: self.text(name).to_string(),
+                ty: "int".to_string(),
+                is_static: true,
+                init: Some(value),
+            });
         }
     }
 
@@ -201,4 +238,28 @@ impl<'a> Lowerer<'a, '_> {
             .trim();
         (v.len() <= 200).then(|| v.to_string())
     }
+}
+
+/// An enumerator's value written with earlier ones (`c = b - 5`): their values in their place,
+/// since the value is read later where the enumeration's own names are not in scope.
+fn earlier_enumerators(value: &str, earlier: &[Field]) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match earlier.iter().rev().find(|f| f.name == *word) {
+            Some(Field { init: Some(v), .. }) => out.push_str(&format!("({v})")),
+            _ => out.push_str(word),
+        }
+        word.clear();
+    };
+    for ch in value.chars() {
+        if ch.is_alphanumeric() || ch == '_' {
+            word.push(ch);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
