@@ -168,11 +168,9 @@ impl Cx<'_, '_> {
             Some(Ty::Class(c)) => c
                 .decl
                 .map(|(cf, ci)| {
-                    self.ix.files[cf as usize].classes[ci as usize]
-                        .tparams
-                        .iter()
-                        .zip(&c.args)
-                        .map(|(p, a)| (p.name.as_str(), a.clone()))
+                    let tparams = &self.ix.files[cf as usize].classes[ci as usize].tparams;
+                    super::class_bindings(tparams, &c.args)
+                        .filter_map(|(p, a)| Some((p, a?)))
                         .collect()
                 })
                 .unwrap_or_default(),
