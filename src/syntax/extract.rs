@@ -507,8 +507,9 @@ impl<'a> Extractor<'a> {
             }
         }
         let Some(c) = cur else {
-            // Globals: their initializers are host code unless used from a kernel; skip.
-            return;
+            // Globals: their initializers are host code unless used from a kernel; only a
+            // lambda they call runs (dynamic initialization, [basic.start.dynamic]).
+            return self.invoked_lambdas(n);
         };
         let type_text = ty.map(|t| type_name(self.src, t));
         let is_double = type_text.as_deref().is_some_and(is_double_type);
@@ -582,6 +583,34 @@ impl<'a> Extractor<'a> {
                     continue;
                 }
                 self.visit(v, cur);
+            }
+        }
+    }
+
+    /// The lambdas a namespace-scope variable's initializer calls (Catch2's registrars,
+    /// `static int r = [] { register<T>(); return 0; }();`): functions of their own, typed
+    /// like any body, so the templates they name are instantiated. A lambda that is only
+    /// stored is not visited: it runs where it is called, which this file-level pass misses.
+    fn invoked_lambdas(&mut self, n: Node<'a>) {
+        if n.k() != "declaration" {
+            return;
+        }
+        let kids = |x: Node<'a>| -> Vec<Node<'a>> {
+            let mut cursor = x.walk();
+            x.named_children(&mut cursor).collect()
+        };
+        let mut stack = kids(n);
+        while let Some(x) = stack.pop() {
+            match x.k() {
+                "call_expression" => {
+                    let func = x.child_by_field_id(FIELDS.function.get());
+                    if let Some(l) = func.filter(|f| f.k() == "lambda_expression") {
+                        self.lambda(l);
+                    }
+                    stack.extend(kids(x).into_iter().filter(|c| Some(*c) != func));
+                }
+                "lambda_expression" | "comment" | "string_literal" | "raw_string_literal" => {}
+                _ => stack.extend(kids(x)),
             }
         }
     }

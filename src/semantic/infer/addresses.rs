@@ -52,21 +52,55 @@ impl<'i, 'a> Cx<'i, 'a> {
                 Some((p, Expr::Unary { op: UnOp::Addr, .. })) => p,
                 _ => e,
             };
-            let (name, explicit) = match &body.exprs[e as usize] {
-                Expr::TemplateName { name, targs } => {
-                    (name, self.explicit_args(self.targ_list(*targs)))
+            // `(reg(&f<Ts>), ...)`: the pattern names one specialisation per element of the
+            // pack ([temp.variadic]/8), each instantiated.
+            match self.expansion_len(body, &parent, e) {
+                Some(n) => {
+                    let saved = self.pack_index.get();
+                    for k in 0..n {
+                        self.pack_index.set(Some(k));
+                        self.bind_named(body, &parent, e, value);
+                    }
+                    self.pack_index.set(saved);
                 }
-                Expr::Name(n) => (n, Vec::new()),
-                _ => continue,
-            };
-            let key = named_key(e);
-            match self.target_params(body, &parent, value) {
-                Some(args) => {
-                    let _ = self.named_call(key, name, &explicit, &args);
-                }
-                None => self.explicitly_named(key, name, &explicit),
+                None => self.bind_named(body, &parent, e, value),
             }
         }
+    }
+
+    /// Binds the specialisation the name `e` selects, `value` being the expression converted
+    /// to the target type (`&f<T>` or `f<T>`).
+    fn bind_named(&self, body: &Body, parent: &[Option<ExprId>], e: ExprId, value: ExprId) {
+        let (name, explicit) = match &body.exprs[e as usize] {
+            Expr::TemplateName { name, targs } => {
+                (name, self.explicit_args(self.targ_list(*targs)))
+            }
+            Expr::Name(n) => (n, Vec::new()),
+            _ => return,
+        };
+        let key = named_key(e);
+        match self.target_params(body, parent, value) {
+            Some(args) => {
+                let _ = self.named_call(key, name, &explicit, &args);
+            }
+            None => self.explicitly_named(key, name, &explicit),
+        }
+    }
+
+    /// The number of elements of the pack expanded by the innermost expansion `e` is in, when
+    /// `e`'s template arguments name that pack.
+    fn expansion_len(&self, body: &Body, parent: &[Option<ExprId>], e: ExprId) -> Option<usize> {
+        let Expr::TemplateName { .. } = body.exprs.get(e as usize)? else {
+            return None;
+        };
+        let mut x = e;
+        while let Some(p) = parent.get(x as usize).copied().flatten() {
+            if let Expr::Expand(_) = body.exprs[p as usize] {
+                return self.pack_len(&[e]);
+            }
+            x = p;
+        }
+        None
     }
 
     /// The instances recorded under `named_key`s, at their names, in source order.
@@ -210,8 +244,15 @@ impl<'i, 'a> Cx<'i, 'a> {
                 subst: Arc::from(explicit),
             })
             .collect();
-        if !insts.is_empty() {
-            self.targets.borrow_mut().insert(key, insts);
+        if insts.is_empty() {
+            return;
+        }
+        let mut targets = self.targets.borrow_mut();
+        let list = targets.entry(key).or_default();
+        for i in insts {
+            if !list.contains(&i) {
+                list.push(i);
+            }
         }
     }
 }

@@ -168,11 +168,9 @@ impl Cx<'_, '_> {
             Some(Ty::Class(c)) => c
                 .decl
                 .map(|(cf, ci)| {
-                    self.ix.files[cf as usize].classes[ci as usize]
-                        .tparams
-                        .iter()
-                        .zip(&c.args)
-                        .map(|(p, a)| (p.name.as_str(), a.clone()))
+                    let tparams = &self.ix.files[cf as usize].classes[ci as usize].tparams;
+                    super::class_bindings(tparams, &c.args)
+                        .filter_map(|(p, a)| Some((p, a?)))
                         .collect()
                 })
                 .unwrap_or_default(),
@@ -219,9 +217,13 @@ impl Cx<'_, '_> {
             for p in &own {
                 if p.pack {
                     explicit_pack.extend(es.by_ref().cloned());
+                    if explicit_pack.iter().any(|e| !kind_fits(p, e)) {
+                        return None;
+                    }
                     break;
                 }
                 match es.next() {
+                    Some(e) if !kind_fits(p, e) => return None,
                     Some(e) => {
                         b.insert(p.name.as_str().into(), e.clone());
                     }
@@ -459,4 +461,11 @@ fn deduce_args(params: &[Ty], args: &[Ty], b: &mut HashMap<Arc<str>, Ty>) -> Opt
     }
     b.extend(d);
     Some(())
+}
+
+/// [temp.arg]/1, [temp.deduct]/2: a value given for a type parameter makes the candidate
+/// not viable (Catch2's `get_wrapper<double, 2>()` is its `Nttp` overload, never the
+/// `TypeList<Ts...>` one). What is not known to be a value is let through.
+fn kind_fits(p: &TParam, arg: &Ty) -> bool {
+    !(p.is_type && matches!(arg, Ty::Value(_)))
 }

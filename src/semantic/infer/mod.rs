@@ -978,16 +978,27 @@ fn has_word(text: &str, word: &str) -> bool {
 }
 
 fn class_subst(cl: &Class, c: &ClassTy) -> HashMap<String, Ty> {
-    cl.tparams
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            (
-                p.name.clone(),
-                c.args.get(i).cloned().unwrap_or(Ty::Unknown),
-            )
-        })
+    class_bindings(&cl.tparams, &c.args)
+        .map(|(p, t)| (p.to_string(), t.unwrap_or(Ty::Unknown)))
         .collect()
+}
+
+/// A class template's parameters against its arguments, which are written flat: a parameter
+/// pack takes every argument from its position on ([temp.variadic]/1, `R<A, B>` for
+/// `template <class... Ts> struct R`), so a member's `Ts...` expands to all of them.
+pub(super) fn class_bindings<'p>(
+    tparams: &'p [crate::syntax::TParam],
+    args: &[Ty],
+) -> impl Iterator<Item = (&'p str, Option<Ty>)> {
+    let args: Vec<Ty> = args.to_vec();
+    tparams.iter().enumerate().map(move |(i, p)| {
+        let t = match (p.pack, args.get(i)) {
+            (_, Some(Ty::Pack(xs))) => Some(Ty::Pack(xs.clone())),
+            (true, _) => Some(Ty::Pack(args.get(i..).unwrap_or(&[]).into())),
+            (false, t) => t.cloned(),
+        };
+        (p.name.as_str(), t)
+    })
 }
 
 /// The texts between the top-level `[` and `]` of a declared type (`T[M][N]&`: `M`, `N`).

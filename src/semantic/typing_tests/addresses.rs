@@ -82,3 +82,18 @@ void wire(Ops<float> &ops) { ops.apply = h; }
 "#,
     );
 }
+
+#[test]
+fn a_template_named_in_a_pack_expansion_names_one_specialisation_per_element() {
+    // [temp.variadic]/8: `(add(&b<Ts>), ...)` over `int, double` names `b<int>` and
+    // `b<double>`, not one `b` over the whole pack.
+    check_types(
+        r#"
+template <class T> void b() { T x{}; x; }
+//                                   ^ T; <double> double; <int> int
+void add(void (*f)());
+template <class... Ts> void all() { (add(&b<Ts>), ...); }
+void k() { all<int, double>(); }
+"#,
+    );
+}

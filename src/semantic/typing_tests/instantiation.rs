@@ -263,3 +263,17 @@ void f() {
 "#,
     );
 }
+
+#[test]
+fn a_class_template_pack_binds_every_argument_in_its_members() {
+    // [temp.variadic]/1: `template <class... Ts> struct reg` over `float, double` binds `Ts`
+    // to both, so its constructor's `(run<Ts>(), ...)` instantiates `run` for each.
+    check_types(
+        r#"
+template <class T> void run() { T x{}; x; }
+//                                     ^ T; <double> double; <float> float
+template <class... Ts> struct reg { reg() { (run<Ts>(), ...); } };
+void k() { reg<float, double>(); }
+"#,
+    );
+}
