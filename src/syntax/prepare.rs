@@ -119,6 +119,29 @@ fn keyword_cast(bytes: &[u8], i: usize, end: usize) -> bool {
         .any(|d| d.as_bytes() == &bytes[w..k])
 }
 
+/// Whether the word at `bytes[i..end]` is the `template` disambiguator of a member or qualified
+/// name with no template argument list after it (`h.template parallel_for(r, k)`,
+/// `p->template get(x)`, `T::template f(x)`). [temp.names]/6 wants an argument list there, but
+/// DPC++ 2024 compiles such a call as if the keyword were absent. tree-sitter-cpp
+/// expects `<` after such a name and leaves `.template parallel_for` an ERROR beside the
+/// receiver, so the call has no name; blanked, it is the ordinary member call it names. With a
+/// `<` the keyword stays: it is what makes `x.template get<N + 1>(a)` parse as a call.
+fn bare_template_keyword(bytes: &[u8], i: usize, end: usize) -> bool {
+    if &bytes[i..end] != b"template" {
+        return false;
+    }
+    let before = bytes[..i].trim_ascii_end();
+    if !(before.ends_with(b".") || before.ends_with(b"->") || before.ends_with(b"::")) {
+        return false;
+    }
+    let name = skip_ws(bytes, end);
+    if !bytes.get(name).copied().is_some_and(is_ident_start) {
+        return false;
+    }
+    let name_end = ident_end(bytes, name);
+    &bytes[name..name_end] != b"operator" && bytes.get(skip_ws(bytes, name_end)) != Some(&b'<')
+}
+
 /// Object-like macros that expand to nothing in practice and break declarations when parsed.
 const BLANKED_TOKENS: [&str; 4] = [
     "__restrict__",
@@ -201,7 +224,7 @@ pub fn prepare(src: &str) -> Prepared {
                             continue;
                         }
                     }
-                } else if BLANKED_TOKENS.contains(&word) {
+                } else if BLANKED_TOKENS.contains(&word) || bare_template_keyword(bytes, i, end) {
                     blank(&mut out, i, end);
                 } else if word == "extern" {
                     // `extern template class S<double>;` instantiates nothing here
@@ -537,6 +560,21 @@ mod tests {
 
     fn args(a: &RawAttr) -> Vec<&str> {
         a.args.iter().map(|(s, _)| s.as_str()).collect()
+    }
+
+    #[test]
+    fn blanks_a_template_keyword_without_an_argument_list() {
+        let src = "template <class T> void f(T &h, T *p) {\n  h.template parallel_for(r, k);\n  p -> template get(x);\n  T::template run(q);\n  h.template get<N + 1>(a);\n  typename T::template rebind<int>::other o;\n  h.template operator()(a);\n}\n";
+        let p = prepare(src);
+        assert_eq!(p.text.len(), src.len());
+        let lines: Vec<&str> = p.text.lines().map(str::trim).collect();
+        assert_eq!(lines[0], "template <class T> void f(T &h, T *p) {");
+        assert_eq!(lines[1], "h.         parallel_for(r, k);");
+        assert_eq!(lines[2], "p ->          get(x);");
+        assert_eq!(lines[3], "T::         run(q);");
+        assert_eq!(lines[4], "h.template get<N + 1>(a);");
+        assert_eq!(lines[5], "typename T::template rebind<int>::other o;");
+        assert_eq!(lines[6], "h.template operator()(a);");
     }
 
     #[test]
