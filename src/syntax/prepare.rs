@@ -119,6 +119,58 @@ fn keyword_cast(bytes: &[u8], i: usize, end: usize) -> bool {
         .any(|d| d.as_bytes() == &bytes[w..k])
 }
 
+/// Whether the word at `bytes[i..end]` is the `template` disambiguator of a member or qualified
+/// name with no template argument list after it (`h.template parallel_for(r, k)`,
+/// `p->template get(x)`, `T::template f(x)`). [temp.names]/6 wants an argument list there, but
+/// DPC++ 2024 compiles such a call as if the keyword were absent. tree-sitter-cpp
+/// expects `<` after such a name and leaves `.template parallel_for` an ERROR beside the
+/// receiver, so the call has no name; blanked, it is the ordinary member call it names. With a
+/// `<` the keyword stays: it is what makes `x.template get<N + 1>(a)` parse as a call.
+fn bare_template_keyword(bytes: &[u8], i: usize, end: usize) -> bool {
+    if &bytes[i..end] != b"template" {
+        return false;
+    }
+    let before = bytes[..i].trim_ascii_end();
+    if !(before.ends_with(b".") || before.ends_with(b"->") || before.ends_with(b"::")) {
+        return false;
+    }
+    let name = skip_ws(bytes, end);
+    if !bytes.get(name).copied().is_some_and(is_ident_start) {
+        return false;
+    }
+    let name_end = ident_end(bytes, name);
+    &bytes[name..name_end] != b"operator" && bytes.get(skip_ws(bytes, name_end)) != Some(&b'<')
+}
+
+/// The braces of a parameter's default argument written as a braced list (`sycl::id<D> o = {}`
+/// before `,` or `)`, [dcl.fct.default]), for the `=` at `eq`. In a member function template
+/// whose first parameter could be read as an expression (`h(c<D> r, d<D> o = {})`)
+/// tree-sitter-cpp takes the declarator for a variable initialised with an argument list and
+/// the body for an ERROR, losing the function. The parser is given `0` in its place: any
+/// default argument counts the same ([over.match.viable]/2), and its value is never typed.
+/// Only a name after a type's last token (a name, `>`, `&`, `*`) qualifies: an assignment in
+/// an argument list (`f(x = {})`) does not.
+fn braced_default(bytes: &[u8], eq: usize) -> Option<(usize, usize)> {
+    if bytes.get(eq + 1) == Some(&b'=') {
+        return None;
+    }
+    let open = skip_ws(bytes, eq + 1);
+    if bytes.get(open) != Some(&b'{') {
+        return None;
+    }
+    let head = bytes[..eq].trim_ascii_end();
+    let name = head.len() - head.iter().rev().take_while(|&&b| is_ident(b)).count();
+    if !head.get(name).copied().is_some_and(is_ident_start) {
+        return None;
+    }
+    let ty = bytes[..name].trim_ascii_end().last().copied();
+    if !ty.is_some_and(|b| is_ident(b) || matches!(b, b'>' | b'&' | b'*')) {
+        return None;
+    }
+    let close = matching(bytes, open, b'{', b'}')?;
+    matches!(bytes.get(skip_ws(bytes, close + 1)), Some(b',' | b')')).then_some((open, close + 1))
+}
+
 /// Object-like macros that expand to nothing in practice and break declarations when parsed.
 const BLANKED_TOKENS: [&str; 4] = [
     "__restrict__",
@@ -161,6 +213,12 @@ pub fn prepare(src: &str) -> Prepared {
             }
             b'"' | b'\'' => i = skip_quoted(bytes, i),
             b'#' if at_line_start(bytes, i) => i = line_end_continued(bytes, i),
+            b'=' if braced_default(bytes, i).is_some() => {
+                let (open, end) = braced_default(bytes, i).unwrap_or((i, i));
+                out[open] = b'0';
+                blank(&mut out, open + 1, end);
+                i = end;
+            }
             b'[' if bytes.get(i + 1) == Some(&b'[') => {
                 // `[[...]]`: the inner brackets close at `inner`, the outer right after it; the
                 // attribute list is inside. Anything else (`[[x]` then `y]`) is no attribute.
@@ -201,7 +259,7 @@ pub fn prepare(src: &str) -> Prepared {
                             continue;
                         }
                     }
-                } else if BLANKED_TOKENS.contains(&word) {
+                } else if BLANKED_TOKENS.contains(&word) || bare_template_keyword(bytes, i, end) {
                     blank(&mut out, i, end);
                 } else if word == "extern" {
                     // `extern template class S<double>;` instantiates nothing here
@@ -537,6 +595,35 @@ mod tests {
 
     fn args(a: &RawAttr) -> Vec<&str> {
         a.args.iter().map(|(s, _)| s.as_str()).collect()
+    }
+
+    #[test]
+    fn blanks_a_template_keyword_without_an_argument_list() {
+        let src = "template <class T> void f(T &h, T *p) {\n  h.template parallel_for(r, k);\n  p -> template get(x);\n  T::template run(q);\n  h.template get<N + 1>(a);\n  typename T::template rebind<int>::other o;\n  h.template operator()(a);\n}\n";
+        let p = prepare(src);
+        assert_eq!(p.text.len(), src.len());
+        let lines: Vec<&str> = p.text.lines().map(str::trim).collect();
+        assert_eq!(lines[0], "template <class T> void f(T &h, T *p) {");
+        assert_eq!(lines[1], "h.         parallel_for(r, k);");
+        assert_eq!(lines[2], "p ->          get(x);");
+        assert_eq!(lines[3], "T::         run(q);");
+        assert_eq!(lines[4], "h.template get<N + 1>(a);");
+        assert_eq!(lines[5], "typename T::template rebind<int>::other o;");
+        assert_eq!(lines[6], "h.template operator()(a);");
+    }
+
+    #[test]
+    fn gives_braced_default_arguments_a_parsable_value() {
+        let src = "struct S {\n  template <class m> auto g(a::h &h, c<D> r, d<D> o = { 1,\n 2 }, int *p={}) { f(x = {}); }\n  int a = {};\n};\n";
+        let p = prepare(src);
+        assert_eq!(p.text.len(), src.len());
+        let lines: Vec<&str> = p.text.lines().collect();
+        assert_eq!(
+            lines[1],
+            "  template <class m> auto g(a::h &h, c<D> r, d<D> o = 0   "
+        );
+        assert_eq!(lines[2], "    , int *p=0 ) { f(x = {}); }");
+        assert_eq!(lines[3], "  int a = {};");
     }
 
     #[test]

@@ -135,6 +135,35 @@ void k(sycl::buffer<float, 1>& b, sycl::handler& h) {
 }
 
 #[test]
+fn accessors_from_an_auto_member_template_with_overloads() {
+    // sycl-bench's PrefetchedBuffer: the one-argument call can only be the first overload
+    // ([over.match.viable]/2: `range<D>` has no default), whose `auto` return is the buffer's
+    // accessor (`->` of a shared_ptr, [over.ref]).
+    check_types(
+        r#"
+#include <sycl/sycl.hpp>
+#include <memory>
+template <class T, int D = 1> class PB {
+public:
+  template <sycl::access::mode mode> auto get_access(sycl::handler &h) { return buff->template get_access<mode>(h); }
+  template <sycl::access::mode mode> auto get_access(sycl::handler &h, sycl::range<D> r, sycl::id<D> o = {}) {
+    return buff->template get_access<mode>(h, r, o);
+  }
+  std::shared_ptr<sycl::buffer<T, D>> buff;
+};
+void f(PB<double, 1> &p, PB<float, 2> &q, sycl::handler &cgh) {
+  p.get_access<sycl::access::mode::read_write>(cgh);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ sycl::accessor<double, 1>
+  q.get_access<sycl::access::mode::read>(cgh);
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ sycl::accessor<float, 2>
+  q.get_access<sycl::access::mode::read>(cgh, sycl::range<2>(2, 2));
+//^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ sycl::accessor<float, 2>
+}
+"#,
+    );
+}
+
+#[test]
 fn buffers_and_usm() {
     check_types(
         r#"

@@ -129,6 +129,36 @@ void k(P p) { get(p); }
 }
 
 #[test]
+fn member_template_overloads_viable_by_arity() {
+    // [over.match.viable]/2: a candidate with more parameters than arguments is viable only if
+    // the extra ones have default arguments (a braced one, `= {}`, included), whatever the
+    // explicit template arguments and `auto` returns.
+    check_types(
+        r#"
+template <int D> struct W { int v; };
+template <class T, int D = 1> struct Box {
+  T t;
+  template <class N> auto pick(W<D> &a) { return t; }
+  template <class N> auto pick(W<D> &a, W<D> b, W<D> c = {}) { return 1.0f; }
+  template <class N> auto only(W<D> &a, W<D> b, W<D> c = {}) { return 1.0f; }
+};
+void f(Box<double> &bx, Box<int> &bi, W<1> &w) {
+  bx.pick<char>(w);
+//^^^^^^^^^^^^^^^^ double
+  bi.pick<char>(w);
+//^^^^^^^^^^^^^^^^ int
+  bx.pick<char>(w, w);
+//^^^^^^^^^^^^^^^^^^^ float
+  bx.pick<char>(w, w, w);
+//^^^^^^^^^^^^^^^^^^^^^^ float
+  bx.only<char>(w);
+//^^^^^^^^^^^^^^^^ ?
+}
+"#,
+    );
+}
+
+#[test]
 #[ignore = "typing gap: a generic lambda's call (`auto` parameter) has no deduced return type"]
 fn generic_lambda() {
     check_types(

@@ -337,6 +337,7 @@ pub(super) fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
                 }
             }
         }
+        "dependent_name" => split_name(src, disambiguated(n)),
         "template_function" | "template_method" | "template_type" => n
             .child_by_field_id(FIELDS.name.get())
             .map_or((Vec::new(), String::new()), |x| split_name(src, x)),
@@ -356,6 +357,21 @@ pub(super) fn split_name(src: &str, n: Node) -> (Vec<String>, String) {
     }
 }
 
+/// The name a `template` disambiguator prefixes ([temp.names]/4: `x.template get<0>`,
+/// `T::template f<int>`), which tree-sitter-cpp wraps in a `dependent_name`; other nodes as
+/// they are.
+pub(super) fn disambiguated(n: Node) -> Node {
+    if n.k() != "dependent_name" {
+        return n;
+    }
+    let mut c = n.walk();
+    let name = n
+        .named_children(&mut c)
+        .filter(|x| x.k() != "comment")
+        .last();
+    name.unwrap_or(n)
+}
+
 /// `(receiver, name, template arguments)` of a call's function expression.
 pub(super) fn callee_parts<'t>(
     src: &str,
@@ -364,7 +380,7 @@ pub(super) fn callee_parts<'t>(
     match f.k() {
         "field_expression" => {
             let receiver = f.child_by_field_id(FIELDS.argument.get());
-            let field = f.child_by_field_id(FIELDS.field.get());
+            let field = f.child_by_field_id(FIELDS.field.get()).map(disambiguated);
             let (name, targs) = match field {
                 Some(x) if x.k() == "template_method" => (
                     x.child_by_field_id(FIELDS.name.get())
@@ -390,6 +406,7 @@ pub(super) fn callee_parts<'t>(
                     None => break,
                 }
             }
+            let last = disambiguated(last);
             let targs = (last.k() == "template_function")
                 .then(|| last.child_by_field_id(FIELDS.arguments.get()))
                 .flatten();

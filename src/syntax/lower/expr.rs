@@ -272,10 +272,14 @@ impl<'a> Lowerer<'a, '_> {
                 None => break,
             }
         }
+        // `T::template f<int>`: the disambiguator ([temp.names]/4) is no part of the name.
+        if last.k() == "dependent_name" {
+            last = named_children(last).pop().unwrap_or(last);
+        }
         if last.k() == "template_function" {
             let targs = field(last, "arguments").map_or(Vec::new(), |a| self.targ_texts(a));
             let end = field(last, "name").map_or(last.end_byte(), |x| x.end_byte());
-            let name = normalize(&self.src[n.start_byte()..end]);
+            let name = normalize(&self.src[n.start_byte()..end]).replace("::template ", "::");
             Expr::TemplateName {
                 name: name.into(),
                 targs: self.targ_list(targs),
