@@ -265,9 +265,23 @@ fn distinct_library_specialisation(p: &ClassTy, a: &Ty) -> bool {
         && (p.decl, ac.decl) == (None, None)
         && p.name == ac.name
         && p.args.len() == ac.args.len()
-        && p.args != ac.args
         && concrete(p)
         && concrete(ac)
+        && p.args
+            .iter()
+            .zip(&ac.args)
+            .any(|(x, y)| surely_distinct(x, y))
+}
+
+/// Two element types that cannot be one type however they were spelled: a library class
+/// has no declaration to compare (`s::event` through a namespace alias is `sycl::event`), so
+/// only a class against a non-class, two declared classes, or two non-classes differ surely.
+fn surely_distinct(x: &Ty, y: &Ty) -> bool {
+    match (x, y) {
+        (Ty::Class(a), Ty::Class(b)) => a.decl.is_some() && b.decl.is_some() && a.decl != b.decl,
+        (Ty::Class(_), _) | (_, Ty::Class(_)) => true,
+        (x, y) => x != y,
+    }
 }
 
 fn a_class(t: &Ty) -> Option<&ClassTy> {
